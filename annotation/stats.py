@@ -1,0 +1,31 @@
+"""Campaign progress figures for the researcher's dashboard."""
+
+from django.db.models import Count, Q
+
+from .models import EnglishLevel, Judge, Judgment, Label
+
+
+def campaign_progress(campaign):
+    """Judges, judgments and coverage of one campaign; training answers are left out."""
+    judgments = Judgment.objects.filter(pair__campaign=campaign, is_training=False)
+    by_label = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
+    judges = Judge.objects.filter(campaign=campaign)
+    by_level = dict(judges.exclude(english_level="").values_list("english_level").annotate(n=Count("pk")).order_by())
+    per_pair = list(
+        campaign.real_pairs.annotate(n=Count("judgments", filter=Q(judgments__is_training=False))).values_list(
+            "n", flat=True
+        )
+    )
+    n_pairs = len(per_pair)
+    n_complete = sum(1 for n in per_pair if n >= campaign.overlap_target)
+    return {
+        "n_pairs": n_pairs,
+        "n_judges": judges.count(),
+        "n_judges_finished": judges.filter(finished_at__isnull=False).count(),
+        "n_judgments": sum(by_label.values()),
+        "n_pairs_complete": n_complete,
+        "n_pairs_started": sum(1 for n in per_pair if n > 0),
+        "percent_complete": round(100 * n_complete / n_pairs) if n_pairs else 0,
+        "labels": [(label.label, by_label.get(label.value, 0)) for label in Label],
+        "levels": [(level.label, by_level.get(level.value, 0)) for level in EnglishLevel],
+    }

@@ -1,0 +1,156 @@
+"""The judge protocol: welcome, English level, guidelines, training, pairs, thanks.
+
+Judges are anonymous: a random token in the URL and in a cookie identifies
+them, so the same link resumes where they stopped.
+"""
+
+from django.conf import settings
+from django.http import Http404, HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from campaigns.models import Campaign
+
+from . import assignment as assign
+from .diff import word_diff
+from .forms import AnswerForm, EnglishLevelForm
+from .guidelines import guideline_examples
+from .models import Judge, Label
+
+
+def _cookie_name(campaign):
+    return f"parasol_judge_{campaign.pk}"
+
+
+def _remember_judge(response, judge):
+    response.set_cookie(
+        _cookie_name(judge.campaign),
+        judge.token,
+        max_age=settings.JUDGE_COOKIE_AGE_DAYS * 86400,
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
+
+
+def _get_judge(slug, token):
+    """A judge reaches only their own campaign and assignments; anything else is a 404."""
+    judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
+    if judge is None:
+        raise Http404("No such judge in this campaign.")
+    return judge
+
+
+def _step_url(judge):
+    """Where the judge should be now, given what they have done."""
+    if not judge.english_level:
+        return redirect("annotation-english-level", judge.campaign.slug, judge.token)
+    if judge.guidelines_read_at is None:
+        return redirect("annotation-guidelines", judge.campaign.slug, judge.token)
+    return None
+
+
+def welcome(request, slug):
+    campaign = get_object_or_404(Campaign, slug=slug)
+    token = request.COOKIES.get(_cookie_name(campaign))
+    if token and Judge.objects.filter(token=token, campaign=campaign).exists():
+        return redirect("annotation-show-item", slug, token)
+    if not campaign.is_open:
+        return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "closed"})
+    if not assign.open_pairs(campaign).exists():
+        return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
+    if request.method == "POST":
+        if request.POST.get("consent") != "yes":
+            return render(request, "annotation/welcome.html", {"campaign": campaign, "consent_missing": True})
+        campaign.ensure_training_pairs()
+        judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now())
+        return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
+    return render(request, "annotation/welcome.html", {"campaign": campaign})
+
+
+def english_level(request, slug, token):
+    judge = _get_judge(slug, token)
+    form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        return redirect("annotation-guidelines", slug, token)
+    return _remember_judge(render(request, "annotation/english_level.html", {"judge": judge, "form": form}), judge)
+
+
+def guidelines(request, slug, token):
+    judge = _get_judge(slug, token)
+    if request.method == "POST":
+        if judge.guidelines_read_at is None:
+            judge.guidelines_read_at = timezone.now()
+            judge.save(update_fields=["guidelines_read_at"])
+        return redirect("annotation-show-item", slug, token)
+    return render(request, "annotation/guidelines.html", {"judge": judge, "examples": guideline_examples()})
+
+
+def _item_context(judge, current):
+    assign.mark_shown(current)
+    top, bottom = word_diff(current.top_sentence, current.bottom_sentence)
+    return {
+        "judge": judge,
+        "campaign": judge.campaign,
+        "assignment": current,
+        "top_segments": top,
+        "bottom_segments": bottom,
+        "labels": Label.choices,
+        "progress": assign.judge_progress(judge),
+    }
+
+
+def _closed(request, judge):
+    return render(request, "annotation/unavailable.html", {"campaign": judge.campaign, "reason": "closed"})
+
+
+def show_item(request, slug, token):
+    judge = _get_judge(slug, token)
+    if not judge.campaign.is_open:
+        return _closed(request, judge)
+    step = _step_url(judge)
+    if step is not None:
+        return step
+    current = assign.next_assignment(judge)
+    if current is None:
+        return redirect("annotation-thanks", slug, token)
+    context = _item_context(judge, current) | {"examples": guideline_examples()}
+    response = render(request, "annotation/item.html", context)
+    return _remember_judge(response, judge)
+
+
+@require_POST
+def answer(request, slug, token):
+    judge = _get_judge(slug, token)
+    if not judge.campaign.is_open:
+        return _closed(request, judge)
+    form = AnswerForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Choose one of the five answers.")
+    current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
+    if current is None:
+        raise Http404("This pair is not assigned to you.")
+    assign.record_judgment(current, form.cleaned_data["label"], form.cleaned_data.get("response_ms"))
+    following = assign.next_assignment(judge)
+    if following is None:
+        done_url = redirect("annotation-thanks", slug, token).url
+        return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
+    if request.htmx:
+        return render(request, "annotation/_item.html", _item_context(judge, following))
+    return redirect("annotation-show-item", slug, token)
+
+
+def thanks(request, slug, token):
+    judge = _get_judge(slug, token)
+    if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
+        return redirect("annotation-show-item", slug, token)
+    if judge.finished_at is None:
+        judge.finished_at = timezone.now()
+        judge.save(update_fields=["finished_at"])
+    progress = assign.judge_progress(judge)
+    ran_out = progress["real_done"] < judge.campaign.pairs_per_judge
+    return render(request, "annotation/thanks.html", {"judge": judge, "progress": progress, "ran_out": ran_out})

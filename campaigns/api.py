@@ -1,0 +1,117 @@
+"""REST API for researchers (token or session auth, staff only)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from annotation.models import Judgment
+
+from .exports import judgments_frame, pairs_frame
+from .importers import CorpusImportError, import_rows
+from .models import Campaign, Pair
+from .views import csv_response
+
+
+class CampaignSerializer(serializers.ModelSerializer):
+    judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "slug",
+            "name",
+            "description",
+            "pairs_per_judge",
+            "overlap_target",
+            "is_open",
+            "judge_url",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+
+
+class PairSerializer(serializers.ModelSerializer):
+    id = serializers.CharField(source="external_id", required=False)
+
+    class Meta:
+        model = Pair
+        fields = ["id", "corpus", "source", "hypothesis", "gold_label", "metadata", "is_training"]
+        read_only_fields = ["is_training"]
+
+
+class PairInputSerializer(serializers.Serializer):
+    id = serializers.CharField(required=False, allow_blank=True)
+    corpus = serializers.CharField(required=False, allow_blank=True)
+    source = serializers.CharField()
+    hypothesis = serializers.CharField()
+    label = serializers.CharField(required=False, allow_blank=True, allow_null=True)
+    metadata = serializers.DictField(required=False)
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    judge = serializers.CharField(source="judge.pseudonym")
+    english_level = serializers.CharField(source="judge.english_level")
+    pair_id = serializers.CharField(source="pair.external_id")
+    top_sentence = serializers.CharField(source="assignment.top")
+
+    class Meta:
+        model = Judgment
+        fields = ["judge", "english_level", "pair_id", "label", "is_training", "top_sentence", "response_ms", "created_at"]
+
+
+class CampaignViewSet(viewsets.ModelViewSet):
+    queryset = Campaign.objects.all()
+    serializer_class = CampaignSerializer
+    lookup_field = "slug"
+
+    def perform_create(self, serializer):
+        campaign = serializer.save(created_by=self.request.user)
+        campaign.ensure_training_pairs()
+
+    @extend_schema(
+        methods=["POST"],
+        request=PairInputSerializer(many=True),
+        responses={201: OpenApiTypes.OBJECT},
+        description="Bulk create: a list of pairs, all accepted or none.",
+    )
+    @extend_schema(methods=["GET"], responses=PairSerializer(many=True))
+    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer)
+    def pairs(self, request, slug=None):
+        campaign = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(campaign.pairs.order_by("pk"))
+            return self.get_paginated_response(PairSerializer(page, many=True).data)
+        rows = request.data if isinstance(request.data, list) else [request.data]
+        try:
+            result = import_rows(campaign, rows)
+        except CorpusImportError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"created": result.count}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses=JudgmentSerializer(many=True))
+    @action(detail=True, methods=["get"], serializer_class=JudgmentSerializer)
+    def judgments(self, request, slug=None):
+        campaign = self.get_object()
+        queryset = (
+            Judgment.objects.filter(pair__campaign=campaign)
+            .select_related("judge", "pair", "assignment")
+            .order_by("pk")
+        )
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, enum=["pairs", "judgments"], default="pairs")],
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request, slug=None):
+        campaign = self.get_object()
+        kind = request.query_params.get("kind", "pairs")
+        if kind not in {"pairs", "judgments"}:
+            return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
+        frame = pairs_frame(campaign) if kind == "pairs" else judgments_frame(campaign)
+        return csv_response(frame, f"{campaign.slug}-{kind}.csv")

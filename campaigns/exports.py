@@ -1,0 +1,167 @@
+"""A campaign's pairs and judgments as pandas DataFrames, and CSV files of them.
+
+Tie rules of `pairs_frame`:
+- `majority_label` is the answer (of the five, Don't know included) given most often
+  to the pair; if two or more answers share the top count, or there are no judgments,
+  it is empty.
+- `paraphrase` maps each answer to the binary label (Very different and Slightly
+  similar: 0; Mostly similar and Same meaning: 1; Don't know: no vote) and takes the
+  majority; a tie between 0 and 1, or no binary vote at all, leaves it empty.
+"""
+
+from collections.abc import Callable, Iterable
+
+import pandas as pd
+
+from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment, Label
+
+COUNT_COLUMN_OF_LABEL = {label: f"n_{label.value}" for label in Label}
+PAIR_COLUMNS = [
+    "pair_id",
+    "corpus",
+    "source",
+    "hypothesis",
+    "gold_label",
+    "n_judgments",
+    *COUNT_COLUMN_OF_LABEL.values(),
+    "majority_label",
+    "paraphrase",
+]
+JUDGMENT_COLUMNS = [
+    "judge",
+    "english_level",
+    "pair_id",
+    "corpus",
+    "label",
+    "paraphrase",
+    "is_training",
+    "top_sentence",
+    "response_ms",
+    "shown_at",
+    "answered_at",
+]
+
+# An extra block of columns: a DataFrame with a `pair_id` column, or a function of the
+# campaign returning one (e.g. a metric's scores per pair).
+ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
+
+
+def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = ()) -> pd.DataFrame:
+    """One row per real pair with its judgment counts, majority answer and binary label.
+
+    Each of `extra` is merged on `pair_id` (left join) and its columns appended.
+    """
+    pairs = pd.DataFrame.from_records(
+        list(
+            campaign.real_pairs.order_by("pk").values_list(
+                "pk", "external_id", "corpus", "source", "hypothesis", "gold_label"
+            )
+        ),
+        columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label"],
+    )
+    counts = _label_counts(campaign).reindex(pairs["pk"], fill_value=0)
+    frame = pairs.drop(columns="pk")
+    frame["gold_label"] = frame["gold_label"].astype("Int64")
+    frame["n_judgments"] = counts.sum(axis=1).to_numpy()
+    for label, column in COUNT_COLUMN_OF_LABEL.items():
+        frame[column] = counts[label.value].to_numpy()
+    frame["majority_label"] = _majority_label(counts).to_numpy()
+    frame["paraphrase"] = _majority_paraphrase(counts).to_numpy()
+    frame = frame[PAIR_COLUMNS]
+    for block in extra:
+        columns = block(campaign) if callable(block) else block
+        frame = frame.merge(columns, on="pair_id", how="left", validate="one_to_one")
+    return frame
+
+
+def _label_counts(campaign) -> pd.DataFrame:
+    """Non-training judgments per pair pk (index) and answer (one column per label value), in one query."""
+    rows = (
+        Judgment.objects.filter(pair__campaign=campaign, is_training=False, pair__is_training=False)
+        .values_list("pair_id", "label")
+        .order_by()
+    )
+    judgments = pd.DataFrame.from_records(list(rows), columns=["pk", "label"])
+    counts = pd.crosstab(judgments["pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
+    return counts.reindex(columns=Label.values, fill_value=0).astype("int64")
+
+
+def _majority_label(counts: pd.DataFrame) -> pd.Series:
+    top = counts.max(axis=1)
+    is_top = counts.eq(top, axis=0)
+    unique_top = (is_top.sum(axis=1) == 1) & (top > 0)
+    return counts.idxmax(axis=1).where(unique_top, None).astype(object)
+
+
+def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
+    votes = {
+        value: counts[[label.value for label, vote in PARAPHRASE_OF_LABEL.items() if vote == value]].sum(axis=1)
+        for value in (0, 1)
+    }
+    paraphrase = pd.Series(pd.NA, index=counts.index, dtype="Int64")
+    paraphrase[votes[1] > votes[0]] = 1
+    paraphrase[votes[0] > votes[1]] = 0
+    return paraphrase
+
+
+def judgments_frame(campaign) -> pd.DataFrame:
+    """One row per judgment, training included (flagged), oldest first."""
+    rows = (
+        Judgment.objects.filter(pair__campaign=campaign)
+        .order_by("created_at", "pk")
+        .values_list(
+            "judge_id",
+            "judge__english_level",
+            "pair__external_id",
+            "pair__corpus",
+            "label",
+            "is_training",
+            "assignment__top",
+            "response_ms",
+            "assignment__shown_at",
+            "created_at",
+        )
+    )
+    frame = pd.DataFrame.from_records(
+        [
+            (
+                Judge(pk=judge_id).pseudonym,
+                english_level,
+                pair_id,
+                corpus,
+                label,
+                PARAPHRASE_OF_LABEL[label],
+                is_training,
+                top,
+                response_ms,
+                _iso(shown_at),
+                _iso(answered_at),
+            )
+            for (
+                judge_id,
+                english_level,
+                pair_id,
+                corpus,
+                label,
+                is_training,
+                top,
+                response_ms,
+                shown_at,
+                answered_at,
+            ) in rows
+        ],
+        columns=JUDGMENT_COLUMNS,
+    )
+    frame["paraphrase"] = frame["paraphrase"].astype("Int64")
+    frame["response_ms"] = frame["response_ms"].astype("Int64")
+    frame["is_training"] = frame["is_training"].astype(bool)
+    return frame
+
+
+def _iso(moment):
+    return moment.isoformat() if moment is not None else None
+
+
+def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
+    """Write a frame as UTF-8 CSV without the index; missing values are empty cells."""
+    frame.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\n")

@@ -1,0 +1,28 @@
+from django import forms
+
+from .models import Campaign
+
+FORMAT_CHOICES = [
+    ("auto", "Detect from the file"),
+    ("csv", "CSV"),
+    ("tsv", "TSV"),
+    ("jsonl", "JSON lines"),
+    ("mrpc", "MRPC (native tab-separated file)"),
+    ("paws", "PAWS (id, sentence1, sentence2, label)"),
+]
+
+
+class CampaignForm(forms.ModelForm):
+    class Meta:
+        model = Campaign
+        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open"]
+        help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
+
+
+class UploadCorpusForm(forms.Form):
+    file = forms.FileField(help_text="CSV, TSV or JSON lines with source and hypothesis columns, or an MRPC / PAWS file.")
+    format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto")
+    corpus = forms.CharField(required=False, max_length=100, help_text="Corpus name for rows that do not give one.")
+    training = forms.BooleanField(
+        required=False, help_text="Use these pairs (the first 5) as the campaign's training trial instead of real pairs."
+    )

@@ -1,0 +1,393 @@
+"""Read corpora of sentence pairs (CSV, TSV, JSONL, MRPC, PAWS) and import them into a campaign.
+
+Parsing is pure (`parse_corpus`); importing (`import_pairs`, `import_rows`) validates every
+row before writing and then inserts the whole file in one transaction, so a bad file
+imports nothing.
+"""
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from campaigns.models import Pair
+
+FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
+
+MRPC_HEADER = ["Quality", "#1 ID", "#2 ID", "#1 String", "#2 String"]
+PAWS_HEADER = ["id", "sentence1", "sentence2", "label"]
+DEFAULT_CORPUS_OF_FORMAT = {"mrpc": "MRPC", "paws": "PAWS"}
+EXTENSION_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".tsv": "tsv"}
+
+# Column names accepted for each field; `pair_id` and `gold_label` let an exported
+# pairs CSV be imported again as it is.
+COLUMN_ALIASES = {
+    "id": ("id", "pair_id", "external_id"),
+    "source": ("source",),
+    "hypothesis": ("hypothesis",),
+    "label": ("label", "gold_label"),
+    "corpus": ("corpus",),
+}
+GOLD_LABEL_OF_TEXT = {
+    "1": 1,
+    "yes": 1,
+    "true": 1,
+    "paraphrase": 1,
+    "0": 0,
+    "no": 0,
+    "false": 0,
+    "non-paraphrase": 0,
+}
+ID_MAX_LENGTH = Pair._meta.get_field("external_id").max_length
+CORPUS_MAX_LENGTH = Pair._meta.get_field("corpus").max_length
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class CorpusImportError(Exception):
+    """A file or row that cannot be imported; the message names the line and the problem."""
+
+
+@dataclass
+class PairRow:
+    external_id: str | None  # None: an id is generated at import
+    corpus: str
+    source: str
+    hypothesis: str
+    gold_label: int | None
+    metadata: dict = field(default_factory=dict)
+    location: str = field(default="", compare=False)  # "line 3" or "row 3", for messages
+
+
+@dataclass
+class ImportResult:
+    count: int
+    corpora: list[str]
+
+
+def parse_corpus(data: bytes, *, format="auto", filename="", default_corpus="") -> list[PairRow]:
+    """Parse a whole file into pair rows, or raise CorpusImportError naming the first problem."""
+    if format not in FORMATS:
+        raise CorpusImportError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
+    if len(data) > settings.IMPORT_MAX_BYTES:
+        raise CorpusImportError(
+            f"the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes (IMPORT_MAX_BYTES)"
+        )
+    text = _decode(data)
+    if not text.strip():
+        raise CorpusImportError("the file is empty")
+    if format == "auto":
+        format = detect_format(text, filename)
+    records = RECORD_READERS[format](text)
+    default_corpus = default_corpus or DEFAULT_CORPUS_OF_FORMAT.get(format, "")
+    return _rows_of_records(records, default_corpus=default_corpus, empty_message="the file holds no pairs")
+
+
+def detect_format(text: str, filename="") -> str:
+    """Guess the format from the header line, then the file extension."""
+    header = next((line for line in text.split("\n") if line.strip()), "")
+    header_fields = [name.strip() for name in header.rstrip("\r").split("\t")]
+    if header_fields == MRPC_HEADER:
+        return "mrpc"
+    if header_fields == PAWS_HEADER:
+        return "paws"
+    extension = filename[filename.rfind(".") :].lower() if "." in filename else ""
+    if extension in EXTENSION_FORMATS:
+        return EXTENSION_FORMATS[extension]
+    if header.lstrip().startswith("{"):
+        return "jsonl"
+    return "tsv" if "\t" in header else "csv"
+
+
+def import_pairs(campaign, data: bytes, *, format="auto", filename="", corpus="") -> ImportResult:
+    """Parse a file and import all its pairs into the campaign, or none of them."""
+    rows = parse_corpus(data, format=format, filename=filename, default_corpus=corpus)
+    return _save_rows(campaign, rows)
+
+
+def import_rows(campaign, rows, *, corpus="") -> ImportResult:
+    """Import pairs given as dicts (as in JSONL: source, hypothesis, id, label, corpus, metadata)."""
+    records = []
+    for number, row in enumerate(rows, start=1):
+        if number > settings.IMPORT_MAX_ROWS:
+            raise CorpusImportError(_too_many_rows_message(f"row {number}"))
+        records.append((f"row {number}", row))
+    parsed = _rows_of_records(records, default_corpus=corpus, empty_message="no pairs were given")
+    return _save_rows(campaign, parsed)
+
+
+def _save_rows(campaign, rows):
+    try:
+        with transaction.atomic():
+            _assign_ids(rows, set(campaign.pairs.values_list("external_id", flat=True)), campaign)
+            Pair.objects.bulk_create(
+                (
+                    Pair(
+                        campaign=campaign,
+                        external_id=row.external_id,
+                        corpus=row.corpus,
+                        source=row.source,
+                        hypothesis=row.hypothesis,
+                        gold_label=row.gold_label,
+                        metadata=row.metadata,
+                    )
+                    for row in rows
+                ),
+                batch_size=1000,
+            )
+    except IntegrityError:
+        # Only a concurrent import into the same campaign can get here: ids were checked above.
+        raise CorpusImportError(
+            "another import added pairs with the same ids at the same time; nothing was imported, try again"
+        ) from None
+    return ImportResult(count=len(rows), corpora=sorted({row.corpus for row in rows}))
+
+
+def _assign_ids(rows, existing_ids, campaign):
+    """Reject ids the campaign already has; number rows without one after the largest numeric id."""
+    for row in rows:
+        if row.external_id is not None and row.external_id in existing_ids:
+            raise CorpusImportError(
+                f"{row.location}: id {row.external_id!r} already exists in campaign {campaign.slug!r}"
+            )
+    next_id = max((int(pair_id) for pair_id in existing_ids if pair_id.isdecimal()), default=0) + 1
+    taken = existing_ids | {row.external_id for row in rows if row.external_id is not None}
+    for row in rows:
+        if row.external_id is None:
+            while str(next_id) in taken:
+                next_id += 1
+            row.external_id = str(next_id)
+            next_id += 1
+
+
+def _decode(data):
+    bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
+    try:
+        return data[bom:].decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = bom + error.start
+        line = data.count(b"\n", 0, offset) + 1
+        raise CorpusImportError(
+            f"line {line}: the file is not UTF-8 (byte 0x{data[offset]:02x} at offset {offset}); save it as UTF-8"
+        ) from None
+
+
+def _too_many_rows_message(location):
+    return f"{location}: more than {settings.IMPORT_MAX_ROWS:,} pairs, the limit (IMPORT_MAX_ROWS)"
+
+
+# Record readers turn text into (location, dict) pairs with the generic field names.
+
+
+def _numbered_lines(text):
+    """Non-blank lines with their 1-based numbers; a line of only tabs still counts as a row."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.rstrip("\r")
+        if line.strip() or "\t" in line:
+            yield number, line
+
+
+def _limit_rows(records):
+    for count, (location, record) in enumerate(records, start=1):
+        if count > settings.IMPORT_MAX_ROWS:
+            raise CorpusImportError(_too_many_rows_message(location))
+        yield location, record
+
+
+def _read_tab_separated(text, *, expected_header=None, name="TSV"):
+    # Quotes are literal characters in these files (MRPC and PAWS sentences contain
+    # unbalanced quotes), so fields are split on tabs alone, as csv.QUOTE_NONE would.
+    lines = _numbered_lines(text)
+    header_number, header_line = next(lines)
+    header = [column.strip() for column in header_line.split("\t")]
+    if expected_header is None:
+        _check_header(header, header_number)
+    elif header != expected_header:
+        raise CorpusImportError(
+            f"line {header_number}: not a {name} header; expected the columns {', '.join(expected_header)}"
+        )
+    for number, line in lines:
+        values = line.split("\t")
+        if len(values) != len(header):
+            raise CorpusImportError(
+                f"line {number}: expected {len(header)} tab-separated fields, found {len(values)}"
+            )
+        yield f"line {number}", dict(zip(header, values, strict=True))
+
+
+def _read_tsv(text):
+    return _limit_rows(_read_tab_separated(text))
+
+
+def _read_mrpc(text):
+    for location, record in _limit_rows(_read_tab_separated(text, expected_header=MRPC_HEADER, name="MRPC")):
+        yield location, {
+            "id": f"{record['#1 ID'].strip()}-{record['#2 ID'].strip()}",
+            "source": record["#1 String"],
+            "hypothesis": record["#2 String"],
+            "label": record["Quality"],
+        }
+
+
+def _read_paws(text):
+    for location, record in _limit_rows(_read_tab_separated(text, expected_header=PAWS_HEADER, name="PAWS")):
+        yield location, {
+            "id": record["id"],
+            "source": record["sentence1"],
+            "hypothesis": record["sentence2"],
+            "label": record["label"],
+        }
+
+
+def _read_csv(text):
+    return _limit_rows(_read_csv_records(text))
+
+
+def _read_csv_records(text):
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    header = None
+    while True:
+        start = reader.line_num + 1
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise CorpusImportError(f"line {reader.line_num}: malformed CSV ({error})") from None
+        if not values:
+            continue
+        if header is None:
+            header = [column.strip() for column in values]
+            _check_header(header, start)
+            continue
+        if len(values) != len(header):
+            raise CorpusImportError(f"line {start}: expected {len(header)} comma-separated fields, found {len(values)}")
+        yield f"line {start}", dict(zip(header, values, strict=True))
+
+
+def _read_jsonl(text):
+    return _limit_rows(_read_jsonl_records(text))
+
+
+def _read_jsonl_records(text):
+    for number, line in _numbered_lines(text):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise CorpusImportError(f"line {number}: malformed JSON ({error.msg} at column {error.colno})") from None
+        yield f"line {number}", record
+
+
+RECORD_READERS = {"csv": _read_csv, "tsv": _read_tsv, "jsonl": _read_jsonl, "mrpc": _read_mrpc, "paws": _read_paws}
+
+
+def _check_header(header, number):
+    seen = set()
+    for column in header:
+        if not column:
+            raise CorpusImportError(f"line {number}: the header has an unnamed column")
+        if column in seen:
+            raise CorpusImportError(f"line {number}: the header names the column {column!r} twice")
+        seen.add(column)
+    columns = {name: _find_column(header, name, f"line {number}") for name in COLUMN_ALIASES}
+    for name in ("source", "hypothesis"):
+        if columns[name] is None:
+            raise CorpusImportError(f"line {number}: missing column {name!r}")
+
+
+def _find_column(keys, name, location):
+    """The key that holds field `name` (matched case-insensitively, aliases allowed), or None."""
+    matches = [key for key in keys if isinstance(key, str) and key.strip().lower() in COLUMN_ALIASES[name]]
+    if len(matches) > 1:
+        raise CorpusImportError(f"{location}: columns {' and '.join(map(repr, matches))} both give the {name}")
+    return matches[0] if matches else None
+
+
+# Validation shared by every format and by import_rows.
+
+
+def _rows_of_records(records, *, default_corpus, empty_message):
+    rows = []
+    line_of_id = {}
+    for location, record in records:
+        row = _row_of_record(location, record, default_corpus)
+        if row.external_id is not None:
+            if row.external_id in line_of_id:
+                raise CorpusImportError(
+                    f"{location}: id {row.external_id!r} is used twice in the file (first on {line_of_id[row.external_id]})"
+                )
+            line_of_id[row.external_id] = location
+        rows.append(row)
+    if not rows:
+        raise CorpusImportError(empty_message)
+    return rows
+
+
+def _row_of_record(location, record, default_corpus):
+    if not isinstance(record, dict):
+        raise CorpusImportError(f"{location}: expected an object with source and hypothesis")
+    keys = {name: _find_column(record, name, location) for name in COLUMN_ALIASES}
+    for name in ("source", "hypothesis"):
+        if keys[name] is None:
+            raise CorpusImportError(f"{location}: missing field {name!r}")
+    metadata = {key: value for key, value in record.items() if key not in keys.values()}
+    if isinstance(metadata.get("metadata"), dict):
+        metadata = {**metadata.pop("metadata"), **metadata}
+    corpus = _text(record, keys["corpus"], location, "corpus") or default_corpus
+    if len(corpus) > CORPUS_MAX_LENGTH:
+        raise CorpusImportError(f"{location}: corpus name longer than {CORPUS_MAX_LENGTH} characters")
+    return PairRow(
+        external_id=_external_id(record, keys["id"], location),
+        corpus=corpus,
+        source=_sentence(record, keys["source"], location, "source"),
+        hypothesis=_sentence(record, keys["hypothesis"], location, "hypothesis"),
+        gold_label=_gold_label(record, keys["label"], location),
+        metadata=metadata,
+        location=location,
+    )
+
+
+def _text(record, key, location, name):
+    value = record.get(key) if key is not None else None
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CorpusImportError(f"{location}: the {name} must be text, got {json.dumps(value)}")
+    return value.strip()
+
+
+def _sentence(record, key, location, name):
+    value = _text(record, key, location, name)
+    if not value:
+        raise CorpusImportError(f"{location}: empty {name}")
+    return value
+
+
+def _external_id(record, key, location):
+    if key is not None and isinstance(record[key], int) and not isinstance(record[key], bool):
+        value = str(record[key])
+    else:
+        value = _text(record, key, location, "id")
+    if len(value) > ID_MAX_LENGTH:
+        raise CorpusImportError(f"{location}: id longer than {ID_MAX_LENGTH} characters")
+    return value or None
+
+
+def _gold_label(record, key, location):
+    value = record.get(key) if key is not None else None
+    if value is None:
+        return None
+    if isinstance(value, bool) or value in (0, 1):
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if not text:
+            return None
+        if text in GOLD_LABEL_OF_TEXT:
+            return GOLD_LABEL_OF_TEXT[text]
+    raise CorpusImportError(
+        f"{location}: bad label {json.dumps(value)}; use 0/1, yes/no, true/false, "
+        "paraphrase/non-paraphrase, or leave it empty"
+    )

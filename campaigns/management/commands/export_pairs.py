@@ -1,0 +1,34 @@
+"""python manage.py export_pairs CAMPAIGN --out FILE.csv [--judgments]"""
+
+import io
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.exports import judgments_frame, pairs_frame, write_csv
+from campaigns.models import Campaign
+
+
+class Command(BaseCommand):
+    help = "Write a campaign's pairs with judgment counts (or, with --judgments, every judgment) as CSV."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="The campaign's slug.")
+        parser.add_argument("--out", required=True, help="The CSV file to write; - for standard output.")
+        parser.add_argument("--judgments", action="store_true", help="Write one row per judgment instead.")
+
+    def handle(self, *args, campaign, out, judgments, **options):
+        target = Campaign.objects.filter(slug=campaign).first()
+        if target is None:
+            raise CommandError(f"No campaign with slug {campaign!r}.")
+        frame = judgments_frame(target) if judgments else pairs_frame(target)
+        what = "judgments" if judgments else "pairs"
+        if out == "-":
+            buffer = io.StringIO()
+            write_csv(frame, buffer)
+            self.stdout.write(buffer.getvalue(), ending="")
+            return
+        try:
+            write_csv(frame, out)
+        except OSError as error:
+            raise CommandError(f"Cannot write {out}: {error.strerror}.") from None
+        self.stdout.write(self.style.SUCCESS(f"Wrote {len(frame)} {what} of campaign {target.slug!r} to {out}."))

@@ -1,0 +1,65 @@
+"""python manage.py import_pairs CAMPAIGN FILE [--format ...] [--create] [--corpus NAME]"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+from django.core.validators import validate_slug
+from django.db import transaction
+
+from campaigns.importers import FORMATS, CorpusImportError, import_pairs
+from campaigns.models import Campaign
+
+
+class Command(BaseCommand):
+    help = "Import sentence pairs (CSV, TSV, JSONL, MRPC or PAWS) into a campaign; a bad file imports nothing."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="The campaign's slug.")
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--format", choices=FORMATS, default="auto")
+        parser.add_argument("--create", action="store_true", help="Create the campaign (open) if it does not exist.")
+        parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
+
+    def handle(self, *args, campaign, file, format, create, corpus, **options):
+        data = read_upload(file)
+        try:
+            with transaction.atomic():
+                target, created = get_campaign(campaign, create=create)
+                result = import_pairs(target, data, format=format, filename=file.name, corpus=corpus)
+        except CorpusImportError as error:
+            raise CommandError(f"{file}: {error}. Nothing was imported.") from None
+        if created:
+            self.stdout.write(f"Created campaign {target.slug!r}.")
+        corpora = ", ".join(name or "(none)" for name in result.corpora)
+        self.stdout.write(
+            self.style.SUCCESS(f"Imported {result.count} pairs into campaign {target.slug!r} (corpus: {corpora}).")
+        )
+
+
+def read_upload(path):
+    # One byte over the limit is enough for the importer to refuse the file.
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(settings.IMPORT_MAX_BYTES + 1)
+    except OSError as error:
+        raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
+
+
+def get_campaign(slug, *, create):
+    campaign = Campaign.objects.filter(slug=slug).first()
+    if campaign is not None:
+        return campaign, False
+    if not create:
+        raise CommandError(f"No campaign with slug {slug!r}; pass --create to create it.")
+    try:
+        validate_slug(slug)
+    except ValidationError:
+        raise CommandError(f"{slug!r} is not a valid slug (letters, digits, hyphens, underscores).") from None
+    campaign = Campaign.objects.create(slug=slug, name=slug)
+    try:
+        campaign.ensure_training_pairs()
+    except OSError as error:
+        raise CommandError(f"Cannot read the default training pairs: {error}.") from None
+    return campaign, True

@@ -1,0 +1,92 @@
+"""Run the whole demo: Redis, a Celery worker and the web server; Ctrl-C stops all of it."""
+
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from .load_demo import DEMO_PASSWORD, DEMO_USERNAME
+
+HOST = "127.0.0.1"
+
+
+def _port_open(port):
+    with socket.socket() as probe:
+        probe.settimeout(0.3)
+        return probe.connect_ex((HOST, port)) == 0
+
+
+class Command(BaseCommand):
+    help = "Start Redis, a Celery worker and the web server on 127.0.0.1:8000 for the demo."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--redis-port", type=int, default=6379)
+
+    def handle(self, *args, port, redis_port, **options):
+        if _port_open(port):
+            raise CommandError(f"Port {port} on {HOST} is already in use; stop what runs there or pass --port.")
+        processes = []
+        try:
+            processes += self._start_redis(redis_port)
+            processes.append(self._spawn("worker", [sys.executable, "-m", "celery", "-A", "parasol", "worker",
+                                                    "-Q", "cpu,gpu", "--concurrency", "1", "-l", "warning"]))
+            processes.append(self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"]))
+            self._announce(port)
+            self._wait(processes)
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._stop(processes)
+
+    def _start_redis(self, redis_port):
+        if _port_open(redis_port):
+            self.stdout.write(f"Using the Redis server already listening on {HOST}:{redis_port}.")
+            return []
+        binary = shutil.which("redis-server")
+        if binary is None:
+            raise CommandError("redis-server is not installed: run `make system-deps` (apt-get install redis-server).")
+        process = self._spawn("redis", [binary, "--bind", HOST, "--port", str(redis_port), "--save", "",
+                                        "--appendonly", "no"])
+        for _ in range(50):
+            if _port_open(redis_port):
+                return [process]
+            time.sleep(0.1)
+        raise CommandError(f"Redis did not start on {HOST}:{redis_port}.")
+
+    def _spawn(self, name, command):
+        self.stdout.write(f"Starting {name}: {' '.join(command)}")
+        # A new session keeps Ctrl-C with us, so we stop the children in order.
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
+
+    def _announce(self, port):
+        base = f"http://{HOST}:{port}"
+        self.stdout.write(self.style.SUCCESS(
+            f"\nParasol demo is running.\n"
+            f"  Judge link:        {base}/j/demo/\n"
+            f"  Researcher login:  {base}/accounts/login/  user '{DEMO_USERNAME}', password '{DEMO_PASSWORD}'\n"
+            f"  API schema:        {base}/api/schema/\n"
+            f"Press Ctrl-C to stop everything.\n"
+        ))
+
+    def _wait(self, processes):
+        while all(process.poll() is None for process in processes):
+            time.sleep(0.5)
+        failed = [p for p in processes if p.poll() is not None]
+        raise CommandError(f"A demo process stopped unexpectedly: {' '.join(failed[0].args)}")
+
+    def _stop(self, processes):
+        for process in reversed(processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        self.stdout.write("Demo stopped.")

@@ -1,0 +1,129 @@
+"""Campaigns and the sentence pairs they ask judges to label."""
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.validators import MinValueValidator
+from django.db import models, transaction
+from django.urls import reverse
+
+DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
+TRAINING_TRIAL_SIZE = 5
+
+
+class Campaign(models.Model):
+    slug = models.SlugField(max_length=80, unique=True, help_text="Used in the public judge link /j/<slug>/.")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    pairs_per_judge = models.PositiveIntegerField(
+        default=50, validators=[MinValueValidator(1)], help_text="Real pairs each judge labels after the training trial."
+    )
+    overlap_target = models.PositiveIntegerField(
+        default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
+    )
+    is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    # Bumped under a row lock by every assignment: serialises concurrent
+    # assignment in one campaign on PostgreSQL and SQLite alike.
+    assignment_seq = models.PositiveBigIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("campaigns-show-campaign", args=[self.slug])
+
+    def get_judge_url(self):
+        return reverse("annotation-welcome", args=[self.slug])
+
+    @property
+    def real_pairs(self):
+        return self.pairs.filter(is_training=False)
+
+    @property
+    def training_pairs(self):
+        return self.pairs.filter(is_training=True).order_by("training_position", "pk")
+
+    def ensure_training_pairs(self):
+        """Give the campaign the project's default training trial if it has none of its own."""
+        with transaction.atomic():
+            if self.pairs.filter(is_training=True).exists():
+                return
+            Pair.objects.bulk_create(
+                Pair(
+                    campaign=self,
+                    external_id=f"training-{i + 1}",
+                    corpus="training",
+                    source=row["source"],
+                    hypothesis=row["hypothesis"],
+                    gold_label=row.get("label"),
+                    is_training=True,
+                    training_position=i + 1,
+                )
+                for i, row in enumerate(load_default_training_rows())
+            )
+
+
+    def replace_training_pairs(self, rows):
+        """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""
+        rows = list(rows)[:TRAINING_TRIAL_SIZE]
+        if len(rows) < TRAINING_TRIAL_SIZE:
+            raise ValueError(f"A training trial needs {TRAINING_TRIAL_SIZE} pairs; the file has {len(rows)}.")
+        with transaction.atomic():
+            training = self.pairs.filter(is_training=True)
+            if training.filter(assignments__isnull=False).exists():
+                raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
+            training.delete()
+            Pair.objects.bulk_create(
+                Pair(
+                    campaign=self,
+                    external_id=f"training-{i + 1}",
+                    corpus="training",
+                    source=row.source,
+                    hypothesis=row.hypothesis,
+                    gold_label=row.gold_label,
+                    is_training=True,
+                    training_position=i + 1,
+                )
+                for i, row in enumerate(rows)
+            )
+        return len(rows)
+
+
+def load_default_training_rows():
+    with open(DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
+        rows = [json.loads(line) for line in handle if line.strip()]
+    return rows[:TRAINING_TRIAL_SIZE]
+
+
+class Pair(models.Model):
+    """A source sentence and a hypothesis (candidate paraphrase) to compare."""
+
+    campaign = models.ForeignKey(Campaign, related_name="pairs", on_delete=models.CASCADE)
+    external_id = models.CharField(max_length=200, help_text="The pair's id in the imported file.")
+    corpus = models.CharField(max_length=100, blank=True, db_index=True)
+    source = models.TextField()
+    hypothesis = models.TextField()
+    gold_label = models.PositiveSmallIntegerField(
+        null=True, blank=True, choices=[(1, "paraphrase"), (0, "non-paraphrase")]
+    )
+    metadata = models.JSONField(default=dict, blank=True)
+    is_training = models.BooleanField(default=False)
+    training_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="unique_pair_id_per_campaign"),
+        ]
+        indexes = [models.Index(fields=["campaign", "is_training"])]
+
+    def __str__(self):
+        return f"{self.campaign.slug}:{self.external_id}"

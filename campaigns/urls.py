@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("", views.list_campaigns, name="campaigns-list-campaigns"),
+    path("campaigns/new/", views.create_campaign, name="campaigns-create-campaign"),
+    path("campaigns/<slug:slug>/", views.show_campaign, name="campaigns-show-campaign"),
+    path("campaigns/<slug:slug>/edit/", views.edit_campaign, name="campaigns-edit-campaign"),
+    path("campaigns/<slug:slug>/upload/", views.upload_corpus, name="campaigns-upload-corpus"),
+    path("campaigns/<slug:slug>/toggle/", views.toggle_open, name="campaigns-toggle-open"),
+    path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
+    path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="campaigns-export-judgments"),
+]

@@ -1,0 +1,119 @@
+"""Researcher pages: campaigns, corpus upload, dashboard, exports."""
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from annotation.stats import campaign_progress
+
+from .exports import judgments_frame, pairs_frame
+from .forms import CampaignForm, UploadCorpusForm
+from .importers import CorpusImportError, import_pairs, parse_corpus
+from .models import Campaign
+
+
+# Researchers are staff users; anyone else is sent to the researcher login.
+researcher_required = staff_member_required(login_url="login")
+
+
+def _get_campaign(slug):
+    return get_object_or_404(Campaign, slug=slug)
+
+
+@researcher_required
+def list_campaigns(request):
+    campaigns = Campaign.objects.all()
+    return render(request, "campaigns/list.html", {"campaigns": campaigns})
+
+
+@researcher_required
+def create_campaign(request):
+    form = CampaignForm(request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        campaign = form.save(commit=False)
+        campaign.created_by = request.user
+        campaign.save()
+        campaign.ensure_training_pairs()
+        messages.success(request, f"Campaign “{campaign.name}” created. Upload a corpus to give judges something to label.")
+        return redirect(campaign)
+    return render(request, "campaigns/form.html", {"form": form})
+
+
+@researcher_required
+def edit_campaign(request, slug):
+    campaign = _get_campaign(slug)
+    form = CampaignForm(request.POST if request.method == "POST" else None, instance=campaign)
+    if request.method == "POST" and form.is_valid():
+        campaign = form.save()
+        messages.success(request, "Campaign saved.")
+        return redirect(campaign)
+    return render(request, "campaigns/form.html", {"form": form, "campaign": campaign})
+
+
+@researcher_required
+def show_campaign(request, slug):
+    campaign = _get_campaign(slug)
+    context = {
+        "campaign": campaign,
+        "progress": campaign_progress(campaign),
+        "computed_at": timezone.now(),
+        "judge_link": request.build_absolute_uri(campaign.get_judge_url()),
+        "training_pairs": campaign.training_pairs,
+    }
+    template = "campaigns/_progress.html" if request.htmx else "campaigns/show.html"
+    return render(request, template, context)
+
+
+@researcher_required
+def upload_corpus(request, slug):
+    campaign = _get_campaign(slug)
+    form = UploadCorpusForm(request.POST, request.FILES) if request.method == "POST" else UploadCorpusForm()
+    if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["file"]
+        options = {"format": form.cleaned_data["format"], "filename": upload.name}
+        try:
+            data = upload.read()
+            if form.cleaned_data["training"]:
+                rows = parse_corpus(data, default_corpus="training", **options)
+                count = campaign.replace_training_pairs(rows)
+                messages.success(request, f"Training trial replaced with {count} pairs.")
+            else:
+                result = import_pairs(campaign, data, corpus=form.cleaned_data["corpus"], **options)
+                messages.success(request, f"Imported {result.count} pairs from {upload.name}.")
+            return redirect(campaign)
+        except (CorpusImportError, ValueError) as error:
+            form.add_error("file", str(error))
+    return render(request, "campaigns/upload.html", {"form": form, "campaign": campaign})
+
+
+def csv_response(frame, filename):
+    """A CSV download of a DataFrame."""
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    frame.to_csv(response, index=False)
+    return response
+
+
+@researcher_required
+def export_pairs(request, slug):
+    campaign = _get_campaign(slug)
+    return csv_response(pairs_frame(campaign), f"{campaign.slug}-pairs.csv")
+
+
+@researcher_required
+def export_judgments(request, slug):
+    campaign = _get_campaign(slug)
+    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+
+
+@researcher_required
+@require_POST
+def toggle_open(request, slug):
+    campaign = _get_campaign(slug)
+    campaign.is_open = not campaign.is_open
+    campaign.save(update_fields=["is_open", "updated_at"])
+    messages.success(request, "Campaign opened." if campaign.is_open else "Campaign closed.")
+    return redirect(campaign)

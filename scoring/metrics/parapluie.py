@@ -1,0 +1,290 @@
+"""ParaPLUIE (Lemesle et al.): log p(yes | Tpl(S, H)) - log p(no | Tpl(S, H)) from a chat LLM.
+
+One forward pass per pair reads both log-probabilities at the answer position; this
+equals the paper's (T+1) * (loss(Tpl∘no) - loss(Tpl∘yes)) because the two sequences
+share every predicted token but the last. Pairs are sorted by length and batched
+(right padding, so positions need no shifting), and the template's prefix (every
+token before the source sentence) is run once and reused as a KV cache.
+"""
+
+import hashlib
+import json
+import re
+from importlib.metadata import version
+from typing import ClassVar
+
+import torch
+
+from scoring.metrics.base import HIGHER, Metric, setting
+from scoring.metrics.loading import EMBEDDED, default_device, load_causal_lm, model_revision, resolve_model_path
+from scoring.metrics.loading import embedded_smollm2_path
+from scoring.metrics.parapluie_templates import INDIRECT_FOLLOW_UP, TEMPLATES
+
+# How "yes" and "no" become tokens (README, "Yes/No tokens"): the first token of the
+# assistant's reply "Yes"/"No" (the default, the form the few-shot answers use), of
+# "yes"/"no", or the log-sum-exp over "yes", "Yes", " yes", " Yes" (and the same for no).
+ANSWER_MODES = {"Yes/No": (["Yes"], ["No"]), "yes/no": (["yes"], ["no"])}
+ANSWER_MODES["variants"] = (["yes", "Yes", " yes", " Yes"], ["no", "No", " no", " No"])
+
+_PLACEHOLDER = re.compile(r"\{(source|hypothesis)\}")
+_SENTINEL = "\ue000"  # a private-use character: marks where the source starts
+
+
+def fill(turns, source, hypothesis):
+    """Chat messages of a template; one regex pass, so braces inside the sentences stay literal."""
+    values = {"source": source, "hypothesis": hypothesis}
+    return [{"role": role, "content": _PLACEHOLDER.sub(lambda m: values[m[1]], text)} for role, text in turns]
+
+
+def render(tokenizer, messages):
+    """The conversation through the model's own chat template, ending where the assistant's reply starts."""
+    return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+
+
+def encode(tokenizer, texts):
+    # The chat template writes any BOS itself; add_special_tokens would double it.
+    return tokenizer(texts, add_special_tokens=False)["input_ids"]
+
+
+def answer_token_ids(tokenizer, mode):
+    """Token ids for yes and no: the first token each word takes right after the generation prompt."""
+    prompt = render(tokenizer, [{"role": "user", "content": "?"}])
+    base = encode(tokenizer, prompt)
+
+    def first_reply_token(word):
+        ids = encode(tokenizer, prompt + word)
+        if ids[: len(base)] != base or len(ids) == len(base):
+            raise ValueError(f"cannot isolate the first token of the reply {word!r} in this tokenizer")
+        return ids[len(base)]
+
+    yes_words, no_words = ANSWER_MODES[mode]
+    yes = sorted({first_reply_token(word) for word in yes_words})
+    no = sorted({first_reply_token(word) for word in no_words})
+    if set(yes) & set(no):
+        raise ValueError(f"yes and no share a first token under PARAPLUIE_ANSWER={mode!r}")
+    return yes, no
+
+
+def log_odds(logits, yes_ids, no_ids):
+    """log p(yes) - log p(no) per row of next-token logits; several ids per answer are summed in probability."""
+    log_probs = torch.log_softmax(logits.float(), dim=-1)
+    return torch.logsumexp(log_probs[:, yes_ids], dim=-1) - torch.logsumexp(log_probs[:, no_ids], dim=-1)
+
+
+@torch.inference_mode()
+def prefix_cache(model, prefix_ids):
+    """Per-layer (keys, values) of the shared prefix, batch 1; never written to afterwards."""
+    input_ids = torch.tensor([prefix_ids], device=model.device)
+    cache = model(input_ids=input_ids, use_cache=True).past_key_values
+    return [(layer.keys, layer.values) for layer in cache.layers]
+
+
+@torch.inference_mode()
+def next_token_logits(model, sequences, prefix_length=0, prefix=None, pad_id=0):
+    """Logits after the last token of each sequence, in one batched pass.
+
+    With ``prefix`` (from :func:`prefix_cache`), every sequence starts with the same
+    ``prefix_length`` tokens and only the rest is run. Right padding keeps each
+    sequence's positions unchanged; pads only come after the tokens that are read.
+    """
+    from transformers import DynamicCache
+
+    suffixes = [sequence[prefix_length:] for sequence in sequences]
+    batch, width = len(suffixes), max(len(suffix) for suffix in suffixes)
+    input_ids = torch.full((batch, width), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((batch, prefix_length + width), dtype=torch.long)
+    attention_mask[:, :prefix_length] = 1
+    for row, suffix in enumerate(suffixes):
+        input_ids[row, : len(suffix)] = torch.tensor(suffix)
+        attention_mask[row, prefix_length : prefix_length + len(suffix)] = 1
+    last = torch.tensor([len(suffix) - 1 for suffix in suffixes])
+    keep = torch.unique(last)  # sorted; the LM head runs on these columns only
+    position_ids = torch.arange(prefix_length, prefix_length + width).expand(batch, -1)
+    cache = None
+    if prefix is not None:
+        # A fresh cache per batch: expand() is a view and update() concatenates into
+        # new tensors, so the cached prefix is never mutated.
+        cache = DynamicCache(ddp_cache_data=[(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in prefix])
+    device = model.device
+    output = model(
+        input_ids=input_ids.to(device),
+        attention_mask=attention_mask.to(device),
+        position_ids=position_ids.to(device),
+        past_key_values=cache,
+        use_cache=cache is not None,
+        logits_to_keep=keep.to(device),
+    )
+    columns = torch.searchsorted(keep, last).to(device)
+    return output.logits[torch.arange(batch, device=device), columns]
+
+
+class ParaPluie(Metric):
+    """Log-likelihood ratio of "yes" versus "no" after a template (paper, section 3)."""
+
+    direction = HIGHER
+    template: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        model=None,
+        device=None,
+        dtype=None,
+        answer=None,
+        batch_size=None,
+        max_new_tokens=None,
+        reuse_prefix=True,
+        loaded=None,
+    ):
+        """Settings fall back to PARAPLUIE_* variables; ``loaded`` = (tokenizer, model) skips loading (benchmarks)."""
+        self.model_name = setting("PARAPLUIE_MODEL", EMBEDDED, value=model)
+        self.device = setting("PARAPLUIE_DEVICE", None, value=device) or default_device()
+        self.dtype = setting("PARAPLUIE_DTYPE", "auto", choices={"auto", "float32", "bfloat16", "float16"}, value=dtype)
+        self.answer = setting("PARAPLUIE_ANSWER", "Yes/No", choices=set(ANSWER_MODES), value=answer)
+        self.batch_size = int(setting("PARAPLUIE_BATCH_SIZE", 8, value=batch_size))
+        self.max_new_tokens = int(setting("PARAPLUIE_MAX_NEW_TOKENS", 64, value=max_new_tokens))
+        self.reuse_prefix = reuse_prefix
+        if loaded is None:
+            self.tokenizer, self.model = load_causal_lm(self.model_name, self.device, self.dtype)
+        else:
+            self.tokenizer, self.model = loaded
+            self.model_name = f"injected:{self.model.config.model_type}"
+        self.yes_ids, self.no_ids = answer_token_ids(self.tokenizer, self.answer)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self._prefix = None
+
+    @property
+    def turns(self):
+        return TEMPLATES[self.template]
+
+    # Building sequences.
+
+    def conversation(self, source, hypothesis, explanation=None):
+        return fill(self.turns, source, hypothesis)
+
+    def sequence_ids(self, source, hypothesis, explanation=None):
+        """Token ids of Tpl(S, H), ending where the answer token goes."""
+        return encode(self.tokenizer, render(self.tokenizer, self.conversation(source, hypothesis, explanation)))
+
+    def shared_prefix(self):
+        """(ids, KV cache) of everything before the source; its last token is left out of the
+        prefix because a tokenizer may merge it with the first characters of the source."""
+        if self._prefix is None:
+            text = render(self.tokenizer, fill(self.turns, _SENTINEL, ""))
+            ids = encode(self.tokenizer, text[: text.index(_SENTINEL)])[:-1]
+            self._prefix = (ids, prefix_cache(self.model, ids))
+        return self._prefix
+
+    # Scoring.
+
+    def _score_batch(self, sources, hypotheses):
+        return self.score_sequences([self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)])
+
+    def score_sequences(self, sequences):
+        """Log-odds for token sequences, batched by length, with the prefix cache where it applies."""
+        prefix_ids, prefix = self.shared_prefix() if self.reuse_prefix else ([], None)
+        n = len(prefix_ids)
+        scores = [0.0] * len(sequences)
+        shared = [i for i, ids in enumerate(sequences) if n and ids[:n] == prefix_ids and len(ids) > n]
+        alone = sorted(set(range(len(sequences))) - set(shared))
+        for indices, length, cache in ((shared, n, prefix), (alone, 0, None)):
+            indices = sorted(indices, key=lambda i: len(sequences[i]), reverse=True)
+            for start in range(0, len(indices), self.batch_size):
+                chunk = indices[start : start + self.batch_size]
+                logits = next_token_logits(self.model, [sequences[i] for i in chunk], length, cache, self.pad_id)
+                for i, value in zip(chunk, log_odds(logits, self.yes_ids, self.no_ids).tolist()):
+                    scores[i] = value
+        return scores
+
+    @torch.inference_mode()
+    def reference_log_odds(self, source, hypothesis, explanation=None):
+        """The paper's formulation, (T+1) * (loss(Tpl∘no) - loss(Tpl∘yes)): two full passes, batch 1, no cache.
+
+        For tests and benchmarks; needs single-token answers (PARAPLUIE_ANSWER other than ``variants``).
+        """
+        template = self.sequence_ids(source, hypothesis, explanation)
+        losses = {}
+        for answer, ids in (("yes", self.yes_ids), ("no", self.no_ids)):
+            input_ids = torch.tensor([template + ids[:1]], device=self.model.device)
+            losses[answer] = self.model(input_ids=input_ids, labels=input_ids).loss.float().item()
+        predicted = len(template)  # T+1: every token of Tpl∘answer but the first is predicted
+        return predicted * (losses["no"] - losses["yes"])
+
+    def _signature_fields(self):
+        digest = hashlib.sha256(json.dumps([self.turns, INDIRECT_FOLLOW_UP]).encode()).hexdigest()[:10]
+        chat = hashlib.sha256((self.tokenizer.chat_template or "").encode()).hexdigest()[:10]
+        if self.model_name == EMBEDDED:
+            model, revision = "SmolLM2-135M-Instruct.Q4_1.gguf", model_revision(str(embedded_smollm2_path()))
+        elif self.model_name.startswith("injected:"):
+            model, revision = self.model_name, "random-or-unknown"
+        else:
+            model, revision = self.model_name, model_revision(str(resolve_model_path(self.model_name, "PARAPLUIE_MODEL")))
+        return {
+            "impl": f"parasol-parapluie+transformers-{version('transformers')}",
+            "model": model,
+            "rev": revision,
+            "dtype": str(self.model.dtype).removeprefix("torch."),
+            "template": f"{self.template}:{digest}",
+            "chat": chat,
+            "answer": f"{self.answer}:{','.join(map(str, self.yes_ids))}/{','.join(map(str, self.no_ids))}",
+        }
+
+
+class ParaPluieDirect(ParaPluie):
+    name = "parapluie_direct"
+    template = "direct"
+
+
+class ParaPluieFewShotDirect(ParaPluie):
+    name = "parapluie_fs_direct"
+    template = "fs_direct"
+
+
+class ParaPluieIndirect(ParaPluie):
+    """INDIRECT: the model first explains (greedy, at most ``max_new_tokens``), then answers in one word."""
+
+    name = "parapluie_indirect"
+    template = "indirect"
+
+    def conversation(self, source, hypothesis, explanation=None):
+        messages = fill(self.turns, source, hypothesis)
+        if explanation is None:
+            return messages
+        return [*messages, {"role": "assistant", "content": explanation}, *fill(INDIRECT_FOLLOW_UP, "", "")]
+
+    def _score_batch(self, sources, hypotheses):
+        explanations = self.explain(sources, hypotheses)
+        return self.score_sequences(
+            [self.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)]
+        )
+
+    @torch.inference_mode()
+    def explain(self, sources, hypotheses):
+        """The explanation E for each pair: greedy generation, batched with left padding."""
+        prompts = [self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)]
+        explanations = [""] * len(prompts)
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            width = max(len(prompts[i]) for i in chunk)
+            input_ids = torch.full((len(chunk), width), self.pad_id, dtype=torch.long)
+            attention_mask = torch.zeros_like(input_ids)
+            for row, i in enumerate(chunk):
+                input_ids[row, width - len(prompts[i]) :] = torch.tensor(prompts[i])
+                attention_mask[row, width - len(prompts[i]) :] = 1
+            output = self.model.generate(
+                input_ids=input_ids.to(self.model.device),
+                attention_mask=attention_mask.to(self.model.device),
+                max_new_tokens=self.max_new_tokens,
+                do_sample=False,
+                temperature=None,
+                top_p=None,
+                top_k=None,
+                pad_token_id=self.pad_id,
+            )
+            for row, i in enumerate(chunk):
+                explanations[i] = self.tokenizer.decode(output[row, width:], skip_special_tokens=True).strip()
+        return explanations
+
+    def _signature_fields(self):
+        return {**super()._signature_fields(), "explain": f"greedy,max_new_tokens={self.max_new_tokens}"}

@@ -1,0 +1,1 @@
+"""Metric scores per pair live here (scoring engine)."""

@@ -1,0 +1,25 @@
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from campaigns.models import Campaign
+
+# The SQLite test database is a file under var/ (see settings); make sure its folder exists.
+Path(__file__).resolve().parent.parent.joinpath("var").mkdir(exist_ok=True)
+
+
+@pytest.fixture
+def researcher(db):
+    return get_user_model().objects.create_user("researcher", password="pw-researcher-123", is_staff=True)
+
+
+@pytest.fixture
+def outsider(db):
+    """A logged-in user who is not a researcher."""
+    return get_user_model().objects.create_user("outsider", password="pw-outsider-123")
+
+
+@pytest.fixture
+def campaign(db, researcher):
+    return Campaign.objects.create(slug="demo", name="Demo", created_by=researcher)

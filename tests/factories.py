@@ -1,0 +1,27 @@
+"""Small builders shared by the tests."""
+
+from django.utils import timezone
+
+from annotation.models import Judge
+from campaigns.models import Pair
+
+
+def add_pairs(campaign, n, corpus="test"):
+    return Pair.objects.bulk_create(
+        Pair(
+            campaign=campaign,
+            external_id=f"p{i}",
+            corpus=corpus,
+            source=f"Source sentence number {i}.",
+            hypothesis=f"Hypothesis sentence number {i}.",
+        )
+        for i in range(1, n + 1)
+    )
+
+
+def make_judge(campaign, level="good", guidelines=True):
+    campaign.ensure_training_pairs()
+    now = timezone.now()
+    return Judge.objects.create(
+        campaign=campaign, consented_at=now, english_level=level, guidelines_read_at=now if guidelines else None
+    )
