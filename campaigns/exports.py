@@ -59,14 +59,15 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = ()) -> pd.DataFrame
         ),
         columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label"],
     )
-    counts = _label_counts(campaign).reindex(pairs["pk"], fill_value=0)
+    # Counts in the order of the pairs, on the same positional index.
+    counts = _label_counts(campaign).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
     frame = pairs.drop(columns="pk")
     frame["gold_label"] = frame["gold_label"].astype("Int64")
-    frame["n_judgments"] = counts.sum(axis=1).to_numpy()
+    frame["n_judgments"] = counts.sum(axis=1)
     for label, column in COUNT_COLUMN_OF_LABEL.items():
-        frame[column] = counts[label.value].to_numpy()
-    frame["majority_label"] = _majority_label(counts).to_numpy()
-    frame["paraphrase"] = _majority_paraphrase(counts).to_numpy()
+        frame[column] = counts[label.value]
+    frame["majority_label"] = _majority_label(counts)
+    frame["paraphrase"] = _majority_paraphrase(counts)
     frame = frame[PAIR_COLUMNS]
     for block in extra:
         columns = block(campaign) if callable(block) else block

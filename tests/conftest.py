@@ -23,3 +23,8 @@ def outsider(db):
 @pytest.fixture
 def campaign(db, researcher):
     return Campaign.objects.create(slug="demo", name="Demo", created_by=researcher)
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

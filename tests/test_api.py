@@ -1,0 +1,86 @@
+import io
+
+import pandas as pd
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation import assignment as assign
+from tests.factories import add_pairs, make_judge
+
+
+@pytest.fixture
+def api(researcher):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    return client
+
+
+@pytest.mark.parametrize(
+    "method, url",
+    [
+        ("get", "/api/campaigns/"),
+        ("post", "/api/campaigns/"),
+        ("get", "/api/campaigns/demo/"),
+        ("get", "/api/campaigns/demo/pairs/"),
+        ("post", "/api/campaigns/demo/pairs/"),
+        ("get", "/api/campaigns/demo/judgments/"),
+        ("get", "/api/campaigns/demo/export/"),
+    ],
+)
+def test_anonymous_and_non_staff_users_reach_no_endpoint(campaign, outsider, method, url):
+    anonymous = APIClient()
+    assert getattr(anonymous, method)(url).status_code in (401, 403)
+    member = APIClient()
+    member.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=outsider).key}")
+    assert getattr(member, method)(url).status_code == 403
+
+
+def test_it_creates_a_campaign_ready_for_judges(api):
+    response = api.post("/api/campaigns/", {"slug": "api", "name": "From the API", "overlap_target": 2}, format="json")
+    assert response.status_code == 201
+    assert response.json()["judge_url"] == "/j/api/"
+    from campaigns.models import Campaign
+
+    assert Campaign.objects.get(slug="api").training_pairs.count() == 5
+
+
+def test_it_bulk_creates_pairs(api, campaign):
+    rows = [
+        {"id": "a", "source": "One.", "hypothesis": "Uno.", "label": "1", "corpus": "x"},
+        {"id": "b", "source": "Two.", "hypothesis": "Dos.", "label": "no"},
+    ]
+    response = api.post("/api/campaigns/demo/pairs/", rows, format="json")
+    assert response.status_code == 201 and response.json() == {"created": 2}
+    listed = api.get("/api/campaigns/demo/pairs/").json()["results"]
+    assert [(p["id"], p["gold_label"]) for p in listed] == [("a", 1), ("b", 0)]
+
+
+def test_a_bad_bulk_create_creates_nothing(api, campaign):
+    rows = [{"id": "a", "source": "One.", "hypothesis": "Uno."}, {"id": "b", "source": "", "hypothesis": "Dos."}]
+    response = api.post("/api/campaigns/demo/pairs/", rows, format="json")
+    assert response.status_code == 400 and "empty" in response.json()["detail"].lower()
+    assert campaign.pairs.count() == 0
+
+
+def test_it_lists_judgments_read_only(api, campaign):
+    add_pairs(campaign, 1)
+    judge = make_judge(campaign)
+    assign.record_judgment(assign.next_assignment(judge), "same_meaning", 900)
+    data = api.get("/api/campaigns/demo/judgments/").json()["results"]
+    assert len(data) == 1 and data[0]["label"] == "same_meaning" and data[0]["is_training"] is True
+    assert api.post("/api/campaigns/demo/judgments/", {}).status_code == 405
+
+
+def test_it_exports_csv(api, campaign):
+    add_pairs(campaign, 2)
+    response = api.get("/api/campaigns/demo/export/?kind=pairs")
+    frame = pd.read_csv(io.StringIO(response.content.decode()))
+    assert response["Content-Type"].startswith("text/csv") and len(frame) == 2
+    assert api.get("/api/campaigns/demo/export/?kind=everything").status_code == 400
+
+
+def test_the_openapi_schema_is_served(client, db):
+    response = client.get("/api/schema/")
+    assert response.status_code == 200
+    assert b"/api/campaigns/{slug}/pairs/" in response.content
