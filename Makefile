@@ -34,8 +34,13 @@ demo: system-deps install wordnet migrate
 	$(PY) manage.py load_demo
 	$(PY) manage.py rundemo
 
+# The whole suite on SQLite, then the database-heavy tests again on a real,
+# throwaway PostgreSQL server (concurrency behaves differently there).
+PG_TESTS := tests/test_assignment.py tests/test_judge_views.py tests/test_api.py tests/test_importers.py tests/test_exports.py
+
 test: install wordnet
 	$(PY) -m pytest
+	$(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
 lint: install
 	$(VENV)/bin/ruff check . || true

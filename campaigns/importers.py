@@ -314,10 +314,9 @@ def _rows_of_records(records, *, default_corpus, empty_message):
     for location, record in records:
         row = _row_of_record(location, record, default_corpus)
         if row.external_id is not None:
-            if row.external_id in line_of_id:
-                raise CorpusImportError(
-                    f"{location}: id {row.external_id!r} is used twice in the file (first on {line_of_id[row.external_id]})"
-                )
+            first = line_of_id.get(row.external_id)
+            if first is not None:
+                raise CorpusImportError(f"{location}: id {row.external_id!r} is used twice (first on {first})")
             line_of_id[row.external_id] = location
         rows.append(row)
     if not rows:

@@ -33,7 +33,10 @@ def test_it_writes_the_pairs_csv(judged, tmp_path):
 
     rows = read_csv(path)
     assert list(rows[0]) == PAIR_COLUMNS
-    assert [(row["pair_id"], row["n_same_meaning"], row["paraphrase"]) for row in rows] == [("q1", "1", "1"), ("q2", "0", "")]
+    assert [(row["pair_id"], row["n_same_meaning"], row["paraphrase"]) for row in rows] == [
+        ("q1", "1", "1"),
+        ("q2", "0", ""),
+    ]
     assert f"Wrote 2 pairs of campaign 'demo' to {path}" in out.getvalue()
 
 

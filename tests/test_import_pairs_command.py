@@ -27,7 +27,8 @@ def corpus_file(tmp_path):
 def training_file(tmp_path, monkeypatch):
     """A default training trial of its own, so the test does not depend on fixtures/."""
     path = tmp_path / "training_pairs.jsonl"
-    path.write_text("".join(json.dumps({"source": f"S{i}.", "hypothesis": f"H{i}.", "label": i % 2}) + "\n" for i in range(6)))
+    rows = [{"source": f"S{i}.", "hypothesis": f"H{i}.", "label": i % 2} for i in range(6)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     monkeypatch.setattr(campaign_models, "DEFAULT_TRAINING_FILE", path)
     return path
 
@@ -36,7 +37,10 @@ def test_it_imports_a_file_into_a_campaign(campaign, corpus_file):
     output = run(campaign.slug, corpus_file, "--corpus", "mine")
 
     assert "Imported 2 pairs into campaign 'demo' (corpus: mine)" in output
-    assert list(campaign.pairs.values_list("external_id", "corpus", "gold_label")) == [("q1", "mine", 1), ("q2", "mine", 0)]
+    assert list(campaign.pairs.values_list("external_id", "corpus", "gold_label")) == [
+        ("q1", "mine", 1),
+        ("q2", "mine", 0),
+    ]
 
 
 def test_it_honours_an_explicit_format(campaign, tmp_path):

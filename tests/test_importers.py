@@ -8,12 +8,14 @@ from campaigns.models import Pair
 BOM = b"\xef\xbb\xbf"
 MRPC = (
     BOM + b"Quality\t#1 ID\t#2 ID\t#1 String\t#2 String\r\n"
-    b'1\t702876\t702977\t"Amrozi accused his brother , whom he called "the witness\t  Referring to him as only "the witness" , Amrozi accused his brother .  \r\n'
+    b'1\t702876\t702977\t"Amrozi accused his brother , whom he called "the witness'
+    b'\t  Referring to him as only "the witness" , Amrozi accused his brother .  \r\n'
     b"0\t2108705\t2108831\tYucaipa owned Dominick 's .\tYucaipa bought Dominick 's in 1995 .\r\n"
 )
 PAWS = (
     b"id\tsentence1\tsentence2\tlabel\n"
-    b'1\tIn Paris , in October 1560 , he met " the English ambassador .\tIn October 1560 , he met with the English ambassador in Paris .\t1\n'
+    b'1\tIn Paris , in October 1560 , he met " the English ambassador .'
+    b"\tIn October 1560 , he met with the English ambassador in Paris .\t1\n"
     b"2\tThe NBA season of 1975 .\tThe 1975 season of the NBA .\t0\n"
 )
 
@@ -201,7 +203,7 @@ BAD_FILES = [
     (b"source\thypothesis\nA.\t \t\n", "auto", "", "line 2: expected 2 tab-separated fields, found 3"),
     (b"source\thypothesis\nA.\tB.\nC.\t\n", "auto", "", "line 3: empty hypothesis"),
     (b"source,hypothesis\nA.,B.\ncaf\xe9,D.\n", "auto", "", "line 3: the file is not UTF-8 (byte 0xe9 at offset 27)"),
-    (b"id,source,hypothesis\n1,A.,B.\n2,C.,D.\n1,E.,F.\n", "auto", "", "line 4: id '1' is used twice in the file (first on line 2)"),
+    (b"id,source,hypothesis\n1,A.,B.\n1,E.,F.\n", "auto", "", "line 3: id '1' is used twice (first on line 2)"),
     (b"source,hypothesis,label\nA.,B.,2\n", "auto", "", 'line 2: bad label "2"'),
     (jsonl({"source": "A.", "hypothesis": "B.", "label": 0.5}), "auto", "", "line 1: bad label 0.5"),
     (b'{"source": "A.", "hypothesis": "B."}\n{"source": "C.",\n', "auto", "", "line 2: malformed JSON"),

