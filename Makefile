@@ -43,7 +43,7 @@ test: install wordnet
 	$(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
 lint: install
-	$(VENV)/bin/ruff check . || true
+	$(VENV)/bin/ruff check .
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles var

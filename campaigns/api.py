@@ -59,7 +59,16 @@ class JudgmentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Judgment
-        fields = ["judge", "english_level", "pair_id", "label", "is_training", "top_sentence", "response_ms", "created_at"]
+        fields = [
+            "judge",
+            "english_level",
+            "pair_id",
+            "label",
+            "is_training",
+            "top_sentence",
+            "response_ms",
+            "created_at",
+        ]
 
 
 class CampaignViewSet(viewsets.ModelViewSet):

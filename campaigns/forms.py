@@ -20,9 +20,12 @@ class CampaignForm(forms.ModelForm):
 
 
 class UploadCorpusForm(forms.Form):
-    file = forms.FileField(help_text="CSV, TSV or JSON lines with source and hypothesis columns, or an MRPC / PAWS file.")
+    file = forms.FileField(
+        help_text="CSV, TSV or JSON lines with source and hypothesis columns, or an MRPC / PAWS file."
+    )
     format = forms.ChoiceField(choices=FORMAT_CHOICES, initial="auto")
     corpus = forms.CharField(required=False, max_length=100, help_text="Corpus name for rows that do not give one.")
     training = forms.BooleanField(
-        required=False, help_text="Use these pairs (the first 5) as the campaign's training trial instead of real pairs."
+        required=False,
+        help_text="Use these pairs (the first 5) as the campaign's training trial instead of real pairs.",
     )

@@ -211,9 +211,7 @@ def _read_tab_separated(text, *, expected_header=None, name="TSV"):
     for number, line in lines:
         values = line.split("\t")
         if len(values) != len(header):
-            raise CorpusImportError(
-                f"line {number}: expected {len(header)} tab-separated fields, found {len(values)}"
-            )
+            raise CorpusImportError(f"line {number}: expected {len(header)} tab-separated fields, found {len(values)}")
         yield f"line {number}", dict(zip(header, values, strict=True))
 
 
@@ -223,22 +221,28 @@ def _read_tsv(text):
 
 def _read_mrpc(text):
     for location, record in _limit_rows(_read_tab_separated(text, expected_header=MRPC_HEADER, name="MRPC")):
-        yield location, {
-            "id": f"{record['#1 ID'].strip()}-{record['#2 ID'].strip()}",
-            "source": record["#1 String"],
-            "hypothesis": record["#2 String"],
-            "label": record["Quality"],
-        }
+        yield (
+            location,
+            {
+                "id": f"{record['#1 ID'].strip()}-{record['#2 ID'].strip()}",
+                "source": record["#1 String"],
+                "hypothesis": record["#2 String"],
+                "label": record["Quality"],
+            },
+        )
 
 
 def _read_paws(text):
     for location, record in _limit_rows(_read_tab_separated(text, expected_header=PAWS_HEADER, name="PAWS")):
-        yield location, {
-            "id": record["id"],
-            "source": record["sentence1"],
-            "hypothesis": record["sentence2"],
-            "label": record["label"],
-        }
+        yield (
+            location,
+            {
+                "id": record["id"],
+                "source": record["sentence1"],
+                "hypothesis": record["sentence2"],
+                "label": record["label"],
+            },
+        )
 
 
 def _read_csv(text):

@@ -17,7 +17,9 @@ class Campaign(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     pairs_per_judge = models.PositiveIntegerField(
-        default=50, validators=[MinValueValidator(1)], help_text="Real pairs each judge labels after the training trial."
+        default=50,
+        validators=[MinValueValidator(1)],
+        help_text="Real pairs each judge labels after the training trial.",
     )
     overlap_target = models.PositiveIntegerField(
         default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
@@ -68,7 +70,6 @@ class Campaign(models.Model):
                 )
                 for i, row in enumerate(load_default_training_rows())
             )
-
 
     def replace_training_pairs(self, rows):
         """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""

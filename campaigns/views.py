@@ -1,5 +1,6 @@
 """Researcher pages: campaigns, corpus upload, dashboard, exports."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpResponse
@@ -9,11 +10,10 @@ from django.views.decorators.http import require_POST
 
 from annotation.stats import campaign_progress
 
-from .exports import judgments_frame, pairs_frame
+from .exports import judgments_frame, pairs_frame, write_csv
 from .forms import CampaignForm, UploadCorpusForm
 from .importers import CorpusImportError, import_pairs, parse_corpus
 from .models import Campaign
-
 
 # Researchers are staff users; anyone else is sent to the researcher login.
 researcher_required = staff_member_required(login_url="login")
@@ -37,7 +37,9 @@ def create_campaign(request):
         campaign.created_by = request.user
         campaign.save()
         campaign.ensure_training_pairs()
-        messages.success(request, f"Campaign “{campaign.name}” created. Upload a corpus to give judges something to label.")
+        messages.success(
+            request, f"Campaign “{campaign.name}” created. Upload a corpus to give judges something to label."
+        )
         return redirect(campaign)
     return render(request, "campaigns/form.html", {"form": form})
 
@@ -75,7 +77,8 @@ def upload_corpus(request, slug):
         upload = form.cleaned_data["file"]
         options = {"format": form.cleaned_data["format"], "filename": upload.name}
         try:
-            data = upload.read()
+            # One byte past the limit is enough for the importer to refuse the file.
+            data = upload.read(settings.IMPORT_MAX_BYTES + 1)
             if form.cleaned_data["training"]:
                 rows = parse_corpus(data, default_corpus="training", **options)
                 count = campaign.replace_training_pairs(rows)
@@ -93,7 +96,7 @@ def csv_response(frame, filename):
     """A CSV download of a DataFrame."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    frame.to_csv(response, index=False)
+    write_csv(frame, response)
     return response
 
 

@@ -48,8 +48,11 @@ def main(command):
         env = dict(os.environ, DATABASE_URL=f"postgres://parasol@127.0.0.1:{port}/postgres")
         return subprocess.run(command, env=env).returncode
     finally:
-        subprocess.run(_as_server_user([_binary("pg_ctl"), "-D", data, "-m", "immediate", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            _as_server_user([_binary("pg_ctl"), "-D", data, "-m", "immediate", "stop"]),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         shutil.rmtree(workdir, ignore_errors=True)
 
 

@@ -18,14 +18,14 @@ VD, SS, MS, SM, DK = (
     Label.DONT_KNOW,
 )
 CORPUS = (
-    "id,source,hypothesis,label,corpus\n"
-    'p1,"A, with a comma.","She said ""hi"".",1,web\n'
-    "p2,C.,D.,0,web\n"
-    "p3,E.,F.,,news\n"
-    "p4,G.,H.,yes,news\n"
-    "p5,I.,J.,no,news\n"
-    "p6,K.,L.,,news\n"
-).encode()
+    b"id,source,hypothesis,label,corpus\n"
+    b'p1,"A, with a comma.","She said ""hi"".",1,web\n'
+    b"p2,C.,D.,0,web\n"
+    b"p3,E.,F.,,news\n"
+    b"p4,G.,H.,yes,news\n"
+    b"p5,I.,J.,no,news\n"
+    b"p6,K.,L.,,news\n"
+)
 
 # Answers per pair (one judge each), and what the pairs CSV must say of them.
 CASES = {

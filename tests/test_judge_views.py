@@ -48,7 +48,9 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, judge.token])
     response = client.post(response.url, {})
     assert "Please choose your English level" in response.content.decode()
-    client.post(reverse("annotation-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"})
+    client.post(
+        reverse("annotation-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"}
+    )
     response = client.get(item_url(judge))
     assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, judge.token])
     guidelines = client.get(response.url).content.decode()

@@ -7,7 +7,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -16,43 +15,77 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Campaign',
+            name="Campaign",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('slug', models.SlugField(help_text='Used in the public judge link /j/<slug>/.', max_length=80, unique=True)),
-                ('name', models.CharField(max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('pairs_per_judge', models.PositiveIntegerField(default=50, help_text='Real pairs each judge labels after the training trial.', validators=[django.core.validators.MinValueValidator(1)])),
-                ('overlap_target', models.PositiveIntegerField(default=3, help_text='Judgments wanted per pair.', validators=[django.core.validators.MinValueValidator(1)])),
-                ('is_open', models.BooleanField(default=True, help_text='Closed campaigns accept no new judgments.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('assignment_seq', models.PositiveBigIntegerField(default=0, editable=False)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "slug",
+                    models.SlugField(help_text="Used in the public judge link /j/<slug>/.", max_length=80, unique=True),
+                ),
+                ("name", models.CharField(max_length=200)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "pairs_per_judge",
+                    models.PositiveIntegerField(
+                        default=50,
+                        help_text="Real pairs each judge labels after the training trial.",
+                        validators=[django.core.validators.MinValueValidator(1)],
+                    ),
+                ),
+                (
+                    "overlap_target",
+                    models.PositiveIntegerField(
+                        default=3,
+                        help_text="Judgments wanted per pair.",
+                        validators=[django.core.validators.MinValueValidator(1)],
+                    ),
+                ),
+                ("is_open", models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("assignment_seq", models.PositiveBigIntegerField(default=0, editable=False)),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Pair',
+            name="Pair",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('external_id', models.CharField(help_text="The pair's id in the imported file.", max_length=200)),
-                ('corpus', models.CharField(blank=True, db_index=True, max_length=100)),
-                ('source', models.TextField()),
-                ('hypothesis', models.TextField()),
-                ('gold_label', models.PositiveSmallIntegerField(blank=True, choices=[(1, 'paraphrase'), (0, 'non-paraphrase')], null=True)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('is_training', models.BooleanField(default=False)),
-                ('training_position', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('campaign', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pairs', to='campaigns.campaign')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("external_id", models.CharField(help_text="The pair's id in the imported file.", max_length=200)),
+                ("corpus", models.CharField(blank=True, db_index=True, max_length=100)),
+                ("source", models.TextField()),
+                ("hypothesis", models.TextField()),
+                (
+                    "gold_label",
+                    models.PositiveSmallIntegerField(
+                        blank=True, choices=[(1, "paraphrase"), (0, "non-paraphrase")], null=True
+                    ),
+                ),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("is_training", models.BooleanField(default=False)),
+                ("training_position", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "campaign",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pairs", to="campaigns.campaign"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
-                'indexes': [models.Index(fields=['campaign', 'is_training'], name='campaigns_p_campaig_9ba5e5_idx')],
-                'constraints': [models.UniqueConstraint(fields=('campaign', 'external_id'), name='unique_pair_id_per_campaign')],
+                "ordering": ["pk"],
+                "indexes": [models.Index(fields=["campaign", "is_training"], name="campaigns_p_campaig_9ba5e5_idx")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("campaign", "external_id"), name="unique_pair_id_per_campaign")
+                ],
             },
         ),
     ]

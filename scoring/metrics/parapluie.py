@@ -16,8 +16,14 @@ from typing import ClassVar
 import torch
 
 from scoring.metrics.base import HIGHER, Metric, setting
-from scoring.metrics.loading import EMBEDDED, default_device, load_causal_lm, model_revision, resolve_model_path
-from scoring.metrics.loading import embedded_smollm2_path
+from scoring.metrics.loading import (
+    EMBEDDED,
+    default_device,
+    embedded_smollm2_path,
+    load_causal_lm,
+    model_revision,
+    resolve_model_path,
+)
 from scoring.metrics.parapluie_templates import INDIRECT_FOLLOW_UP, TEMPLATES
 
 # How "yes" and "no" become tokens (README, "Yes/No tokens"): the first token of the

@@ -34,9 +34,28 @@ class Command(BaseCommand):
         processes = []
         try:
             processes += self._start_redis(redis_port)
-            processes.append(self._spawn("worker", [sys.executable, "-m", "celery", "-A", "parasol", "worker",
-                                                    "-Q", "cpu,gpu", "--concurrency", "1", "-l", "warning"]))
-            processes.append(self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"]))
+            processes.append(
+                self._spawn(
+                    "worker",
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "parasol",
+                        "worker",
+                        "-Q",
+                        "cpu,gpu",
+                        "--concurrency",
+                        "1",
+                        "-l",
+                        "warning",
+                    ],
+                )
+            )
+            processes.append(
+                self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
+            )
             self._announce(port)
             self._wait(processes)
         except KeyboardInterrupt:
@@ -51,8 +70,9 @@ class Command(BaseCommand):
         binary = shutil.which("redis-server")
         if binary is None:
             raise CommandError("redis-server is not installed: run `make system-deps` (apt-get install redis-server).")
-        process = self._spawn("redis", [binary, "--bind", HOST, "--port", str(redis_port), "--save", "",
-                                        "--appendonly", "no"])
+        process = self._spawn(
+            "redis", [binary, "--bind", HOST, "--port", str(redis_port), "--save", "", "--appendonly", "no"]
+        )
         for _ in range(50):
             if _port_open(redis_port):
                 return [process]
@@ -66,13 +86,15 @@ class Command(BaseCommand):
 
     def _announce(self, port):
         base = f"http://{HOST}:{port}"
-        self.stdout.write(self.style.SUCCESS(
-            f"\nParasol demo is running.\n"
-            f"  Judge link:        {base}/j/demo/\n"
-            f"  Researcher login:  {base}/accounts/login/  user '{DEMO_USERNAME}', password '{DEMO_PASSWORD}'\n"
-            f"  API schema:        {base}/api/schema/\n"
-            f"Press Ctrl-C to stop everything.\n"
-        ))
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"\nParasol demo is running.\n"
+                f"  Judge link:        {base}/j/demo/\n"
+                f"  Researcher login:  {base}/accounts/login/  user '{DEMO_USERNAME}', password '{DEMO_PASSWORD}'\n"
+                f"  API schema:        {base}/api/schema/\n"
+                f"Press Ctrl-C to stop everything.\n"
+            )
+        )
 
     def _wait(self, processes):
         while all(process.poll() is None for process in processes):
