@@ -7,8 +7,9 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Judgment
+from scoring.service import pairs_with_scores
 
-from .exports import judgments_frame, pairs_frame
+from .exports import judgments_frame
 from .importers import CorpusImportError, import_rows
 from .models import Campaign, Pair
 from .views import csv_response
@@ -122,5 +123,5 @@ class CampaignViewSet(viewsets.ModelViewSet):
         kind = request.query_params.get("kind", "pairs")
         if kind not in {"pairs", "judgments"}:
             return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
-        frame = pairs_frame(campaign) if kind == "pairs" else judgments_frame(campaign)
+        frame = pairs_with_scores(campaign)[0] if kind == "pairs" else judgments_frame(campaign)
         return csv_response(frame, f"{campaign.slug}-{kind}.csv")

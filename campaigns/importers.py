@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from campaigns.models import Pair
+from campaigns.signals import pairs_created
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
 
@@ -122,7 +123,7 @@ def _save_rows(campaign, rows):
     try:
         with transaction.atomic():
             _assign_ids(rows, set(campaign.pairs.values_list("external_id", flat=True)), campaign)
-            Pair.objects.bulk_create(
+            created = Pair.objects.bulk_create(
                 (
                     Pair(
                         campaign=campaign,
@@ -137,6 +138,7 @@ def _save_rows(campaign, rows):
                 ),
                 batch_size=1000,
             )
+            pairs_created.send(sender=Pair, campaign=campaign, pair_ids=[pair.pk for pair in created])
     except IntegrityError:
         # Only a concurrent import into the same campaign can get here: ids were checked above.
         raise CorpusImportError(

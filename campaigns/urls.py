@@ -10,5 +10,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/upload/", views.upload_corpus, name="campaigns-upload-corpus"),
     path("campaigns/<slug:slug>/toggle/", views.toggle_open, name="campaigns-toggle-open"),
     path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
+    path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="campaigns-export-signatures"),
     path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="campaigns-export-judgments"),
 ]

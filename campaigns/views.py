@@ -9,8 +9,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation.stats import campaign_progress
+from scoring.service import metric_columns, pairs_with_scores, signature_lines
 
-from .exports import judgments_frame, pairs_frame, write_csv
+from .exports import judgments_frame, write_csv
 from .forms import CampaignForm, UploadCorpusForm
 from .importers import CorpusImportError, import_pairs, parse_corpus
 from .models import Campaign
@@ -103,7 +104,17 @@ def csv_response(frame, filename):
 @researcher_required
 def export_pairs(request, slug):
     campaign = _get_campaign(slug)
-    return csv_response(pairs_frame(campaign), f"{campaign.slug}-pairs.csv")
+    frame, _signatures = pairs_with_scores(campaign)
+    return csv_response(frame, f"{campaign.slug}-pairs.csv")
+
+
+@researcher_required
+def export_signatures(request, slug):
+    campaign = _get_campaign(slug)
+    _columns, signatures = metric_columns(campaign)
+    response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
+    return response
 
 
 @researcher_required

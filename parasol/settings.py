@@ -10,6 +10,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+# The registry is plain data (names to dotted paths); it imports no metric.
+from scoring.metrics.registry import METRICS
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -160,6 +163,26 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# Fail fast when Redis is down: judging must never wait on the broker.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-missing-scores": {
+        "task": "scoring.tasks.sweep_all",
+        "schedule": env_int("PARASOL_SWEEP_SECONDS", 300, minimum=10),
+    },
+}
+
+# Scoring: which metrics score every pair, which of them need the GPU queue.
+ALL_METRICS = list(METRICS)
+PARASOL_METRICS = env_list("PARASOL_METRICS", ALL_METRICS)
+_unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
+if _unknown_metrics:
+    raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")}
+PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,1 +1,28 @@
-"""Metric scores per pair live here (scoring engine)."""
+"""Metric scores per pair.
+
+A score row is unique per (pair, metric, signature): re-running a task or a
+crashed worker repairs rather than duplicates, and scores computed with
+different settings (model, template, tokenisation) are never mixed.
+"""
+
+from django.db import models
+
+from campaigns.models import Pair
+
+
+class Score(models.Model):
+    pair = models.ForeignKey(Pair, related_name="scores", on_delete=models.CASCADE)
+    metric = models.CharField(max_length=64)
+    signature = models.CharField(max_length=500, help_text="Implementation version, model, template, tokenisation.")
+    value = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pair", "metric"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "metric", "signature"], name="one_score_per_pair_metric_signature"),
+        ]
+        indexes = [models.Index(fields=["metric", "signature"])]
+
+    def __str__(self):
+        return f"{self.pair} {self.metric}={self.value:.4f}"

@@ -28,3 +28,9 @@ def campaign(db, researcher):
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def no_background_scoring(settings):
+    """Unit tests score explicitly; the integration tests turn this back on with a real worker."""
+    settings.PARASOL_SCORE_ON_CREATE = False

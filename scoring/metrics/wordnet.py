@@ -50,8 +50,9 @@ def lexnames_text():
 
 def nltk_data_dir(value=None):
     """The first directory of NLTK_DATA (nltk reads it as a path list), else ``<repo>/var/nltk_data``."""
-    raw = setting("NLTK_DATA", str(REPO_ROOT / "var" / "nltk_data"), value=value)
-    return Path(raw.split(os.pathsep)[0])
+    if value is not None:
+        return Path(value)
+    return Path(setting("NLTK_DATA", str(REPO_ROOT / "var" / "nltk_data")).split(os.pathsep)[0])
 
 
 def wordnet_dir(data_dir=None):
@@ -81,7 +82,7 @@ def install_wordnet(data_dir=None, source=DEBIAN_WORDNET):
 @lru_cache(maxsize=4)
 def load_wordnet(data_dir=None):
     """An nltk WordNetCorpusReader over the offline corpus, or MetricUnavailable naming the setup command."""
-    root = wordnet_dir(data_dir)
+    root = wordnet_dir(data_dir).resolve()
     needed = [*COPIED_FILES, "lexnames"]
     if not all((root / name).is_file() for name in needed):
         raise MetricUnavailable(

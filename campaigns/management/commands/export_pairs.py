@@ -1,11 +1,13 @@
 """python manage.py export_pairs CAMPAIGN --out FILE.csv [--judgments]"""
 
 import io
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.exports import judgments_frame, pairs_frame, write_csv
+from campaigns.exports import judgments_frame, write_csv
 from campaigns.models import Campaign
+from scoring.service import pairs_with_scores, signature_lines
 
 
 class Command(BaseCommand):
@@ -20,7 +22,7 @@ class Command(BaseCommand):
         target = Campaign.objects.filter(slug=campaign).first()
         if target is None:
             raise CommandError(f"No campaign with slug {campaign!r}.")
-        frame = judgments_frame(target) if judgments else pairs_frame(target)
+        frame, signatures = (judgments_frame(target), {}) if judgments else pairs_with_scores(target)
         what = "judgments" if judgments else "pairs"
         if out == "-":
             buffer = io.StringIO()
@@ -29,6 +31,9 @@ class Command(BaseCommand):
             return
         try:
             write_csv(frame, out)
+            if signatures:
+                # Metric columns are only comparable under the same signature: publish them beside the CSV.
+                Path(f"{out}.signatures.txt").write_text(signature_lines(signatures))
         except OSError as error:
             raise CommandError(f"Cannot write {out}: {error.strerror}.") from None
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(frame)} {what} of campaign {target.slug!r} to {out}."))

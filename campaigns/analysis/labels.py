@@ -1,0 +1,122 @@
+"""Labels of pairs: the judges' majority or the gold label, and the 5-way answer distribution.
+
+The answer names and their mappings repeat `annotation.models` (this package imports no
+Django); `tests/test_analysis_labels.py` checks that the two agree.
+"""
+
+import numpy as np
+import pandas as pd
+
+GLOBAL = "Global"
+PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
+CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
+LABEL_SOURCES = ("human", "gold")
+
+ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
+PARAPHRASE_OF_ANSWER = {
+    "very_different": 0,
+    "slightly_similar": 0,
+    "mostly_similar": 1,
+    "same_meaning": 1,
+    "dont_know": None,
+}
+ORDINAL_OF_ANSWER = {"very_different": 1, "slightly_similar": 2, "mostly_similar": 3, "same_meaning": 4, "dont_know": None}
+
+
+def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Per pair (index `pair_id`): vote counts, the majority binary label, whether it is a tie, mean ordinal answer.
+
+    Don't know casts no vote; a tie between paraphrase and non-paraphrase votes leaves
+    `human_label` empty and sets `is_tie`.
+    """
+    columns = ["n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know", "mean_ordinal"]
+    if judgments.empty:
+        frame = pd.DataFrame(columns=columns, index=pd.Index([], name="pair_id"), dtype=float)
+        frame["human_label"] = pd.Series(dtype="Int64")
+        frame["is_tie"] = pd.Series(dtype=bool)
+        return frame
+    vote = judgments["label"].map(PARAPHRASE_OF_ANSWER)
+    ordinal = judgments["label"].map(ORDINAL_OF_ANSWER).astype(float)
+    work = pd.DataFrame(
+        {
+            "pair_id": judgments["pair_id"].astype(str).to_numpy(),
+            "p": (vote == 1).to_numpy(),
+            "np": (vote == 0).to_numpy(),
+            "dk": judgments["label"].eq("dont_know").to_numpy(),
+            "ordinal": ordinal.to_numpy(),
+        }
+    )
+    grouped = work.groupby("pair_id", sort=False)
+    frame = pd.DataFrame(
+        {
+            "n_judgments": grouped.size(),
+            "n_paraphrase_votes": grouped["p"].sum(),
+            "n_non_paraphrase_votes": grouped["np"].sum(),
+            "n_dont_know": grouped["dk"].sum(),
+            "mean_ordinal": grouped["ordinal"].mean(),
+        }
+    )
+    p, n = frame["n_paraphrase_votes"], frame["n_non_paraphrase_votes"]
+    label = pd.Series(pd.NA, index=frame.index, dtype="Int64")
+    label[p > n] = 1
+    label[n > p] = 0
+    frame["human_label"] = label
+    frame["is_tie"] = (p == n) & (p > 0)
+    return frame
+
+
+def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: str) -> tuple[pd.DataFrame, list[str]]:
+    """`pairs` with vote columns, `mean_ordinal` and `label` (Int64 0/1, empty when unlabelled) from `label_source`."""
+    if label_source not in LABEL_SOURCES:
+        raise ValueError(f"label_source must be one of {LABEL_SOURCES}, got {label_source!r}")
+    notes = []
+    votes = human_labels(judgments)
+    frame = pairs.copy()
+    frame["pair_id"] = frame["pair_id"].astype(str)
+    frame = frame.join(votes, on="pair_id")
+    for column in ("n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know"):
+        frame[column] = frame[column].fillna(0).astype("int64")
+    frame["is_tie"] = frame["is_tie"].fillna(False).astype(bool)
+    if label_source == "human":
+        frame["label"] = frame["human_label"].astype("Int64")
+        n_ties = int(frame["is_tie"].sum())
+        if n_ties:
+            notes.append(
+                f"{n_ties} pair(s) have as many paraphrase as non-paraphrase votes; ties are left unlabelled "
+                "and excluded from every statistic."
+            )
+        n_unjudged = int((frame["n_judgments"] == 0).sum())
+        if n_unjudged:
+            notes.append(f"{n_unjudged} pair(s) have no judgment yet.")
+    else:
+        frame["label"] = pd.array(frame["gold_label"], dtype="Int64")
+        n_missing = int(frame["label"].isna().sum())
+        if n_missing:
+            notes.append(f"{n_missing} pair(s) have no gold label and are excluded.")
+    if not frame["label"].notna().any():
+        notes.append(f"No pair has a {label_source} label yet: no statistic can be computed.")
+    return frame.drop(columns="human_label"), notes
+
+
+def label_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series) -> pd.DataFrame:
+    """How often each of the five answers was given, per corpus and Global; `share` is within the corpus."""
+    corpus = judgments["pair_id"].astype(str).map(corpus_of_pair)
+    parts = [(name, judgments["label"][corpus == name]) for name in corpus_of_pair.unique()]
+    parts.append((GLOBAL, judgments["label"]))
+    rows = []
+    for name, answers in parts:
+        counts = answers.value_counts().reindex(ANSWERS, fill_value=0)
+        total = int(counts.sum())
+        for answer, count in counts.items():
+            rows.append(
+                {
+                    "corpus": name,
+                    "answer": answer,
+                    "paraphrase": PARAPHRASE_OF_ANSWER[answer],
+                    "n": int(count),
+                    "share": count / total if total else np.nan,
+                }
+            )
+    frame = pd.DataFrame(rows, columns=["corpus", "answer", "paraphrase", "n", "share"])
+    frame["paraphrase"] = frame["paraphrase"].astype("Int64")
+    return frame

@@ -1,0 +1,70 @@
+"""Fill in missing metric scores for a campaign, in the workers or in this process."""
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.models import Campaign
+from scoring import service
+from scoring.metrics.base import MetricUnavailable
+from scoring.models import Score
+from scoring.progress import ProgressBar
+
+
+class Command(BaseCommand):
+    help = "Score every pair of CAMPAIGN that lacks a score, with all enabled metrics or --metrics."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="the campaign's slug")
+        parser.add_argument("--metrics", nargs="+", metavar="METRIC", help="metric names separated by spaces")
+        parser.add_argument("--wait", action="store_true", help="block until the scores are stored")
+        parser.add_argument("--inline", action="store_true", help="score in this process instead of the workers")
+        parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+
+    def handle(self, *args, campaign, metrics, wait, inline, timeout, **options):
+        campaign = Campaign.objects.filter(slug=campaign).first()
+        if campaign is None:
+            raise CommandError(f"no campaign with slug {options.get('campaign') or 'given'!r}")
+        metrics = metrics or service.enabled_metrics()
+        try:
+            service.check_metric_names(metrics)
+            if inline:
+                self._score_inline(campaign, metrics)
+            else:
+                self._score_in_workers(campaign, metrics, wait, timeout)
+        except (MetricUnavailable, ValueError) as error:
+            raise CommandError(str(error)) from None
+
+    def _score_inline(self, campaign, metrics):
+        for metric in metrics:
+            signature = service.scorer(metric).signature_string()
+            missing = list(service.pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
+            bar = ProgressBar(len(missing), metric, stream=self.stderr)
+            service.score_inline(missing, [metric], progress=bar.update)
+            bar.close()
+        self.stdout.write(self.style.SUCCESS(f"Scored {campaign.slug} with {', '.join(metrics)}."))
+
+    def _score_in_workers(self, campaign, metrics, wait, timeout):
+        try:
+            results = service.queue_sweep(campaign.pk, metrics)
+        except Exception as error:
+            raise CommandError(f"could not reach the Celery broker (REDIS_URL): {error}") from None
+        self.stdout.write(f"Queued scoring of {campaign.slug} for {', '.join(metrics)}.")
+        if not wait:
+            return
+        deadline = time.monotonic() + timeout
+        total = campaign.real_pairs.count()
+        for metric, result in zip(metrics, results):
+            signature = result.get(timeout=max(1, deadline - time.monotonic()))
+            bar = ProgressBar(total, metric, stream=self.stderr)
+            while True:
+                done = Score.objects.filter(pair__campaign=campaign, metric=metric, signature=signature).count()
+                bar.set(done)
+                if done >= total:
+                    break
+                if time.monotonic() > deadline:
+                    bar.close()
+                    raise CommandError(f"timed out waiting for {metric}: {done}/{total} pairs scored")
+                time.sleep(0.5)
+            bar.close()
+        self.stdout.write(self.style.SUCCESS("All scores stored."))

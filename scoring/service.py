@@ -1,0 +1,170 @@
+"""Scoring pairs with the registered metrics and storing the scores.
+
+Writes are upserts under the unique (pair, metric, signature) constraint, so a
+task that runs twice, or a worker that dies half-way and is retried, repairs
+rather than duplicates. LLM metrics go to queue `gpu`, the rest to `cpu`.
+"""
+
+import logging
+from functools import cache
+
+from django.conf import settings
+from django.db import transaction
+
+from campaigns.models import Pair
+from scoring.metrics.registry import get_metric, get_metric_class, metric_names
+
+from .models import Score
+
+logger = logging.getLogger(__name__)
+
+
+def enabled_metrics():
+    return list(settings.PARASOL_METRICS)
+
+
+def queue_of(metric):
+    return "gpu" if metric in settings.PARASOL_GPU_METRICS else "cpu"
+
+
+def direction_of(metric):
+    return get_metric_class(metric).direction
+
+
+def check_metric_names(names):
+    """Raise ValueError naming any unknown metric."""
+    unknown = [name for name in names if name not in metric_names()]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(metric_names())}")
+
+
+@cache
+def scorer(metric):
+    """One scorer per metric per process: models load once, not per task."""
+    return get_metric(metric)
+
+
+def pairs_missing(metric, signature, pair_ids=None, campaign=None):
+    """Pairs without a score for this metric and signature (training pairs are never scored)."""
+    pairs = Pair.objects.filter(is_training=False)
+    if pair_ids is not None:
+        pairs = pairs.filter(pk__in=pair_ids)
+    if campaign is not None:
+        pairs = pairs.filter(campaign=campaign)
+    scored = Score.objects.filter(metric=metric, signature=signature).values("pair_id")
+    return pairs.exclude(pk__in=scored)
+
+
+def score_pairs(metric, pair_ids):
+    """Score the given pairs that still lack this metric's current score; returns how many were stored."""
+    metric_scorer = scorer(metric)
+    signature = metric_scorer.signature_string()
+    todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
+    if not todo:
+        return 0
+    values = metric_scorer.score(sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo])
+    Score.objects.bulk_create(
+        [Score(pair_id=row[0], metric=metric, signature=signature, value=value) for row, value in zip(todo, values)],
+        ignore_conflicts=True,
+    )
+    return len(todo)
+
+
+def batches(ids, size):
+    ids = list(ids)
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
+def queue_scoring(pair_ids, metrics=None):
+    """Queue one task per batch per metric once the current transaction commits.
+
+    A broker outage must not lose the pairs or fail the request that created
+    them: the failure is logged and the periodic sweep scores them later.
+    """
+    from .tasks import score_batch
+
+    metrics = metrics or enabled_metrics()
+    size = settings.PARASOL_SCORING_BATCH_SIZE
+
+    def send():
+        for metric in metrics:
+            for batch in batches(pair_ids, size):
+                try:
+                    score_batch.apply_async(args=[metric, batch], queue=queue_of(metric), retry=False)
+                except Exception as error:  # the broker is down or unreachable
+                    logger.warning("Could not queue %s scoring (%s); the sweep will catch up.", metric, error)
+                    return
+
+    transaction.on_commit(send)
+
+
+def queue_sweep(campaign_id=None, metrics=None):
+    """Ask each metric's worker to find and score whatever is missing; returns the AsyncResults."""
+    from .tasks import sweep_metric
+
+    return [
+        sweep_metric.apply_async(args=[metric, campaign_id], queue=queue_of(metric), retry=False)
+        for metric in (metrics or enabled_metrics())
+    ]
+
+
+def sweep(metric, campaign_id=None):
+    """Queue batches for every pair missing this metric's current score; returns the signature used."""
+    from campaigns.models import Campaign
+
+    signature = scorer(metric).signature_string()
+    campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
+    missing = list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
+    if missing:
+        queue_scoring(missing, metrics=[metric])
+    return signature
+
+
+def score_inline(pair_ids, metrics, progress=None):
+    """Score in this process, batch by batch (commands and tests without a worker)."""
+    for metric in metrics:
+        for batch in batches(pair_ids, settings.PARASOL_SCORING_BATCH_SIZE):
+            score_pairs(metric, batch)
+            if progress:
+                progress(len(batch))
+
+
+def scores_frame(pairs):
+    """Wide table: one row per pair (`pair_pk`), one column per metric, and the signature each column uses.
+
+    When a metric has scores under several signatures, the most recent
+    signature wins and the others are left out, never mixed.
+    """
+    import pandas as pd
+
+    rows = Score.objects.filter(pair__in=pairs).values_list("pair_id", "metric", "signature", "value", "created_at")
+    frame = pd.DataFrame(list(rows), columns=["pair_pk", "metric", "signature", "value", "created_at"])
+    if frame.empty:
+        return pd.DataFrame(columns=["pair_pk"]), {}
+    latest = frame.sort_values("created_at").groupby("metric")["signature"].last()
+    frame = frame[frame["signature"] == frame["metric"].map(latest)]
+    wide = frame.pivot(index="pair_pk", columns="metric", values="value").reset_index()
+    wide.columns.name = None
+    ordered = [name for name in metric_names() if name in wide.columns]
+    return wide[["pair_pk", *ordered]], latest.to_dict()
+
+
+def metric_columns(campaign):
+    """Per-pair metric scores keyed by the pair's public id (`pair_id`), and each column's signature."""
+    wide, signatures = scores_frame(campaign.real_pairs)
+    ids = dict(campaign.real_pairs.values_list("pk", "external_id"))
+    wide.insert(0, "pair_id", wide.pop("pair_pk").map(ids).astype(object))
+    return wide, signatures
+
+
+def pairs_with_scores(campaign):
+    """The pairs export with one column per metric, and the signatures of those columns."""
+    from campaigns.exports import pairs_frame
+
+    columns, signatures = metric_columns(campaign)
+    return pairs_frame(campaign, extra=[columns]), signatures
+
+
+def signature_lines(signatures):
+    """`metric<TAB>signature` lines, published beside exported scores."""
+    return "".join(f"{metric}\t{signature}\n" for metric, signature in sorted(signatures.items()))

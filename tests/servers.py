@@ -1,0 +1,74 @@
+"""Real servers for integration tests: Redis and a Celery worker, on 127.0.0.1 only."""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_port(port, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def stop(process, timeout=10):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def redis_server():
+    """A throwaway redis-server; yields its URL."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise RuntimeError("redis-server is not installed: run `make system-deps`")
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        stop(process)
+
+
+def start_worker(redis_url, database_env, queues="cpu,gpu", extra_env=None):
+    """A real Celery worker process sharing the test database."""
+    env = dict(os.environ, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
+    env.update(database_env)
+    env.update(extra_env or {})
+    command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", queues, "-P", "solo", "-l", "warning"]
+    return subprocess.Popen(command, cwd=REPO, env=env)
+
+
+def database_env(connection):
+    """Environment that points a child process at the database this test uses."""
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return {"SQLITE_PATH": settings["NAME"]}
+    user, host, port, name = settings["USER"], settings["HOST"], settings["PORT"], settings["NAME"]
+    return {"DATABASE_URL": f"postgres://{user}@{host}:{port}/{name}"}

@@ -1,0 +1,93 @@
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring import service
+from scoring.models import Score
+from tests.factories import add_pairs
+
+
+@pytest.fixture
+def pairs(campaign):
+    return add_pairs(campaign, 5)
+
+
+def test_it_scores_each_pair_once_even_when_run_twice(pairs):
+    ids = [pair.pk for pair in pairs]
+    assert service.score_pairs("lev", ids) == 5
+    assert service.score_pairs("lev", ids) == 0
+    assert Score.objects.filter(metric="lev").count() == 5
+
+
+def test_it_stores_the_metric_signature_with_each_score(pairs):
+    service.score_pairs("bleu", [pairs[0].pk])
+    score = Score.objects.get()
+    assert score.signature == service.scorer("bleu").signature_string()
+    assert "metric:bleu" in score.signature
+
+
+def test_it_never_scores_training_pairs(campaign):
+    campaign.ensure_training_pairs()
+    service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True)))
+    assert not Score.objects.exists()
+
+
+def test_a_new_signature_rescores_without_mixing(pairs):
+    ids = [pair.pk for pair in pairs]
+    service.score_pairs("lev", ids)
+    stale = Score.objects.filter(pair=pairs[0]).get()
+    Score.objects.filter(pk=stale.pk).update(
+        signature="metric:lev|version:0", created_at=stale.created_at - timedelta(days=1)
+    )
+    wide, signatures = service.scores_frame(pairs[0].campaign.real_pairs)
+    assert signatures == {"lev": service.scorer("lev").signature_string()}
+    by_pair = wide.set_index("pair_pk")["lev"]
+    assert by_pair.get(pairs[0].pk) is None or by_pair.isna()[pairs[0].pk]
+    assert by_pair.notna().sum() == 4
+
+
+def test_the_export_gains_one_column_per_metric(pairs, tmp_path):
+    service.score_inline([pair.pk for pair in pairs], ["lev", "bleu"])
+    out = tmp_path / "pairs.csv"
+    call_command("export_pairs", "demo", "--out", str(out))
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    assert list(frame.columns[-2:]) == ["lev", "bleu"]
+    assert frame["lev"].notna().all()
+    signatures = (tmp_path / "pairs.csv.signatures.txt").read_text()
+    assert "lev\tmetric:lev" in signatures and "bleu\tmetric:bleu" in signatures
+
+
+def test_the_score_command_fills_missing_scores_inline(pairs):
+    call_command("score", "demo", "--metrics", "lev", "bleu", "--inline")
+    assert Score.objects.filter(metric="lev").count() == 5
+    assert Score.objects.filter(metric="bleu").count() == 5
+
+
+def test_the_score_command_names_unknown_metrics(pairs):
+    with pytest.raises(CommandError, match="unknown metric"):
+        call_command("score", "demo", "--metrics", "lev", "rouge", "--inline")
+
+
+def test_the_score_command_names_an_unknown_campaign(db):
+    with pytest.raises(CommandError, match="no campaign"):
+        call_command("score", "nowhere", "--inline")
+
+
+def test_score_file_scores_a_file_offline(tmp_path, db):
+    source = tmp_path / "in.csv"
+    source.write_text("source,hypothesis,label\nThe cat sat.,The cat sat.,1\nA dog ran.,Stocks fell sharply.,0\n")
+    out = tmp_path / "out.csv"
+    call_command("score_file", str(source), "--out", str(out), "--metrics", "lev", "bleu")
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    assert frame["lev"].tolist()[0] == 0.0 and frame["lev"].tolist()[1] > 0.5
+    assert frame["bleu"].tolist()[0] == pytest.approx(1.0)
+
+
+def test_score_file_names_a_missing_file(tmp_path, db):
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("score_file", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o.csv"))

@@ -1,0 +1,104 @@
+"""Scoring through a real Redis server and a real Celery worker process."""
+
+import time
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from campaigns.importers import import_pairs
+from campaigns.models import Campaign
+from parasol.celery import app as celery_app
+from scoring.models import Score
+from tests import servers
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+CORPUS = b"source,hypothesis\n" + b"".join(
+    f"Sentence {i} is here.,Sentence {i} was there.\n".encode() for i in range(12)
+)
+
+
+@pytest.fixture
+def redis_url():
+    with servers.redis_server() as url:
+        yield url
+
+
+def use_broker(url, results=None):
+    """Repoint this process's Celery app; cached connections and result backends are dropped."""
+    celery_app.conf.broker_url = url
+    if results is not None:
+        celery_app.conf.result_backend = results
+        celery_app._backend_cache = None
+        celery_app._local.__dict__.pop("backend", None)
+    if celery_app._pool is not None:
+        celery_app._pool.force_close_all()
+        celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def broker(redis_url, settings):
+    """Point this process's Celery app at the throwaway Redis."""
+    old = celery_app.conf.broker_url, celery_app.conf.result_backend
+    use_broker(redis_url, results=redis_url)
+    settings.PARASOL_SCORE_ON_CREATE = True
+    settings.PARASOL_METRICS = ["lev", "bleu"]
+    settings.PARASOL_SCORING_BATCH_SIZE = 5
+    yield redis_url
+    use_broker(*old)
+
+
+@pytest.fixture
+def worker(broker):
+    process = servers.start_worker(broker, servers.database_env(connection), extra_env={"PARASOL_METRICS": "lev,bleu"})
+    yield process
+    servers.stop(process)
+
+
+def wait_for_scores(expected, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if Score.objects.count() >= expected:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{Score.objects.count()} scores after {timeout}s, expected {expected}")
+
+
+def test_imported_pairs_are_scored_by_the_worker(worker):
+    campaign = Campaign.objects.create(slug="live", name="Live")
+    import_pairs(campaign, CORPUS, format="csv")
+    wait_for_scores(24)
+    time.sleep(0.5)  # anything extra would show up now
+    assert Score.objects.filter(metric="lev").count() == 12
+    assert Score.objects.filter(metric="bleu").count() == 12
+
+
+def test_the_score_command_waits_for_the_worker_and_a_rerun_adds_nothing(worker, settings):
+    settings.PARASOL_SCORE_ON_CREATE = False
+    campaign = Campaign.objects.create(slug="wait", name="Wait")
+    import_pairs(campaign, CORPUS, format="csv")
+    assert Score.objects.count() == 0
+    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+    assert Score.objects.count() == 24
+    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+    assert Score.objects.count() == 24
+
+
+def test_import_succeeds_while_redis_is_down_and_the_sweep_catches_up(broker, redis_url, settings):
+    use_broker("redis://127.0.0.1:1/0")  # nothing listens there
+    campaign = Campaign.objects.create(slug="down", name="Down")
+    started = time.monotonic()
+    import_pairs(campaign, CORPUS, format="csv")
+    assert time.monotonic() - started < 15, "an unreachable broker must not stall the request"
+    assert campaign.real_pairs.count() == 12 and Score.objects.count() == 0
+    use_broker(redis_url)
+    process = servers.start_worker(
+        redis_url, servers.database_env(connection), extra_env={"PARASOL_METRICS": "lev,bleu"}
+    )
+    try:
+        call_command("score", "down", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+    finally:
+        servers.stop(process)
+    assert Score.objects.count() == 24
