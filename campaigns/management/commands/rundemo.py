@@ -6,13 +6,18 @@ import socket
 import subprocess
 import sys
 import time
+from urllib.parse import urlparse
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from scoring import service
+
 from .load_demo import DEMO_PASSWORD, DEMO_USERNAME
 
 HOST = "127.0.0.1"
+# One worker for both queues, with the periodic sweep (-B) embedded: enough for a demo.
+WORKER_COMMAND = "celery -A parasol worker -Q cpu,gpu --concurrency 1 -B -l warning"
 
 
 def _port_open(port):
@@ -26,36 +31,23 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--redis-port", type=int, default=6379)
 
-    def handle(self, *args, port, redis_port, **options):
+    def handle(self, *args, port, **options):
+        # The broker the worker and the web app will use (REDIS_URL): start Redis there.
+        redis_port = urlparse(settings.CELERY_BROKER_URL).port or 6379
         if _port_open(port):
             raise CommandError(f"Port {port} on {HOST} is already in use; stop what runs there or pass --port.")
         processes = []
         try:
             processes += self._start_redis(redis_port)
             processes.append(
-                self._spawn(
-                    "worker",
-                    [
-                        sys.executable,
-                        "-m",
-                        "celery",
-                        "-A",
-                        "parasol",
-                        "worker",
-                        "-Q",
-                        "cpu,gpu",
-                        "--concurrency",
-                        "1",
-                        "-l",
-                        "warning",
-                    ],
-                )
+                self._spawn("worker", [sys.executable, "-m", *WORKER_COMMAND.split()]),
             )
             processes.append(
                 self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
             )
+            # Pairs loaded before the worker was up were not queued: sweep them now.
+            service.queue_sweep()
             self._announce(port)
             self._wait(processes)
         except KeyboardInterrupt:
