@@ -27,11 +27,14 @@ def fleiss_kappa(counts) -> float:
     return float((agreement - chance) / (1 - chance)) if chance < 1 else np.nan
 
 
-def _value_counts(judgments: pd.DataFrame, mapping: dict, values: list) -> pd.DataFrame:
+def _value_counts(judgments: pd.DataFrame, mapping: dict, values: list) -> np.ndarray:
+    """Pairs x values matrix of how many judges gave each value (answers mapped to None left out)."""
     mapped = judgments["label"].map(mapping)
-    kept = judgments[mapped.notna()].assign(value=mapped[mapped.notna()])
-    table = pd.crosstab(kept["pair_id"], kept["value"]) if len(kept) else pd.DataFrame()
-    return table.reindex(columns=values, fill_value=0)
+    kept = mapped.notna().to_numpy()
+    codes, _ = pd.factorize(judgments["pair_id"].to_numpy()[kept])
+    column = pd.Index(values).get_indexer(mapped[kept].astype(int))
+    counts = np.bincount(codes * len(values) + column, minlength=(codes.max() + 1 if len(codes) else 0) * len(values))
+    return counts.reshape(-1, len(values))
 
 
 def cohen_pairs(judgments: pd.DataFrame, *, min_shared=5) -> pd.DataFrame:
@@ -74,9 +77,9 @@ def agreement_table(judgments: pd.DataFrame, corpus_of_pair: pd.Series, *, min_s
         common = {"corpus": corpus, "n_judges": part["judge"].nunique(), "n_judgments": len(part)}
         alpha = np.nan
         if len(ordinal) and (ordinal.sum(axis=0) > 0).sum() >= 2:
-            alpha = krippendorff.alpha(value_counts=ordinal.to_numpy(), level_of_measurement="ordinal")
+            alpha = krippendorff.alpha(value_counts=ordinal, level_of_measurement="ordinal")
         rows.append({"statistic": "krippendorff_alpha_ordinal", "value": alpha, "n_pairs": len(ordinal), **common})
-        rows.append({"statistic": "fleiss_kappa_binary", "value": fleiss_kappa(binary.to_numpy()),
+        rows.append({"statistic": "fleiss_kappa_binary", "value": fleiss_kappa(binary),
                      "n_pairs": len(binary), **common})
         cohen = cohen_pairs(part, min_shared=min_shared)
         kappas = cohen["kappa"].dropna()

@@ -71,7 +71,7 @@ def by_group(frame: pd.DataFrame, metrics, directions, columns=("generator", "te
                 if len(scores) == 0:
                     continue
                 best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
-                auc = weighted_auc(orient(scores, directions[metric]), labels, np.ones((1, len(scores))))[0]
+                auc = weighted_auc(orient(scores, directions[metric]), labels, np.ones((len(scores), 1)))[0]
                 rows.append(
                     {
                         "group_by": column,

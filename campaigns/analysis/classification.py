@@ -120,8 +120,9 @@ def _counts(labels):
 def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0."""
     rows = []
+    parts = list(subsets(frame))
     for metric in metrics:
-        for corpus, rows_of_corpus in subsets(frame):
+        for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores) == 0:
                 continue
@@ -137,8 +138,9 @@ def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
 
 def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     rows = []
+    parts = list(subsets(frame))
     for metric in metrics:
-        for corpus, rows_of_corpus in subsets(frame):
+        for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores) == 0:
                 continue
@@ -152,8 +154,9 @@ def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
 def curves(frame: pd.DataFrame, metrics, directions) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global."""
     threshold_parts, rank_parts = [], []
+    parts = list(subsets(frame))
     for metric in metrics:
-        for corpus, rows_of_corpus in subsets(frame):
+        for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores) == 0:
                 continue

@@ -6,6 +6,8 @@ resample is kept as counts per pair (weights), which turns each AUC into one sor
 few cumulative sums; a pair a metric has not scored gets weight 0.
 """
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 
 import numpy as np
@@ -26,35 +28,70 @@ def bootstrap_indices(n: int, n_bootstrap: int, seed: int):
 
 
 def weighted_auc(oriented: np.ndarray, labels: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """ROC AUC for each row of `weights` (counts per pair); ties count one half. NaN when a class weighs 0."""
-    order = np.argsort(oriented, kind="stable")
-    sorted_scores = oriented[order]
-    starts = np.flatnonzero(np.r_[True, sorted_scores[1:] != sorted_scores[:-1]])
-    sorted_weights = weights[:, order]
-    positive = labels[order]
-    pos = np.add.reduceat(sorted_weights * positive, starts, axis=1)
-    neg = np.add.reduceat(sorted_weights * ~positive, starts, axis=1)
-    below = np.cumsum(neg, axis=1) - neg
-    numerator = (pos * (below + 0.5 * neg)).sum(axis=1)
-    denominator = pos.sum(axis=1) * neg.sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+    """ROC AUC for each column of `weights` (pairs x resamples, counts per pair); ties count one half.
+
+    NaN where a class weighs 0. For each paraphrase, the weight of the non-paraphrases
+    scored below it (and half of those tied with it) is read off one cumulative sum over
+    the non-paraphrases in score order.
+    """
+    return _AucKernel(oriented, labels)(weights)
+
+
+class _AucKernel:
+    """The sort and the search of one metric's scores, reused for every chunk of resamples."""
+
+    def __init__(self, oriented, labels):
+        labels = np.asarray(labels, dtype=bool)
+        negatives = np.flatnonzero(~labels)
+        self.negatives = negatives[np.argsort(oriented[negatives], kind="stable")]
+        self.positives = np.flatnonzero(labels)
+        negative_scores = oriented[self.negatives]
+        positive_scores = oriented[self.positives]
+        self.below = np.searchsorted(negative_scores, positive_scores, side="left")
+        self.at_or_below = np.searchsorted(negative_scores, positive_scores, side="right")
+        self.has_ties = bool((self.below != self.at_or_below).any())
+
+    def __call__(self, weights):
+        # Pairs are rows, so every gather below copies whole contiguous rows.
+        weights = np.asarray(weights)
+        integer = weights.dtype.kind in "iu"
+        cumulative = np.zeros((len(self.negatives) + 1, weights.shape[1]), dtype=np.int32 if integer else float)
+        np.cumsum(weights[self.negatives], axis=0, out=cumulative[1:])
+        positive_weights = weights[self.positives]
+        if self.has_ties:
+            twice_below = cumulative[self.below] + cumulative[self.at_or_below]
+        else:
+            twice_below = 2 * cumulative[self.below]
+        numerator = np.einsum("ij,ij->j", positive_weights, twice_below, dtype=float) / 2
+        denominator = positive_weights.sum(axis=0, dtype=float) * cumulative[-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+
+
+def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """Pairs x resamples matrix: how often each pair was drawn in each row of `indices`."""
+    rows = len(indices)
+    counts = np.bincount((indices * rows + np.arange(rows)[:, None]).ravel(), minlength=n * rows)
+    return counts.reshape(n, rows).astype(np.int32)
 
 
 def _bootstrap_aucs(oriented_by_metric, labels, n_bootstrap, seed):
     """Observed AUC and bootstrap AUCs (n_bootstrap,) of each metric on one set of pairs."""
     n = len(labels)
-    observed = {m: weighted_auc(np.nan_to_num(o), labels, (~np.isnan(o))[None, :].astype(float))[0]
-                for m, o in oriented_by_metric.items()}
-    resampled = {m: [] for m in oriented_by_metric}
-    for indices in bootstrap_indices(n, n_bootstrap, seed):
-        rows = len(indices)
-        counts = np.bincount((indices + np.arange(rows)[:, None] * n).ravel(), minlength=rows * n)
-        counts = counts.reshape(rows, n).astype(float)
-        for metric, o in oriented_by_metric.items():
-            scored = ~np.isnan(o)
-            weights = counts if scored.all() else counts * scored
-            resampled[metric].append(weighted_auc(np.nan_to_num(o), labels, weights))
+    kernels, masks = {}, {}
+    for metric, o in oriented_by_metric.items():
+        scored = ~np.isnan(o)
+        kernels[metric] = _AucKernel(np.nan_to_num(o), labels)
+        masks[metric] = None if scored.all() else scored.astype(np.int32)[:, None]
+    observed = {m: kernels[m](np.ones((n, 1), dtype=np.int32) if masks[m] is None else masks[m])[0] for m in kernels}
+    resampled = {m: [] for m in kernels}
+    # numpy releases the GIL in the gathers and sums: metrics share the cores.
+    with ThreadPoolExecutor(max_workers=min(len(kernels), os.cpu_count() or 1)) as pool:
+        for indices in bootstrap_indices(n, n_bootstrap, seed):
+            counts = resample_counts(indices, n)
+            results = pool.map(lambda m: kernels[m](counts if masks[m] is None else counts * masks[m]), kernels)
+            for metric, values in zip(kernels, results):
+                resampled[metric].append(values)
     return observed, {m: np.concatenate(v) if v else np.empty(0) for m, v in resampled.items()}
 
 
@@ -133,8 +170,9 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions) -> tuple[pd.Data
     judged = frame[frame["mean_ordinal"].notna()] if "mean_ordinal" in frame else frame.iloc[:0]
     if judged.empty:
         notes.append("No judgment on the 4-point scale yet: rank correlations with the judges are undefined.")
+    parts = list(subsets(judged))
     for metric in metrics:
-        for corpus, rows_of_corpus in subsets(judged):
+        for corpus, rows_of_corpus in parts:
             part = rows_of_corpus[rows_of_corpus[metric].notna()]
             scores = orient(part[metric].to_numpy(dtype=float), directions[metric])
             ordinal = part["mean_ordinal"].to_numpy(dtype=float)

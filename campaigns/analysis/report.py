@@ -62,6 +62,8 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
     frame["corpus"] = frame["corpus"].astype(str)
     frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
+    # The sentences are done with; dropping them keeps every row selection below cheap.
+    frame = frame.drop(columns=["source", "hypothesis"])
     metrics = []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():

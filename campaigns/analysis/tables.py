@@ -23,8 +23,9 @@ def table1(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     """Mean and standard deviation (ddof=1) of each metric per corpus (+ Global) and label."""
     rows = []
     labelled = frame[frame["label"].notna()]
+    parts = list(subsets(labelled))
     for metric in metrics:
-        for corpus, rows_of_corpus in subsets(labelled):
+        for corpus, rows_of_corpus in parts:
             for value, name in CLASS_NAMES.items():
                 values = rows_of_corpus.loc[rows_of_corpus["label"] == value, metric].dropna().to_numpy(dtype=float)
                 rows.append(
@@ -85,9 +86,10 @@ def table4(frame: pd.DataFrame, metrics) -> tuple[pd.DataFrame, list[str]]:
     """Pearson correlation of each metric with the edit distance inside each class, per corpus (+ Global)."""
     rows, notes = [], []
     labelled = frame[frame["label"].notna()]
+    parts = list(subsets(labelled))
     for metric in metrics:
         constant_in = []
-        for corpus, rows_of_corpus in subsets(labelled):
+        for corpus, rows_of_corpus in parts:
             for value, name in CLASS_NAMES.items():
                 part = rows_of_corpus[(rows_of_corpus["label"] == value) & rows_of_corpus[metric].notna()]
                 scores = part[metric].to_numpy(dtype=float)

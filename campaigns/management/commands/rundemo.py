@@ -1,5 +1,6 @@
 """Run the whole demo: Redis, a Celery worker and the web server; Ctrl-C stops all of it."""
 
+import os
 import shutil
 import signal
 import socket
@@ -26,6 +27,10 @@ def _port_open(port):
         return probe.connect_ex((HOST, port)) == 0
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 class Command(BaseCommand):
     help = "Start Redis, a Celery worker and the web server on 127.0.0.1:8000 for the demo."
 
@@ -37,6 +42,10 @@ class Command(BaseCommand):
         redis_port = urlparse(settings.CELERY_BROKER_URL).port or 6379
         if _port_open(port):
             raise CommandError(f"Port {port} on {HOST} is already in use; stop what runs there or pass --port.")
+        # Ctrl-C and a plain `kill` both stop everything, even when started from a
+        # script (background jobs inherit SIGINT ignored).
+        signal.signal(signal.SIGINT, _interrupt)
+        signal.signal(signal.SIGTERM, _interrupt)
         processes = []
         try:
             processes += self._start_redis(redis_port)
@@ -95,12 +104,22 @@ class Command(BaseCommand):
         raise CommandError(f"A demo process stopped unexpectedly: {' '.join(failed[0].args)}")
 
     def _stop(self, processes):
+        # Each child leads its own process group: signal the group, so the
+        # worker's pool processes stop with it.
         for process in reversed(processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
+            _signal_group(process, signal.SIGTERM)
         for process in processes:
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                process.kill()
+                _signal_group(process, signal.SIGKILL)
+                process.wait()
+            _signal_group(process, signal.SIGKILL)  # leftovers of a group whose leader has exited
         self.stdout.write("Demo stopped.")
+
+
+def _signal_group(process, signum):
+    try:
+        os.killpg(process.pid, signum)
+    except ProcessLookupError:
+        pass
