@@ -56,6 +56,8 @@ class Judge(models.Model):
     consented_at = models.DateTimeField()
     guidelines_read_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A keyed hash of the joining address, only to rate-limit joins; never the address itself.
+    join_key = models.CharField(max_length=32, blank=True, db_index=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

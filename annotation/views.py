@@ -4,6 +4,10 @@ Judges are anonymous: a random token in the URL and in a cookie identifies
 them, so the same link resumes where they stopped.
 """
 
+import hashlib
+import hmac
+from datetime import timedelta
+
 from django.conf import settings
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -36,6 +40,18 @@ def _remember_judge(response, judge):
     return response
 
 
+def client_join_key(request):
+    """A keyed hash of the client's address: enough to count joins, useless to identify anyone."""
+    address = request.META.get("REMOTE_ADDR", "")
+    return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def joins_exceeded(campaign, join_key):
+    since = timezone.now() - timedelta(hours=1)
+    recent = Judge.objects.filter(campaign=campaign, join_key=join_key, created_at__gte=since).count()
+    return recent >= settings.PARASOL_JOINS_PER_HOUR
+
+
 def _get_judge(slug, token):
     """A judge reaches only their own campaign and assignments; anything else is a 404."""
     judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
@@ -65,8 +81,11 @@ def welcome(request, slug):
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
             return render(request, "annotation/welcome.html", {"campaign": campaign, "consent_missing": True})
+        join_key = client_join_key(request)
+        if joins_exceeded(campaign, join_key):
+            return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "busy"}, status=429)
         campaign.ensure_training_pairs()
-        judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now())
+        judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now(), join_key=join_key)
         return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
     return render(request, "annotation/welcome.html", {"campaign": campaign})
 

@@ -163,6 +163,25 @@ def _iso(moment):
     return moment.isoformat() if moment is not None else None
 
 
+# A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formula(text):
+    """Prefix a text cell a spreadsheet would run as a formula with an apostrophe (OWASP's advice)."""
+    if isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
+        return "'" + text
+    return text
+
+
 def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
-    """Write a frame as UTF-8 CSV without the index; missing values are empty cells."""
-    frame.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\n")
+    """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
+
+    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
+    numeric columns, negative scores included, are left as numbers.
+    """
+    safe = frame.copy()
+    for column in safe.columns:
+        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
+            safe[column] = safe[column].map(neutralise_formula)
+    safe.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\n")

@@ -151,8 +151,17 @@ LOGIN_REDIRECT_URL = "campaigns-list-campaigns"
 LOGOUT_REDIRECT_URL = "login"
 
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+# Production (DEBUG off) is served over HTTPS behind a proxy: secure cookies,
+# HSTS and the redirect are on unless explicitly turned off.
+SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", not DEBUG)
+SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
 
 # Redis is the Celery broker and result store.
 REDIS_URL = env_str("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -213,6 +222,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
 ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
+# New judges one address may start per campaign per hour (joining is anonymous).
+PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
 
 LOGGING = {

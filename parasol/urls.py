@@ -10,5 +10,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/", include("campaigns.api_urls")),
     path("j/", include("annotation.urls")),
+    path("", include("campaigns.report_urls")),
     path("", include("campaigns.urls")),
 ]

@@ -175,3 +175,16 @@ def test_it_imports_its_own_export_again(judged, tmp_path):
 
     fields = ("external_id", "corpus", "source", "hypothesis", "gold_label")
     assert list(copy.pairs.values_list(*fields)) == list(judged.real_pairs.values_list(*fields))
+
+
+def test_it_neutralises_spreadsheet_formulas_but_not_negative_numbers(tmp_path):
+    import pandas as pd
+
+    from campaigns.exports import write_csv
+
+    frame = pd.DataFrame({"source": ["=cmd|' /C calc'!A0", "@SUM(A1)", "plain"], "score": [-0.5, 1.0, 2.0]})
+    out = tmp_path / "x.csv"
+    write_csv(frame, out)
+    back = pd.read_csv(out)
+    assert back["source"].tolist() == ["'=cmd|' /C calc'!A0", "'@SUM(A1)", "plain"]
+    assert back["score"].tolist() == [-0.5, 1.0, 2.0]

@@ -194,3 +194,18 @@ def test_an_imported_campaign_is_judgeable_at_once(client, db, tmp_path):
     client.post(reverse("annotation-guidelines", args=["fresh", judge.token]))
     page = client.get(item_url(judge)).content.decode()
     assert "Training" in page
+
+
+def test_it_rate_limits_joining_from_one_address(client, open_campaign, settings):
+    settings.PARASOL_JOINS_PER_HOUR = 2
+    url = reverse("annotation-welcome", args=[open_campaign.slug])
+    for _ in range(2):
+        client.cookies.clear()
+        assert client.post(url, {"consent": "yes"}).status_code == 302
+    client.cookies.clear()
+    response = client.post(url, {"consent": "yes"})
+    assert response.status_code == 429 and "try again" in response.content.decode()
+    assert Judge.objects.count() == 2
+    # Another address is not affected.
+    client.cookies.clear()
+    assert client.post(url, {"consent": "yes"}, REMOTE_ADDR="10.9.8.7").status_code == 302

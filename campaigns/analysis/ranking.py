@@ -6,8 +6,6 @@ resample is kept as counts per pair (weights), which turns each AUC into one sor
 few cumulative sums; a pair a metric has not scored gets weight 0.
 """
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from itertools import combinations
 
 import numpy as np
@@ -85,13 +83,10 @@ def _bootstrap_aucs(oriented_by_metric, labels, n_bootstrap, seed):
         masks[metric] = None if scored.all() else scored.astype(np.int32)[:, None]
     observed = {m: kernels[m](np.ones((n, 1), dtype=np.int32) if masks[m] is None else masks[m])[0] for m in kernels}
     resampled = {m: [] for m in kernels}
-    # numpy releases the GIL in the gathers and sums: metrics share the cores.
-    with ThreadPoolExecutor(max_workers=min(len(kernels), os.cpu_count() or 1)) as pool:
-        for indices in bootstrap_indices(n, n_bootstrap, seed):
-            counts = resample_counts(indices, n)
-            results = pool.map(lambda m: kernels[m](counts if masks[m] is None else counts * masks[m]), kernels)
-            for metric, values in zip(kernels, results):
-                resampled[metric].append(values)
+    for indices in bootstrap_indices(n, n_bootstrap, seed):
+        counts = resample_counts(indices, n)
+        for metric, kernel in kernels.items():
+            resampled[metric].append(kernel(counts if masks[metric] is None else counts * masks[metric]))
     return observed, {m: np.concatenate(v) if v else np.empty(0) for m, v in resampled.items()}
 
 
