@@ -50,9 +50,17 @@ def _next_training_pair(judge):
     return judge.campaign.training_pairs.exclude(pk__in=seen).first()
 
 
+def _next_control_pair(judge, index):
+    """The control pair due at this position of the judge's sequence, if any."""
+    if index not in judge.control_positions:
+        return None
+    unseen = judge.campaign.control_pairs.exclude(pk__in=judge.assignments.values("pair_id"))
+    return unseen.order_by("?").first()
+
+
 def _next_real_pair(judge):
     campaign = judge.campaign
-    if judge.assignments.filter(is_training=False).count() >= campaign.pairs_per_judge:
+    if judge.assignments.filter(is_training=False, pair__is_control=False).count() >= campaign.pairs_per_judge:
         return None
     candidates = open_pairs(campaign).exclude(pk__in=judge.assignments.values("pair_id"))
     lowest = candidates.order_by("load").values_list("load", flat=True).first()
@@ -85,6 +93,10 @@ def next_assignment(judge):
         training_pair = _next_training_pair(judge)
         if training_pair is not None:
             return _create_assignment(judge, training_pair, is_training=True)
+        index = judge.assignments.filter(is_training=False).count() + 1
+        control_pair = _next_control_pair(judge, index)
+        if control_pair is not None:
+            return _create_assignment(judge, control_pair, is_training=False)
         real_pair = _next_real_pair(judge)
         if real_pair is not None:
             return _create_assignment(judge, real_pair, is_training=False)
@@ -140,5 +152,6 @@ def judge_progress(judge):
         "training_done": answered["training"],
         "training_total": judge.campaign.training_pairs.count(),
         "real_done": answered["real"],
-        "real_total": judge.campaign.pairs_per_judge,
+        # Judges are not told which pairs are controls: they count in the total.
+        "real_total": judge.campaign.pairs_per_judge + len(judge.control_positions),
     }

@@ -1,6 +1,6 @@
 from django import forms
 
-from .models import EnglishLevel, Judge, Label
+from .models import CampaignProtocol, EnglishLevel, Judge, Label
 
 
 class EnglishLevelForm(forms.ModelForm):
@@ -21,3 +21,13 @@ class AnswerForm(forms.Form):
     label = forms.ChoiceField(choices=Label.choices)
     # Measured in the browser from display to click; absent without JavaScript.
     response_ms = forms.IntegerField(required=False, min_value=0)
+
+
+class ProtocolForm(forms.ModelForm):
+    class Meta:
+        model = CampaignProtocol
+        fields = ["control_share", "max_judges", "consent_text", "completion_code", "completion_url", "questionnaire"]
+        widgets = {
+            "consent_text": forms.Textarea(attrs={"rows": 3}),
+            "questionnaire": forms.Textarea(attrs={"rows": 3}),
+        }

@@ -2,6 +2,7 @@
 
 import secrets
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
 from campaigns.models import Campaign, Pair
@@ -47,6 +48,36 @@ def new_token():
     return secrets.token_urlsafe(24)
 
 
+class CampaignProtocol(models.Model):
+    """How a campaign runs its judges: control items, crowd-platform hand-off, questionnaire."""
+
+    campaign = models.OneToOneField(Campaign, related_name="protocol", on_delete=models.CASCADE)
+    control_share = models.FloatField(
+        default=0.1,
+        validators=[MinValueValidator(0.0), MaxValueValidator(0.5)],
+        help_text="Share of each judge's pairs that are hidden control items (0 turns them off).",
+    )
+    max_judges = models.PositiveIntegerField(null=True, blank=True, help_text="Stop admitting judges after this many.")
+    consent_text = models.TextField(blank=True, help_text="Replaces the default consent paragraph.")
+    completion_code = models.CharField(max_length=100, blank=True, help_text="Shown at the end (e.g. Prolific).")
+    completion_url = models.URLField(blank=True, help_text="Where judges are sent at the end.")
+    questionnaire = models.TextField(blank=True, help_text="Closing questions, one per line (answers optional).")
+
+    def __str__(self):
+        return f"protocol of {self.campaign}"
+
+    @property
+    def questions(self):
+        return [line.strip() for line in self.questionnaire.splitlines() if line.strip()]
+
+
+class JudgmentQuerySet(models.QuerySet):
+    def counted(self, include_excluded=False):
+        """The judgments results are made of: no training, no control items, no excluded judges."""
+        judgments = self.filter(is_training=False, pair__is_training=False, pair__is_control=False)
+        return judgments if include_excluded else judgments.filter(judge__excluded=False)
+
+
 class Judge(models.Model):
     """An anonymous volunteer, known only by a random token."""
 
@@ -56,6 +87,14 @@ class Judge(models.Model):
     consented_at = models.DateTimeField()
     guidelines_read_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    excluded = models.BooleanField(default=False, help_text="Left out of results and exports by the researcher.")
+    # Crowd platforms (Prolific-style ids passed in the link).
+    crowd_participant = models.CharField(max_length=100, blank=True)
+    crowd_study = models.CharField(max_length=100, blank=True)
+    crowd_session = models.CharField(max_length=100, blank=True)
+    questionnaire_answers = models.JSONField(default=dict, blank=True)
+    # Positions (1-based, in the real-pair phase) where a hidden control item is shown.
+    control_positions = models.JSONField(default=list, blank=True)
     # A keyed hash of the joining address, only to rate-limit joins; never the address itself.
     join_key = models.CharField(max_length=32, blank=True, db_index=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -114,6 +153,8 @@ class Judgment(models.Model):
     is_training = models.BooleanField(default=False)
     response_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Display to answer, in ms.")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = JudgmentQuerySet.as_manager()
 
     class Meta:
         ordering = ["pk"]

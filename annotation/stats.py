@@ -6,15 +6,15 @@ from .models import EnglishLevel, Judge, Judgment, Label
 
 
 def campaign_progress(campaign):
-    """Judges, judgments and coverage of one campaign; training answers are left out."""
-    judgments = Judgment.objects.filter(pair__campaign=campaign, is_training=False)
+    """Judges, judgments and coverage of one campaign; training, controls and excluded judges are left out."""
+    judgments = Judgment.objects.filter(pair__campaign=campaign).counted()
     by_label = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
     judges = Judge.objects.filter(campaign=campaign)
     by_level = dict(judges.exclude(english_level="").values_list("english_level").annotate(n=Count("pk")).order_by())
     per_pair = list(
-        campaign.real_pairs.annotate(n=Count("judgments", filter=Q(judgments__is_training=False))).values_list(
-            "n", flat=True
-        )
+        campaign.real_pairs.annotate(
+            n=Count("judgments", filter=Q(judgments__is_training=False, judgments__judge__excluded=False))
+        ).values_list("n", flat=True)
     )
     n_pairs = len(per_pair)
     n_complete = sum(1 for n in per_pair if n >= campaign.overlap_target)

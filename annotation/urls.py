@@ -8,5 +8,6 @@ urlpatterns = [
     path("<slug:slug>/<str:token>/level/", views.english_level, name="annotation-english-level"),
     path("<slug:slug>/<str:token>/guidelines/", views.guidelines, name="annotation-guidelines"),
     path("<slug:slug>/<str:token>/answer/", views.answer, name="annotation-answer"),
+    path("<slug:slug>/<str:token>/questions/", views.questionnaire, name="annotation-questionnaire"),
     path("<slug:slug>/<str:token>/thanks/", views.thanks, name="annotation-thanks"),
 ]

@@ -4,10 +4,6 @@ Judges are anonymous: a random token in the URL and in a cookie identifies
 them, so the same link resumes where they stopped.
 """
 
-import hashlib
-import hmac
-from datetime import timedelta
-
 from django.conf import settings
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,6 +14,8 @@ from django_htmx.http import HttpResponseClientRedirect
 from campaigns.models import Campaign
 
 from . import assignment as assign
+from . import joining
+from .controls import protocol_of
 from .diff import word_diff
 from .forms import AnswerForm, EnglishLevelForm
 from .guidelines import guideline_examples
@@ -40,18 +38,6 @@ def _remember_judge(response, judge):
     return response
 
 
-def client_join_key(request):
-    """A keyed hash of the client's address: enough to count joins, useless to identify anyone."""
-    address = request.META.get("REMOTE_ADDR", "")
-    return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
-
-
-def joins_exceeded(campaign, join_key):
-    since = timezone.now() - timedelta(hours=1)
-    recent = Judge.objects.filter(campaign=campaign, join_key=join_key, created_at__gte=since).count()
-    return recent >= settings.PARASOL_JOINS_PER_HOUR
-
-
 def _get_judge(slug, token):
     """A judge reaches only their own campaign and assignments; anything else is a 404."""
     judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
@@ -71,23 +57,23 @@ def _step_url(judge):
 
 def welcome(request, slug):
     campaign = get_object_or_404(Campaign, slug=slug)
-    token = request.COOKIES.get(_cookie_name(campaign))
-    if token and Judge.objects.filter(token=token, campaign=campaign).exists():
-        return redirect("annotation-show-item", slug, token)
-    if not campaign.is_open:
-        return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "closed"})
-    if not assign.open_pairs(campaign).exists():
-        return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
+    crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
+    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)), crowd)
+    if judge is not None:
+        return _remember_judge(redirect("annotation-show-item", slug, judge.token), judge)
+    reason = joining.why_unavailable(campaign)
+    if reason is not None:
+        return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
+    context = {"campaign": campaign, "crowd": crowd, "protocol": protocol_of(campaign)}
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
-            return render(request, "annotation/welcome.html", {"campaign": campaign, "consent_missing": True})
-        join_key = client_join_key(request)
-        if joins_exceeded(campaign, join_key):
+            return render(request, "annotation/welcome.html", context | {"consent_missing": True})
+        key = joining.join_key(request)
+        if joining.joins_exceeded(campaign, key):
             return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "busy"}, status=429)
-        campaign.ensure_training_pairs()
-        judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now(), join_key=join_key)
+        judge = joining.join(campaign, key=key, crowd=crowd)
         return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
-    return render(request, "annotation/welcome.html", {"campaign": campaign})
+    return render(request, "annotation/welcome.html", context)
 
 
 def english_level(request, slug, token):
@@ -163,13 +149,33 @@ def answer(request, slug, token):
     return redirect("annotation-show-item", slug, token)
 
 
+def questionnaire(request, slug, token):
+    judge = _get_judge(slug, token)
+    questions = protocol_of(judge.campaign).questions
+    if request.method == "POST":
+        answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
+        judge.questionnaire_answers = answers | {"submitted": True}
+        judge.save(update_fields=["questionnaire_answers"])
+        return redirect("annotation-thanks", slug, token)
+    numbered = [(f"q{i}", question) for i, question in enumerate(questions)]
+    return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
+
+
 def thanks(request, slug, token):
     judge = _get_judge(slug, token)
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
         return redirect("annotation-show-item", slug, token)
+    protocol = protocol_of(judge.campaign)
+    if protocol.questions and not judge.questionnaire_answers.get("submitted"):
+        return redirect("annotation-questionnaire", slug, token)
     if judge.finished_at is None:
         judge.finished_at = timezone.now()
         judge.save(update_fields=["finished_at"])
     progress = assign.judge_progress(judge)
-    ran_out = progress["real_done"] < judge.campaign.pairs_per_judge
-    return render(request, "annotation/thanks.html", {"judge": judge, "progress": progress, "ran_out": ran_out})
+    context = {
+        "judge": judge,
+        "protocol": protocol,
+        "progress": progress,
+        "ran_out": progress["real_done"] < progress["real_total"],
+    }
+    return render(request, "annotation/thanks.html", context)

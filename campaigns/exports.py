@@ -35,6 +35,8 @@ JUDGMENT_COLUMNS = [
     "label",
     "paraphrase",
     "is_training",
+    "is_control",
+    "judge_excluded",
     "top_sentence",
     "response_ms",
     "shown_at",
@@ -46,10 +48,11 @@ JUDGMENT_COLUMNS = [
 ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
 
 
-def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = ()) -> pd.DataFrame:
+def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False) -> pd.DataFrame:
     """One row per real pair with its judgment counts, majority answer and binary label.
 
     Each of `extra` is merged on `pair_id` (left join) and its columns appended.
+    Judgments of judges the researcher excluded count only with `include_excluded`.
     """
     pairs = pd.DataFrame.from_records(
         list(
@@ -60,7 +63,7 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = ()) -> pd.DataFrame
         columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label"],
     )
     # Counts in the order of the pairs, on the same positional index.
-    counts = _label_counts(campaign).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
+    counts = _label_counts(campaign, include_excluded).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
     frame = pairs.drop(columns="pk")
     frame["gold_label"] = frame["gold_label"].astype("Int64")
     frame["n_judgments"] = counts.sum(axis=1)
@@ -75,10 +78,14 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = ()) -> pd.DataFrame
     return frame
 
 
-def _label_counts(campaign) -> pd.DataFrame:
-    """Non-training judgments per pair pk (index) and answer (one column per label value), in one query."""
+def _label_counts(campaign, include_excluded=False) -> pd.DataFrame:
+    """Counted judgments per pair pk (index) and answer (one column per label value), in one query.
+
+    Training answers, control items and (unless asked) excluded judges are left out.
+    """
     rows = (
-        Judgment.objects.filter(pair__campaign=campaign, is_training=False, pair__is_training=False)
+        Judgment.objects.filter(pair__campaign=campaign)
+        .counted(include_excluded)
         .values_list("pair_id", "label")
         .order_by()
     )
@@ -117,6 +124,8 @@ def judgments_frame(campaign) -> pd.DataFrame:
             "pair__corpus",
             "label",
             "is_training",
+            "pair__is_control",
+            "judge__excluded",
             "assignment__top",
             "response_ms",
             "assignment__shown_at",
@@ -133,6 +142,8 @@ def judgments_frame(campaign) -> pd.DataFrame:
                 label,
                 PARAPHRASE_OF_LABEL[label],
                 is_training,
+                is_control,
+                judge_excluded,
                 top,
                 response_ms,
                 _iso(shown_at),
@@ -145,6 +156,8 @@ def judgments_frame(campaign) -> pd.DataFrame:
                 corpus,
                 label,
                 is_training,
+                is_control,
+                judge_excluded,
                 top,
                 response_ms,
                 shown_at,
@@ -155,7 +168,8 @@ def judgments_frame(campaign) -> pd.DataFrame:
     )
     frame["paraphrase"] = frame["paraphrase"].astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
-    frame["is_training"] = frame["is_training"].astype(bool)
+    for flag in ("is_training", "is_control", "judge_excluded"):
+        frame[flag] = frame[flag].astype(bool)
     return frame
 
 

@@ -46,7 +46,11 @@ class Campaign(models.Model):
 
     @property
     def real_pairs(self):
-        return self.pairs.filter(is_training=False)
+        return self.pairs.filter(is_training=False, is_control=False)
+
+    @property
+    def control_pairs(self):
+        return self.pairs.filter(is_control=True)
 
     @property
     def training_pairs(self):
@@ -116,6 +120,9 @@ class Pair(models.Model):
     )
     metadata = models.JSONField(default=dict, blank=True)
     is_training = models.BooleanField(default=False)
+    # Hidden control items: shown among real pairs, checked against `gold_label`
+    # (the expected answer), excluded from every result.
+    is_control = models.BooleanField(default=False)
     training_position = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -128,3 +135,6 @@ class Pair(models.Model):
 
     def __str__(self):
         return f"{self.campaign.slug}:{self.external_id}"
+
+
+from .generation import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate  # noqa: E402, F401

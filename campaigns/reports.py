@@ -6,8 +6,8 @@ report is recomputed only when pairs, judgments or scores changed), and serves i
 """
 
 import hashlib
-from urllib.parse import urlencode
 from dataclasses import dataclass, field
+from urllib.parse import urlencode
 
 import pandas as pd
 from django.core.cache import cache
@@ -30,8 +30,12 @@ ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 POLL_SECONDS = 20
 # Importing these metrics' modules loads torch or nltk: their direction is known without it.
-DIRECTION_WITHOUT_IMPORT = {"meteor": "higher", "parapluie_direct": "higher", "parapluie_indirect": "higher",
-                            "parapluie_fs_direct": "higher"}
+DIRECTION_WITHOUT_IMPORT = {
+    "meteor": "higher",
+    "parapluie_direct": "higher",
+    "parapluie_indirect": "higher",
+    "parapluie_fs_direct": "higher",
+}
 METADATA_COLUMNS = ("generator", "template")
 
 
@@ -61,14 +65,23 @@ def load_frames(campaigns) -> Frames:
     several = len(campaigns) > 1
     slug_of = {c.pk: c.slug for c in campaigns}
     rows = Pair.objects.filter(campaign__in=campaigns, is_training=False).order_by("campaign_id", "pk")
-    rows = rows.values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
+    rows = rows.values_list(
+        "pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata"
+    )
     records = []
     for pk, campaign_id, external_id, corpus, source, hypothesis, gold_label, metadata in rows:
         slug = slug_of[campaign_id]
         metadata = metadata if isinstance(metadata, dict) else {}
         records.append(
-            (pk, f"{slug}:{external_id}" if several else external_id, corpus or slug, source, hypothesis, gold_label,
-             *(metadata.get(key) for key in METADATA_COLUMNS))
+            (
+                pk,
+                f"{slug}:{external_id}" if several else external_id,
+                corpus or slug,
+                source,
+                hypothesis,
+                gold_label,
+                *(metadata.get(key) for key in METADATA_COLUMNS),
+            )
         )
     pairs = pd.DataFrame.from_records(
         records, columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label", *METADATA_COLUMNS]
@@ -132,8 +145,9 @@ def fingerprint(campaigns) -> str:
     judgments = Judgment.objects.filter(pair__campaign__in=campaigns, is_training=False).aggregate(
         n=Count("id"), last=Max("id")
     )
-    scores = Score.objects.filter(pair__campaign__in=campaigns).aggregate(n=Count("id"), last=Max("id"),
-                                                                          at=Max("created_at"))
+    scores = Score.objects.filter(pair__campaign__in=campaigns).aggregate(
+        n=Count("id"), last=Max("id"), at=Max("created_at")
+    )
     parts = [ANALYSIS_VERSION, sorted(c.pk for c in campaigns), pairs, judgments, scores]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
 
@@ -240,14 +254,22 @@ def _render_report(request, campaigns, label_source, page_url):
         "current_url": f"{page_url}?{query}",
         "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
         "tables": [
-            {"name": name, "title": TITLES[name], "html": html(cached.report, name),
-             "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}"}
+            {
+                "name": name,
+                "title": TITLES[name],
+                "html": html(cached.report, name),
+                "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
+            }
             for name in SHOWN
         ],
         "downloads": [
-            {"name": name, "title": TITLES[name],
-             "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}"}
-            for name in TABLE_NAMES if name not in SHOWN
+            {
+                "name": name,
+                "title": TITLES[name],
+                "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
+            }
+            for name in TABLE_NAMES
+            if name not in SHOWN
         ],
         "figures": [
             {

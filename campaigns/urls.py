@@ -8,6 +8,11 @@ urlpatterns = [
     path("campaigns/<slug:slug>/", views.show_campaign, name="campaigns-show-campaign"),
     path("campaigns/<slug:slug>/edit/", views.edit_campaign, name="campaigns-edit-campaign"),
     path("campaigns/<slug:slug>/upload/", views.upload_corpus, name="campaigns-upload-corpus"),
+    path(
+        "campaigns/<slug:slug>/judges/<int:judge_id>/exclude/",
+        views.toggle_judge_exclusion,
+        name="campaigns-toggle-judge-exclusion",
+    ),
     path("campaigns/<slug:slug>/toggle/", views.toggle_open, name="campaigns-toggle-open"),
     path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
     path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="campaigns-export-signatures"),

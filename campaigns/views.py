@@ -8,6 +8,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
+from annotation.controls import protocol_of
+from annotation.forms import ProtocolForm
+from annotation.models import Judge
+from annotation.reliability import campaign_reliability
 from annotation.stats import campaign_progress
 from scoring.service import metric_columns, pairs_with_scores, signature_lines
 
@@ -48,12 +52,16 @@ def create_campaign(request):
 @researcher_required
 def edit_campaign(request, slug):
     campaign = _get_campaign(slug)
-    form = CampaignForm(request.POST if request.method == "POST" else None, instance=campaign)
-    if request.method == "POST" and form.is_valid():
+    data = request.POST if request.method == "POST" else None
+    form = CampaignForm(data, instance=campaign)
+    protocol_form = ProtocolForm(data, instance=protocol_of(campaign), prefix="protocol")
+    if request.method == "POST" and form.is_valid() and protocol_form.is_valid():
         campaign = form.save()
+        protocol_form.save()
         messages.success(request, "Campaign saved.")
         return redirect(campaign)
-    return render(request, "campaigns/form.html", {"form": form, "campaign": campaign})
+    context = {"form": form, "protocol_form": protocol_form, "campaign": campaign}
+    return render(request, "campaigns/form.html", context)
 
 
 @researcher_required
@@ -65,6 +73,7 @@ def show_campaign(request, slug):
         "computed_at": timezone.now(),
         "judge_link": request.build_absolute_uri(campaign.get_judge_url()),
         "training_pairs": campaign.training_pairs,
+        "reliability": campaign_reliability(campaign),
     }
     template = "campaigns/_progress.html" if request.htmx else "campaigns/show.html"
     return render(request, template, context)
@@ -121,6 +130,18 @@ def export_signatures(request, slug):
 def export_judgments(request, slug):
     campaign = _get_campaign(slug)
     return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+
+
+@researcher_required
+@require_POST
+def toggle_judge_exclusion(request, slug, judge_id):
+    campaign = _get_campaign(slug)
+    judge = get_object_or_404(Judge, pk=judge_id, campaign=campaign)
+    judge.excluded = not judge.excluded
+    judge.save(update_fields=["excluded"])
+    state = "excluded from" if judge.excluded else "included again in"
+    messages.success(request, f"{judge.pseudonym} is {state} results and exports.")
+    return redirect(campaign)
 
 
 @researcher_required

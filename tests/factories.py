@@ -25,3 +25,13 @@ def make_judge(campaign, level="good", guidelines=True):
     return Judge.objects.create(
         campaign=campaign, consented_at=now, english_level=level, guidelines_read_at=now if guidelines else None
     )
+
+
+def without_controls(campaign):
+    """Turn hidden control items off, for tests that count pairs exactly."""
+    from annotation.controls import protocol_of
+
+    protocol = protocol_of(campaign)
+    protocol.control_share = 0
+    protocol.save()
+    return campaign

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from annotation.models import Judge, Judgment
-from tests.factories import add_pairs
+from tests.factories import add_pairs, without_controls
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -47,7 +47,7 @@ def page(browser):
 def test_a_judge_completes_the_protocol_in_a_browser(live_server, page, researcher):
     from campaigns.models import Campaign
 
-    campaign = Campaign.objects.create(slug="walk", name="Walkthrough", pairs_per_judge=3)
+    campaign = without_controls(Campaign.objects.create(slug="walk", name="Walkthrough", pairs_per_judge=3))
     add_pairs(campaign, 3)
     campaign.pairs.filter(external_id="p1").update(source="The cat drinks water.", hypothesis="The cat drinks milk.")
 
@@ -113,7 +113,7 @@ def test_a_judge_completes_the_protocol_in_a_browser(live_server, page, research
 def test_the_judge_page_works_without_javascript(live_server, browser):
     from campaigns.models import Campaign
 
-    campaign = Campaign.objects.create(slug="nojs", name="No JS", pairs_per_judge=1)
+    campaign = without_controls(Campaign.objects.create(slug="nojs", name="No JS", pairs_per_judge=1))
     add_pairs(campaign, 1)
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

@@ -150,6 +150,8 @@ def test_it_describes_each_judgment(campaign):
         "corpus": "news",
         "label": "dont_know",
         "is_training": False,
+        "is_control": False,
+        "judge_excluded": False,
         "top_sentence": "source",
         "response_ms": 2345,
         "shown_at": assignment.shown_at.isoformat(),

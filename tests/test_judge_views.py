@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Judge, Judgment
 from campaigns.models import Campaign
-from tests.factories import add_pairs, make_judge
+from tests.factories import add_pairs, make_judge, without_controls
 
 LABEL_ORDER = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 
@@ -17,7 +17,7 @@ def open_campaign(campaign):
     add_pairs(campaign, 4)
     campaign.pairs_per_judge = 3
     campaign.save()
-    return campaign
+    return without_controls(campaign)
 
 
 def start(client, campaign):

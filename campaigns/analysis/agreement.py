@@ -62,7 +62,7 @@ def cohen_pairs(judgments: pd.DataFrame, *, min_shared=5) -> pd.DataFrame:
 
 
 def agreement_table(judgments: pd.DataFrame, corpus_of_pair: pd.Series, *, min_shared=5):
-    """(agreement, cohen): alpha, Fleiss' kappa and the mean/median pairwise kappa per corpus (+ Global), and the pairs."""
+    """(agreement, cohen, notes): alpha, Fleiss' kappa and mean/median pairwise kappa per corpus (+ Global)."""
     rows, notes = [], []
     work = judgments.assign(pair_id=judgments["pair_id"].astype(str), judge=judgments["judge"].astype(str))
     work = work.assign(corpus=work["pair_id"].map(corpus_of_pair))
@@ -79,13 +79,15 @@ def agreement_table(judgments: pd.DataFrame, corpus_of_pair: pd.Series, *, min_s
         if len(ordinal) and (ordinal.sum(axis=0) > 0).sum() >= 2:
             alpha = krippendorff.alpha(value_counts=ordinal, level_of_measurement="ordinal")
         rows.append({"statistic": "krippendorff_alpha_ordinal", "value": alpha, "n_pairs": len(ordinal), **common})
-        rows.append({"statistic": "fleiss_kappa_binary", "value": fleiss_kappa(binary),
-                     "n_pairs": len(binary), **common})
+        rows.append(
+            {"statistic": "fleiss_kappa_binary", "value": fleiss_kappa(binary), "n_pairs": len(binary), **common}
+        )
         cohen = cohen_pairs(part, min_shared=min_shared)
         kappas = cohen["kappa"].dropna()
         for name, value in (("cohen_kappa_binary_mean", kappas.mean()), ("cohen_kappa_binary_median", kappas.median())):
-            rows.append({"statistic": name, "value": value if len(kappas) else np.nan, "n_pairs": len(kappas),
-                         **common})
+            rows.append(
+                {"statistic": name, "value": value if len(kappas) else np.nan, "n_pairs": len(kappas), **common}
+            )
         cohen_all.append(cohen.assign(corpus=corpus))
         if len(ordinal) == 0 and work["judge"].nunique() >= 2:
             notes.append(f"Agreement in {corpus}: no pair has two or more answers on the 4-point scale yet.")

@@ -17,8 +17,17 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
     `agreement_with_others`: share of a judgment's binary votes equal to the strict majority
     of the *other* judges' votes on the pair (pairs without such a majority left out).
     """
-    columns = ["english_level", "n_judges", "n_judgments", "share_dont_know", "mean_ordinal",
-               "agreement_with_gold", "n_with_gold", "agreement_with_others", "n_with_others"]
+    columns = [
+        "english_level",
+        "n_judges",
+        "n_judgments",
+        "share_dont_know",
+        "mean_ordinal",
+        "agreement_with_gold",
+        "n_with_gold",
+        "agreement_with_others",
+        "n_with_others",
+    ]
     if judgments.empty:
         return pd.DataFrame(columns=columns)
     work = judgments.assign(
@@ -86,6 +95,16 @@ def by_group(frame: pd.DataFrame, metrics, directions, columns=("generator", "te
                         "threshold": best["threshold"],
                     }
                 )
-    result_columns = ["group_by", "group", "metric", "n", "n_paraphrase", "n_non_paraphrase", "mean_score", "auc",
-                      "best_accuracy", "threshold"]
+    result_columns = [
+        "group_by",
+        "group",
+        "metric",
+        "n",
+        "n_paraphrase",
+        "n_non_paraphrase",
+        "mean_score",
+        "auc",
+        "best_accuracy",
+        "threshold",
+    ]
     return pd.DataFrame(rows, columns=result_columns), notes

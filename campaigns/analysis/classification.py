@@ -145,9 +145,7 @@ def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
             if len(scores) == 0:
                 continue
             eer, threshold = equal_error_rate(scores, labels, directions[metric])
-            rows.append(
-                {"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)}
-            )
+            rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
     return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
 
 
@@ -281,7 +279,9 @@ def mixed_balanced(
             prior["threshold"] = np.zeros(n_draws)
             rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_priori", **_mean_ci(prior), **counts})
     if rows and not any_larger:
-        notes.append(f"MBD: no corpus has more than {per_label} pairs of a label, so every draw is the same and the CIs are 0.")
+        notes.append(
+            f"MBD: no corpus has more than {per_label} pairs of a label, so every draw is the same and the CIs are 0."
+        )
     return pd.DataFrame(rows), notes
 
 
@@ -291,5 +291,7 @@ def _mean_ci(values: dict[str, np.ndarray]) -> dict[str, float]:
         column = np.asarray(values[name], dtype=float)
         result[name] = float(np.nanmean(column)) if np.isfinite(column).any() else np.nan
         spread = np.nanstd(column, ddof=1) if np.isfinite(column).sum() > 1 else np.nan
-        result[f"{name}_ci95"] = float(1.96 * spread / np.sqrt(np.isfinite(column).sum())) if spread == spread else np.nan
+        result[f"{name}_ci95"] = (
+            float(1.96 * spread / np.sqrt(np.isfinite(column).sum())) if spread == spread else np.nan
+        )
     return result

@@ -10,6 +10,7 @@ import io
 import math
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -18,6 +19,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from campaigns.analysis.common import ARROW, is_parapluie  # noqa: E402
 from campaigns.analysis.labels import GLOBAL  # noqa: E402
 
+MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
 RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "precision": "tab:purple"}
 
@@ -47,10 +49,22 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png") -> bytes:
         labelled = labelled[labelled["corpus"] == corpus]
     figure, axes = _grid(len(metrics))
     for axis, metric in zip(axes, metrics):
-        for value, colour, marker, name in ((1, "tab:blue", "o", "paraphrase"), (0, "tab:orange", "s", "non-paraphrase")):
+        for value, colour, marker, name in (
+            (1, "tab:blue", "o", "paraphrase"),
+            (0, "tab:orange", "s", "non-paraphrase"),
+        ):
             part = labelled[(labelled["label"] == value) & labelled[metric].notna()]
-            axis.scatter(part["edit_distance"], part[metric], s=8, c=colour, marker=marker, alpha=0.5, label=name,
-                         linewidths=0, rasterized=True)
+            axis.scatter(
+                part["edit_distance"],
+                part[metric],
+                s=8,
+                c=colour,
+                marker=marker,
+                alpha=0.5,
+                label=name,
+                linewidths=0,
+                rasterized=True,
+            )
         if is_parapluie(metric):
             axis.axhline(0, color="red", linewidth=1)
         axis.set_title(f"{metric} {ARROW.get(directions[metric], '')}")
@@ -71,6 +85,8 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
     figure, axes = _grid(len(shown))
     for axis, metric in zip(axes, shown):
         rows = part[part["metric"] == metric]
+        if len(rows) > MAX_CURVE_POINTS:  # more points than pixels: draw an even subsample, ends kept
+            rows = rows.iloc[np.unique(np.linspace(0, len(rows) - 1, MAX_CURVE_POINTS).astype(int))]
         for rate, colour in RATE_STYLES.items():
             axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=rate)
         axis.set_title(metric)

@@ -20,7 +20,13 @@ PARAPHRASE_OF_ANSWER = {
     "same_meaning": 1,
     "dont_know": None,
 }
-ORDINAL_OF_ANSWER = {"very_different": 1, "slightly_similar": 2, "mostly_similar": 3, "same_meaning": 4, "dont_know": None}
+ORDINAL_OF_ANSWER = {
+    "very_different": 1,
+    "slightly_similar": 2,
+    "mostly_similar": 3,
+    "same_meaning": 4,
+    "dont_know": None,
+}
 
 
 def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:

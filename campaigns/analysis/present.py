@@ -26,8 +26,20 @@ TITLES = {
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
 }
 RATE_LABELS = {"threshold": "Threshold", "accuracy": "Acc.", "f1": "F1", "recall": "Recall", "precision": "Precision"}
-SHOWN = ["table2", "table1", "table3", "table4", "eer", "labels", "agreement", "auc", "auc_tests", "rank_correlation",
-         "by_english_level", "by_group"]
+SHOWN = [
+    "table2",
+    "table1",
+    "table3",
+    "table4",
+    "eer",
+    "labels",
+    "agreement",
+    "auc",
+    "auc_tests",
+    "rank_correlation",
+    "by_english_level",
+    "by_group",
+]
 
 
 def _number(value, digits=2):
@@ -52,19 +64,28 @@ def wide(report, name) -> pd.DataFrame:
     if name == "table1":
         cells = frame.assign(
             metric=frame["metric"].map(lambda m: _metric_name(report, m)),
-            cell=[f"{_number(m)} ± {_number(s)}" if n else "–" for m, s, n in zip(frame["mean"], frame["std"], frame["n"])],
+            cell=[
+                f"{_number(m)} ± {_number(s)}" if n else "–" for m, s, n in zip(frame["mean"], frame["std"], frame["n"])
+            ],
         )
         table = cells.pivot(index="metric", columns=["corpus", "label"], values="cell")
-        return table.reindex(index=[_metric_name(report, m) for m in dict.fromkeys(frame["metric"])],
-                             columns=[(c, lab) for c in _ordered(frame, "corpus", corpus_order)
-                                      for lab in ("paraphrase", "non_paraphrase")])
+        return table.reindex(
+            index=[_metric_name(report, m) for m in dict.fromkeys(frame["metric"])],
+            columns=[
+                (c, lab) for c in _ordered(frame, "corpus", corpus_order) for lab in ("paraphrase", "non_paraphrase")
+            ],
+        )
     if name == "table2":
         return pd.DataFrame(
             {
                 "Size": frame["size"].to_numpy(),
-                "P.": [f"{n} : {_number(100 * s, 0)}%" for n, s in zip(frame["n_paraphrase"], frame["share_paraphrase"])],
-                "Not P.": [f"{n} : {_number(100 * s, 0)}%"
-                           for n, s in zip(frame["n_non_paraphrase"], frame["share_non_paraphrase"])],
+                "P.": [
+                    f"{n} : {_number(100 * s, 0)}%" for n, s in zip(frame["n_paraphrase"], frame["share_paraphrase"])
+                ],
+                "Not P.": [
+                    f"{n} : {_number(100 * s, 0)}%"
+                    for n, s in zip(frame["n_non_paraphrase"], frame["share_non_paraphrase"])
+                ],
                 "Unlabelled": frame["n_unlabelled"].to_numpy(),
                 "Ties": frame["n_ties"].to_numpy(),
             },
@@ -77,18 +98,24 @@ def wide(report, name) -> pd.DataFrame:
                 ci = row.get(f"{key}_ci95")
                 cell = _number(row[key]) + (f" ± {_number(ci)}" if ci is not None and ci == ci else "")
                 column = row["corpus"] if row["threshold_kind"] == "a_posteriori" else f"{row['corpus']} (0)"
-                rows.append({"metric": _metric_name(report, row["metric"]), "row": label, "column": column, "cell": cell})
+                rows.append(
+                    {"metric": _metric_name(report, row["metric"]), "row": label, "column": column, "cell": cell}
+                )
         cells = pd.DataFrame(rows)
         columns = [c for corpus in corpus_order for c in (corpus, f"{corpus} (0)") if c in set(cells["column"])]
         table = cells.pivot_table(index=["metric", "row"], columns="column", values="cell", aggfunc="first", sort=False)
         return table.reindex(columns=columns)
     if name == "table4":
-        cells = frame.assign(metric=frame["metric"].map(lambda m: _metric_name(report, m)),
-                             cell=frame["pearson_r"].map(_number))
+        cells = frame.assign(
+            metric=frame["metric"].map(lambda m: _metric_name(report, m)), cell=frame["pearson_r"].map(_number)
+        )
         table = cells.pivot(index="metric", columns=["corpus", "label"], values="cell")
-        return table.reindex(index=list(dict.fromkeys(cells["metric"])),
-                             columns=[(c, lab) for c in _ordered(frame, "corpus", corpus_order)
-                                      for lab in ("paraphrase", "non_paraphrase")])
+        return table.reindex(
+            index=list(dict.fromkeys(cells["metric"])),
+            columns=[
+                (c, lab) for c in _ordered(frame, "corpus", corpus_order) for lab in ("paraphrase", "non_paraphrase")
+            ],
+        )
     if name == "eer":
         long = frame.melt(id_vars=["metric", "corpus"], value_vars=["eer", "threshold"], var_name="row")
         long["metric"] = long["metric"].map(lambda m: _metric_name(report, m))
@@ -98,27 +125,36 @@ def wide(report, name) -> pd.DataFrame:
     if name == "labels":
         cells = frame.assign(cell=[f"{n} ({_number(100 * s, 0)}%)" for n, s in zip(frame["n"], frame["share"])])
         table = cells.pivot(index="answer", columns="corpus", values="cell")
-        return table.reindex(index=list(dict.fromkeys(frame["answer"])), columns=_ordered(frame, "corpus", corpus_order))
+        return table.reindex(
+            index=list(dict.fromkeys(frame["answer"])), columns=_ordered(frame, "corpus", corpus_order)
+        )
     if name == "agreement":
         cells = frame.assign(cell=[f"{_number(v)} (n={n})" for v, n in zip(frame["value"], frame["n_pairs"])])
         table = cells.pivot(index="statistic", columns="corpus", values="cell")
-        return table.reindex(index=list(dict.fromkeys(frame["statistic"])),
-                             columns=_ordered(frame, "corpus", corpus_order))
+        return table.reindex(
+            index=list(dict.fromkeys(frame["statistic"])), columns=_ordered(frame, "corpus", corpus_order)
+        )
     if name == "auc":
         cells = frame.assign(
             metric=frame["metric"].map(lambda m: _metric_name(report, m)),
-            cell=[f"{_number(a)} [{_number(lo)}, {_number(hi)}]"
-                  for a, lo, hi in zip(frame["auc"], frame["ci95_low"], frame["ci95_high"])],
+            cell=[
+                f"{_number(a)} [{_number(lo)}, {_number(hi)}]"
+                for a, lo, hi in zip(frame["auc"], frame["ci95_low"], frame["ci95_high"])
+            ],
         )
         table = cells.pivot(index="metric", columns="corpus", values="cell")
-        return table.reindex(index=list(dict.fromkeys(cells["metric"])), columns=_ordered(frame, "corpus", corpus_order))
+        return table.reindex(
+            index=list(dict.fromkeys(cells["metric"])), columns=_ordered(frame, "corpus", corpus_order)
+        )
     if name == "rank_correlation":
         cells = frame.assign(
             metric=frame["metric"].map(lambda m: _metric_name(report, m)),
             cell=[f"ρ {_number(r)} / τ {_number(t)}" for r, t in zip(frame["spearman_rho"], frame["kendall_tau"])],
         )
         table = cells.pivot(index="metric", columns="corpus", values="cell")
-        return table.reindex(index=list(dict.fromkeys(cells["metric"])), columns=_ordered(frame, "corpus", corpus_order))
+        return table.reindex(
+            index=list(dict.fromkeys(cells["metric"])), columns=_ordered(frame, "corpus", corpus_order)
+        )
     return frame.map(lambda v: _number(v, 3) if isinstance(v, float) else v)
 
 

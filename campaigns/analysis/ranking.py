@@ -135,10 +135,26 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
                     {a: oriented[a][both], b: oriented[b][both]}, labels[both], n_bootstrap, seed
                 )
                 obs_a, obs_b, boot_a, boot_b = pair_obs[a], pair_obs[b], pair_boot[a], pair_boot[b]
-            test_rows.append({"corpus": corpus, "metric_a": a, "metric_b": b, "n": int(both.sum()),
-                              **paired_p_value(obs_a, obs_b, boot_a, boot_b)})
-    auc_columns = ["metric", "corpus", "auc", "ci95_low", "ci95_high", "n", "n_paraphrase", "n_non_paraphrase",
-                   "n_bootstrap"]
+            test_rows.append(
+                {
+                    "corpus": corpus,
+                    "metric_a": a,
+                    "metric_b": b,
+                    "n": int(both.sum()),
+                    **paired_p_value(obs_a, obs_b, boot_a, boot_b),
+                }
+            )
+    auc_columns = [
+        "metric",
+        "corpus",
+        "auc",
+        "ci95_low",
+        "ci95_high",
+        "n",
+        "n_paraphrase",
+        "n_non_paraphrase",
+        "n_bootstrap",
+    ]
     test_columns = ["corpus", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "p_value", "n_bootstrap"]
     return pd.DataFrame(auc_rows, columns=auc_columns), pd.DataFrame(test_rows, columns=test_columns)
 
@@ -151,8 +167,13 @@ def paired_p_value(auc_a, auc_b, boot_a, boot_b) -> dict[str, float]:
         p = np.nan
     else:
         p = (1 + np.sum(np.abs(differences - differences.mean()) >= abs(observed) - 1e-12)) / (1 + len(differences))
-    return {"auc_a": auc_a, "auc_b": auc_b, "difference": observed, "p_value": float(p),
-            "n_bootstrap": len(differences)}
+    return {
+        "auc_a": auc_a,
+        "auc_b": auc_b,
+        "difference": observed,
+        "p_value": float(p),
+        "n_bootstrap": len(differences),
+    }
 
 
 def rank_correlations(frame: pd.DataFrame, metrics, directions) -> tuple[pd.DataFrame, list[str]]:
@@ -175,8 +196,12 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions) -> tuple[pd.Data
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(ordinal) > 0:
                 spearman = stats.spearmanr(scores, ordinal)
                 kendall = stats.kendalltau(scores, ordinal)
-                row.update(spearman_rho=spearman.statistic, spearman_p=spearman.pvalue,
-                           kendall_tau=kendall.statistic, kendall_p=kendall.pvalue)
+                row.update(
+                    spearman_rho=spearman.statistic,
+                    spearman_p=spearman.pvalue,
+                    kendall_tau=kendall.statistic,
+                    kendall_p=kendall.pvalue,
+                )
             rows.append(row)
     columns = ["metric", "corpus", "n", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p"]
     return pd.DataFrame(rows, columns=columns), notes

@@ -83,7 +83,9 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         frame, metrics, directions, per_label=settings.per_label, n_draws=settings.n_draws, seed=settings.seed
     )
     table4, table4_notes = tables.table4(frame, metrics)
-    auc, auc_tests = ranking.auc_tables(frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed)
+    auc, auc_tests = ranking.auc_tables(
+        frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
+    )
     rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions)
     corpus_of_pair = frame.set_index("pair_id")["corpus"]
     agreement_frame, cohen, agreement_notes = agreement.agreement_table(

@@ -112,7 +112,8 @@ def corpus_notes(frame: pd.DataFrame) -> list[str]:
         if len(present) == 1:
             only = CLASS_NAMES[present.pop()]
             notes.append(
-                f"Corpus {corpus} has only {only} pairs labelled: AUC, EER and the other class's rows are undefined there."
+                f"Corpus {corpus} has only {only} pairs labelled: AUC, EER and the other class's rows "
+                "are undefined there."
             )
     if len(corpora(frame)) == 1:
         notes.append(f"One corpus only: the {GLOBAL} column repeats it.")

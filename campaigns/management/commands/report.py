@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
@@ -43,16 +44,20 @@ class Command(BaseCommand):
         if frames.pairs.empty:
             raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
         report = build_report(
-            frames.pairs, frames.judgments, frames.directions, label_source=options["label_source"], seed=options["seed"]
+            frames.pairs,
+            frames.judgments,
+            frames.directions,
+            label_source=options["label_source"],
+            seed=options["seed"],
         )
         report.notes = frames.notes + report.notes
         for name in TABLE_NAMES:
             write_csv(report.tables[name], out / f"{name}.csv")
-        (out / "signatures.csv").write_text(
-            "metric,direction,signature\n"
-            + "".join(f'{m},{frames.directions[m]},"{s}"\n' for m, s in frames.signatures.items()),
-            encoding="utf-8",
+        signatures = pd.DataFrame(
+            [(m, frames.directions[m], s) for m, s in frames.signatures.items()],
+            columns=["metric", "direction", "signature"],
         )
+        write_csv(signatures, out / "signatures.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if not options["no_figures"] and report.metrics:
             for spec in figure_specs(report):

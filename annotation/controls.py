@@ -1,0 +1,76 @@
+"""Hidden control items: pairs whose answer is known, to check each judge's attention.
+
+Following PEM's fixed-score controls, Parasol builds two kinds from the
+campaign's own sentences: a sentence paired with itself (expected: paraphrase,
+i.e. Mostly similar or Same meaning) and a sentence paired with the hypothesis
+of another, unrelated pair (expected: non-paraphrase). Researchers can also
+upload their own. Controls are placed at random positions in a judge's
+sequence, never at the very end, never twice, and left out of every result.
+"""
+
+import random
+
+from campaigns.models import Pair
+
+from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
+
+
+def protocol_of(campaign):
+    protocol, _ = CampaignProtocol.objects.get_or_create(campaign=campaign)
+    return protocol
+
+
+def controls_per_judge(campaign):
+    share = protocol_of(campaign).control_share
+    if share <= 0:
+        return 0
+    return max(1, round(campaign.pairs_per_judge * share / (1 - share)))
+
+
+def ensure_control_pairs(campaign, seed=None):
+    """Build the campaign's control pairs from its sentences if it has none (and uses controls)."""
+    wanted = controls_per_judge(campaign)
+    if wanted == 0 or campaign.control_pairs.exists():
+        return 0
+    pairs = list(campaign.real_pairs.values_list("source", "hypothesis")[:2000])
+    if len(pairs) < 2:
+        return 0
+    rng = random.Random(seed)
+    count = min(len(pairs), max(2 * wanted, 10))
+    chosen = rng.sample(range(len(pairs)), count)
+    controls = []
+    for n, i in enumerate(chosen):
+        source = pairs[i][0]
+        if n % 2 == 0:
+            hypothesis, kind, expected = source, "identical", 1
+        else:
+            other = rng.choice([j for j in range(len(pairs)) if pairs[j][0] != source] or [i])
+            hypothesis, kind, expected = pairs[other][1], "unrelated", 0
+        controls.append(
+            Pair(
+                campaign=campaign,
+                external_id=f"control-{n + 1}",
+                corpus="control",
+                source=source,
+                hypothesis=hypothesis,
+                gold_label=expected,
+                is_control=True,
+                metadata={"control": kind},
+            )
+        )
+    Pair.objects.bulk_create(controls, ignore_conflicts=True)
+    return len(controls)
+
+
+def plan_control_positions(campaign, rng=random):
+    """Random positions (1-based, in the real-pair phase) for this judge's controls; never the last one."""
+    k = min(controls_per_judge(campaign), campaign.control_pairs.count())
+    if k == 0:
+        return []
+    length = campaign.pairs_per_judge + k
+    return sorted(rng.sample(range(1, length), k))
+
+
+def passed(label, expected):
+    """A control is passed when the binary mapping of the answer equals the expected label."""
+    return PARAPHRASE_OF_LABEL[label] == expected

@@ -1,0 +1,80 @@
+"""Admitting a judge to a campaign: availability, crowd-platform ids, rate limit, set-up."""
+
+import hashlib
+import hmac
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from . import assignment as assign
+from .controls import ensure_control_pairs, plan_control_positions, protocol_of
+from .models import Judge
+
+# Judge field <- its own name (the consent form's hidden field), then link
+# parameters: Prolific's names first, then generic ones.
+CROWD_PARAMETERS = {
+    "crowd_participant": ("crowd_participant", "PROLIFIC_PID", "participant"),
+    "crowd_study": ("crowd_study", "STUDY_ID", "study"),
+    "crowd_session": ("crowd_session", "SESSION_ID", "session"),
+}
+
+
+def crowd_ids(params):
+    """The crowd-platform ids found in a query string or form, trimmed to their field size."""
+    found = {}
+    for field, names in CROWD_PARAMETERS.items():
+        value = next((params.get(name) for name in names if params.get(name)), "")
+        found[field] = value.strip()[:100]
+    return found
+
+
+def returning_judge(campaign, token=None, crowd=None):
+    """A judge of this campaign coming back by cookie or, on crowd platforms, by participant id."""
+    if token:
+        judge = Judge.objects.filter(token=token, campaign=campaign).first()
+        if judge:
+            return judge
+    participant = (crowd or {}).get("crowd_participant")
+    if participant:
+        return Judge.objects.filter(campaign=campaign, crowd_participant=participant).first()
+    return None
+
+
+def why_unavailable(campaign):
+    """None when a new judge can start, else the reason shown to them."""
+    if not campaign.is_open:
+        return "closed"
+    max_judges = protocol_of(campaign).max_judges
+    if max_judges is not None and campaign.judges.count() >= max_judges:
+        return "full"
+    if not assign.open_pairs(campaign).exists():
+        return "exhausted"
+    return None
+
+
+def join_key(request):
+    """A keyed hash of the client's address: enough to count joins, useless to identify anyone."""
+    address = request.META.get("REMOTE_ADDR", "")
+    return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def joins_exceeded(campaign, key):
+    since = timezone.now() - timedelta(hours=1)
+    recent = Judge.objects.filter(campaign=campaign, join_key=key, created_at__gte=since).count()
+    return recent >= settings.PARASOL_JOINS_PER_HOUR
+
+
+def join(campaign, *, key, crowd):
+    """Create the judge with their training trial and control positions ready."""
+    with transaction.atomic():
+        campaign.ensure_training_pairs()
+        ensure_control_pairs(campaign)
+        return Judge.objects.create(
+            campaign=campaign,
+            consented_at=timezone.now(),
+            join_key=key,
+            control_positions=plan_control_positions(campaign),
+            **crowd,
+        )

@@ -1,0 +1,92 @@
+"""How far each judge can be trusted: controls, Don't know rate, speed, agreement.
+
+`judge_reliability` is a pure function over a DataFrame of answers, so it is
+testable alone; `campaign_reliability` loads that frame for one campaign.
+"""
+
+import pandas as pd
+
+from .models import PARAPHRASE_OF_LABEL, Judge, Judgment
+
+# A judge is flagged when one of these holds (with enough answers to tell).
+MIN_CONTROL_PASS_RATE, MIN_CONTROLS = 0.75, 2
+MAX_DONT_KNOW_RATE, MIN_ANSWERS = 0.3, 10
+MIN_MEDIAN_RESPONSE_MS = 1000
+MIN_AGREEMENT, MIN_COMPARABLE = 0.5, 5
+
+COLUMNS = [
+    "judge",
+    "n_answers",
+    "n_controls",
+    "control_pass_rate",
+    "dont_know_rate",
+    "median_response_ms",
+    "agreement",
+    "flagged",
+    "reasons",
+]
+
+
+def _agreement_with_others(answers):
+    """Per judge: share of binary answers equal to the majority of the other judges on the same pair."""
+    binary = answers.dropna(subset=["paraphrase"])
+    totals = binary.groupby("pair")["paraphrase"].agg(["sum", "count"])
+    merged = binary.join(totals, on="pair")
+    others_yes = merged["sum"] - merged["paraphrase"]
+    others_n = merged["count"] - 1
+    comparable = (others_n > 0) & (2 * others_yes != others_n)
+    others_majority = (2 * others_yes > others_n).astype(int)
+    merged = merged.assign(comparable=comparable, agrees=comparable & (others_majority == merged["paraphrase"]))
+    grouped = merged.groupby("judge")[["comparable", "agrees"]].sum()
+    return grouped["agrees"] / grouped["comparable"].where(grouped["comparable"] >= MIN_COMPARABLE)
+
+
+def _reasons(row):
+    reasons = []
+    if row.n_controls >= MIN_CONTROLS and row.control_pass_rate < MIN_CONTROL_PASS_RATE:
+        reasons.append(f"passed {row.control_pass_rate:.0%} of controls")
+    if row.n_answers >= MIN_ANSWERS and row.dont_know_rate > MAX_DONT_KNOW_RATE:
+        reasons.append(f"Don't know on {row.dont_know_rate:.0%}")
+    if row.n_answers >= MIN_ANSWERS and row.median_response_ms < MIN_MEDIAN_RESPONSE_MS:
+        reasons.append(f"median answer in {row.median_response_ms:.0f} ms")
+    if pd.notna(row.agreement) and row.agreement < MIN_AGREEMENT:
+        reasons.append(f"agrees with others on {row.agreement:.0%}")
+    return "; ".join(reasons)
+
+
+def judge_reliability(answers):
+    """One row per judge from answers with columns judge, pair, label, is_control, expected, response_ms."""
+    if answers.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    answers = answers.assign(paraphrase=answers["label"].map(PARAPHRASE_OF_LABEL))
+    controls = answers[answers["is_control"]]
+    real = answers[~answers["is_control"]]
+    by_judge = answers.groupby("judge")
+    table = pd.DataFrame(
+        {
+            "n_answers": by_judge.size(),
+            "dont_know_rate": by_judge["label"].apply(lambda labels: (labels == "dont_know").mean()),
+            "median_response_ms": by_judge["response_ms"].median(),
+            "n_controls": controls.groupby("judge").size(),
+            "control_pass_rate": (controls["paraphrase"] == controls["expected"]).groupby(controls["judge"]).mean(),
+            "agreement": _agreement_with_others(real),
+        }
+    )
+    table["n_controls"] = table["n_controls"].fillna(0).astype(int)
+    table["reasons"] = [_reasons(row) for row in table.itertuples()]
+    table["flagged"] = table["reasons"] != ""
+    return table.reset_index(names="judge")[COLUMNS]
+
+
+def campaign_reliability(campaign):
+    """The reliability table of a campaign's judges (training answers left out), with their Judge objects."""
+    rows = Judgment.objects.filter(judge__campaign=campaign, is_training=False).values_list(
+        "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms"
+    )
+    answers = pd.DataFrame(
+        list(rows), columns=["judge", "pair", "label", "is_control", "expected", "response_ms"]
+    ).astype({"is_control": bool})
+    table = judge_reliability(answers)
+    judges = Judge.objects.in_bulk(list(table["judge"]))
+    table["judge"] = table["judge"].map(judges)
+    return table

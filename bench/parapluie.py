@@ -1,0 +1,103 @@
+"""ParaPLUIE throughput: the real scorer against a naive reference, side by side in one process.
+
+The naive reference is the paper's formulation run plainly: two full forward passes
+per pair (Tpl∘yes and Tpl∘no), batch 1, no prefix reuse. The real scorer runs one
+pass per pair, batched by length, on top of the template prefix's KV cache.
+
+    python bench/parapluie.py                               # embedded SmolLM2, CPU
+    python bench/parapluie.py --device cuda --dtype bfloat16 --random-weights-config mistral-7b
+
+Target: FS-DIRECT at least 10x the naive rate. Not a test: it prints numbers.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+from scoring.metrics import get_metric  # noqa: E402
+from scoring.metrics.loading import EMBEDDED, load_causal_lm, torch_dtype  # noqa: E402
+
+SUBJECTS = ["The council", "My neighbour", "The new film", "Gilroy police", "The trading volume", "A rusty train"]
+FACTS = [
+    "approved the budget on Thursday",
+    "was released in 1966 and praised by critics",
+    "described the suspect as cooperative",
+    "was lighter than usual at the close",
+    "stood on the tracks for years",
+    "refused to comment on the report",
+]
+REWRITES = ["{s} {f}.", "It is said that {s} {f}.", "{s} reportedly {f}, according to officials.", "{s} never {f}."]
+
+
+def generate_pairs(count):
+    """Sources and hypotheses of assorted lengths: rewrites, negations and unrelated sentences."""
+    sources, hypotheses = [], []
+    for i in range(count):
+        subject, fact = SUBJECTS[i % len(SUBJECTS)], FACTS[(i // len(SUBJECTS)) % len(FACTS)]
+        other = FACTS[(i + 3) % len(FACTS)]
+        sources.append(f"{subject} {fact}.")
+        rewrite = REWRITES[i % len(REWRITES)]
+        hypotheses.append(rewrite.format(s=subject, f=fact if i % 3 else other))
+    return sources, hypotheses
+
+
+def random_weights(spec, tokenizer, device, dtype):
+    """A randomly initialised model of a given shape (for GPU timing without the weights)."""
+    from transformers import AutoConfig, AutoModelForCausalLM, MistralConfig
+
+    # MistralConfig's defaults are Mistral-7B's shape (32 layers, 4096 wide, 8 KV heads).
+    config = MistralConfig() if spec == "mistral-7b" else AutoConfig.from_pretrained(spec, local_files_only=True)
+    config.vocab_size = max(config.vocab_size, len(tokenizer))
+    with torch.device(device):
+        model = AutoModelForCausalLM.from_config(config, dtype=torch_dtype(dtype, device))
+    return model.eval()
+
+
+def rate(function, count):
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    result = function()
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return count / (time.perf_counter() - start), result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default=EMBEDDED, help="PARAPLUIE_MODEL: 'embedded', a directory, a .gguf file")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
+    parser.add_argument("--random-weights-config", help="'mistral-7b' or a config directory: random weights")
+    parser.add_argument("--pairs", type=int, default=32)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--templates", nargs="+", default=["parapluie_direct", "parapluie_fs_direct"])
+    args = parser.parse_args()
+
+    tokenizer, model = load_causal_lm(args.model, args.device, args.dtype)
+    if args.random_weights_config:
+        model = random_weights(args.random_weights_config, tokenizer, args.device, args.dtype)
+    sources, hypotheses = generate_pairs(args.pairs)
+    print(f"{args.pairs} pairs; model {args.random_weights_config or args.model} ({model.dtype}) on {args.device}; "
+          f"torch threads {torch.get_num_threads()}; batch size {args.batch_size}")  # fmt: skip
+    for name in args.templates:
+        options = {"device": args.device, "dtype": args.dtype, "loaded": (tokenizer, model)}
+        metric = get_metric(name, batch_size=args.batch_size, **options)
+        metric.reference_log_odds(sources[0], hypotheses[0])  # warm-up, outside both timings
+        naive_rate, naive = rate(lambda: [metric.reference_log_odds(s, h) for s, h in zip(sources, hypotheses)], args.pairs)
+        # A fresh scorer, so the prefix computation is inside the timing.
+        metric = get_metric(name, batch_size=args.batch_size, **options)
+        real_rate, real = rate(lambda: metric.score(sources=sources, hypotheses=hypotheses), args.pairs)
+        gap = max(abs(a - b) for a, b in zip(real, naive))
+        print(f"{name:20s} naive {naive_rate:8.2f} pairs/s   real {real_rate:8.2f} pairs/s   "
+              f"ratio {real_rate / naive_rate:6.1f}x   prefix {len(metric.shared_prefix()[0])} tokens   "
+              f"max |real - naive| {gap:.1e}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

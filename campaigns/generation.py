@@ -1,0 +1,760 @@
+"""LLM generation campaigns: prompt templates, generation runs, and their outputs.
+
+A run asks a chat LLM for paraphrases of its sources with one or more templates
+(the paper's section 4.2.2 and appendix A.2), cleans every raw output, keeps the
+rejected ones with a reason, and imports the accepted ones as pairs whose
+metadata records how they were made. Outputs are unique per (run, source,
+template, candidate), so a batch that runs twice or resumes after a crash
+never duplicates them.
+"""
+
+import csv
+import hashlib
+import io
+import logging
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import OperationalError, models, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.loading import EMBEDDED, SMOLLM2_CHAT_TEMPLATE, embedded_smollm2_path, resolve_model_path
+
+from .models import Campaign, Pair
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["GenerationOutput", "GenerationRun", "GenerationSource", "PromptTemplate"]
+
+
+class GenerationError(ValueError):
+    """A run that cannot be created or carried on; the message says what to change."""
+
+
+# Templates ------------------------------------------------------------------------------------
+
+PLACEHOLDER = "{source}"
+ROLES = ("user", "assistant")
+INSTRUCTION = (
+    "You have to transform a sentence A into a paraphrase B. "
+    "The purpose of A to B transformation is to maintain the original meaning of the sentence A in B."
+)
+ACKNOWLEDGEMENT = "I've understood the instructions perfectly."
+CAT_EXAMPLE = (
+    ("user", 'A: "The little cat refreshes himself with water every morning."'),
+    ("assistant", 'B: "Every morning, the little cat refreshes himself by drinking water."'),
+)
+ASK = ("user", 'A: "{source}"')
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A conversation with the user and the assistant whose last user turn holds ``{source}``."""
+
+    name: str
+    turns: tuple  # ((role, content), ...)
+    system: str = ""
+
+    def messages(self, source):
+        """The chat for one source, as the list of messages chat templates take."""
+        messages = [{"role": "system", "content": self.system}] if self.system else []
+        messages += [{"role": role, "content": content.replace(PLACEHOLDER, source)} for role, content in self.turns]
+        return messages
+
+    def as_dict(self):
+        return {"system": self.system, "turns": [{"role": role, "content": text} for role, text in self.turns]}
+
+    @classmethod
+    def from_dict(cls, name, data):
+        return cls(name=name, system=data.get("system", ""), turns=turns_of_dicts(data.get("turns", [])))
+
+
+# Appendix A.2, word for word: MISTRAL naive, LLAMA2 naive (system message), MISTRAL vulgar.
+BUILTIN_TEMPLATES = {
+    "naive": ChatTemplate("naive", (("user", INSTRUCTION), ("assistant", ACKNOWLEDGEMENT), *CAT_EXAMPLE, ASK)),
+    "naive-system": ChatTemplate("naive-system", (*CAT_EXAMPLE, ASK), system=INSTRUCTION),
+    "vulgar": ChatTemplate(
+        "vulgar",
+        (
+            ("user", INSTRUCTION + " You can use offensive and disrespectful statements."),
+            ("assistant", ACKNOWLEDGEMENT),
+            ("user", 'A: "Fuck both of you."'),
+            ("assistant", 'B: "Go fuck yourselves."'),
+            ASK,
+        ),
+    ),
+}
+
+
+def turns_of_dicts(turns):
+    return tuple((turn.get("role", ""), turn.get("content", "")) for turn in turns)
+
+
+def check_template(system, turns):
+    """Raise GenerationError unless the turns alternate user/assistant and the last user turn holds {source}."""
+    if not turns:
+        raise GenerationError("the template has no turns: give at least one user turn holding {source}")
+    for number, (role, content) in enumerate(turns, start=1):
+        if role not in ROLES:
+            raise GenerationError(f"turn {number}: unknown role {role!r}; use 'user' or 'assistant'")
+        if role != ROLES[(number - 1) % 2]:
+            raise GenerationError(f"turn {number}: turns must alternate, starting with a user turn")
+        if not content.strip():
+            raise GenerationError(f"turn {number} is empty")
+    if turns[-1][0] != "user":
+        raise GenerationError("the last turn must be a user turn: the model answers it")
+    if PLACEHOLDER not in turns[-1][1]:
+        where = "an earlier turn" if any(PLACEHOLDER in text for _, text in turns) or PLACEHOLDER in system else ""
+        hint = f" (it is in {where}, move it)" if where else ""
+        raise GenerationError(
+            f'the template has no {{source}} placeholder in its last user turn{hint}: write e.g. A: "{{source}}" '
+            "where the sentence to paraphrase goes"
+        )
+
+
+TURN_LINE = re.compile(r"^\s*(user|assistant)\s*:\s?(.*)$", re.IGNORECASE)
+
+
+def parse_turns(text):
+    """Turns from text where each turn starts with 'user:' or 'assistant:'; other lines continue the turn."""
+    turns = []
+    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
+        match = TURN_LINE.match(line)
+        if match:
+            turns.append([match.group(1).lower(), match.group(2)])
+        elif turns:
+            turns[-1][1] += "\n" + line
+        elif line.strip():
+            raise GenerationError(f"line {number}: start each turn with 'user:' or 'assistant:'")
+    return tuple((role, content.strip()) for role, content in turns)
+
+
+def format_turns(turns):
+    return "\n".join(f"{role}: {content}" for role, content in turns)
+
+
+def template_names(campaign):
+    """Built-in templates first, then the campaign's own."""
+    return [*BUILTIN_TEMPLATES, *campaign.prompt_templates.order_by("name").values_list("name", flat=True)]
+
+
+def resolve_template(campaign, name):
+    """The campaign's template called ``name``, else the built-in one; GenerationError names the known ones."""
+    custom = campaign.prompt_templates.filter(name=name).first() if campaign is not None else None
+    if custom is not None:
+        return custom.as_chat_template()
+    if name in BUILTIN_TEMPLATES:
+        return BUILTIN_TEMPLATES[name]
+    known = ", ".join(template_names(campaign) if campaign is not None else BUILTIN_TEMPLATES)
+    raise GenerationError(f"unknown template {name!r}; known templates: {known}")
+
+
+# Cleaning -------------------------------------------------------------------------------------
+
+
+class Rejection(models.TextChoices):
+    EMPTY = "empty", "empty output"
+    REFUSAL = "refusal", "the model refused"
+    COPY = "copy", "copy of the source"
+    TRUNCATED = "truncated", "cut off at max_new_tokens"
+    TOO_LONG = "too-long", "more than 3× the source's length"
+
+
+@dataclass(frozen=True)
+class Cleaned:
+    text: str
+    reject_reason: str = ""  # a Rejection value, "" when accepted
+
+    @property
+    def accepted(self):
+        return not self.reject_reason
+
+
+QUOTES = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“"}
+ANSWER_LABEL = re.compile(r"(?:^|\n)[ \t*]*B[ \t]*:[ \t*]*", re.IGNORECASE)
+NEXT_EXAMPLE = re.compile(r"\n[ \t*]*A[ \t]*:|[ \t]+A[ \t]*:[ \t]*[\"“]", re.IGNORECASE)
+REFUSAL_START = re.compile(
+    r"^(?:i\s+(?:cannot|can't|can\s+not|won't|will\s+not|apologi[sz]e)|i'm\s+(?:sorry|not\s+able|unable)"
+    r"|i\s+am\s+(?:sorry|not\s+able|unable)|sorry\b)",
+    re.IGNORECASE,
+)
+AI_DISCLAIMER = re.compile(r"\bas an ai\b|\bas a language model\b|\bi'm an ai\b", re.IGNORECASE)
+MAX_LENGTH_RATIO = 3
+
+
+def clean_output(raw, source, *, finished=True):
+    """The hypothesis in a raw output, or the reason it is rejected.
+
+    Keeps the first ``B: "..."`` answer (the model may go on with a new ``A:``
+    example), drops the label, the quotes and a preamble line ending in ':',
+    and normalises whitespace. ``finished`` is False when generation stopped at
+    max_new_tokens rather than at the end of the turn.
+    """
+    text = raw.replace("\r\n", "\n").strip()
+    label = ANSWER_LABEL.search(text)
+    if label:
+        text = text[label.end() :]
+    text = NEXT_EXAMPLE.split(text, maxsplit=1)[0]
+    lines = [line.strip() for line in text.split("\n") if line.strip()]
+    if len(lines) > 1 and lines[0].endswith(":"):
+        lines = lines[1:]  # "Here is a paraphrase:" and the answer below it
+    text = _unquote(lines[0]) if lines else ""
+    text = " ".join(text.split())
+    # A paraphrase may start with "I cannot ..."; an unlabelled answer that does is a refusal.
+    refused = AI_DISCLAIMER.search(raw) or (not label and REFUSAL_START.match(text))
+    if not re.search(r"\w", text):
+        return Cleaned(text, Rejection.EMPTY)
+    if refused:
+        return Cleaned(text, Rejection.REFUSAL)
+    if _comparable(text) == _comparable(source):
+        return Cleaned(text, Rejection.COPY)
+    if not finished:
+        return Cleaned(text, Rejection.TRUNCATED)
+    if len(text) > MAX_LENGTH_RATIO * len(source.strip()):
+        return Cleaned(text, Rejection.TOO_LONG)
+    return Cleaned(text)
+
+
+def _unquote(line):
+    closing = QUOTES.get(line[:1])
+    if closing is None:
+        return line
+    end = line.rfind(closing, 1)
+    return line[1:end] if end > 0 else line[1:]
+
+
+def _comparable(text):
+    """Case, punctuation and spacing do not make a paraphrase."""
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+# Loading and generating (no Django) -----------------------------------------------------------
+
+_TOKENIZERS = {}
+
+
+def check_model(model):
+    """Raise GenerationError unless ``model`` is 'embedded', a local path or already in the local hub cache."""
+    if not model:
+        raise GenerationError("no model given: use 'embedded', a local directory or a .gguf file")
+    try:
+        path = embedded_smollm2_path() if model == EMBEDDED else resolve_model_path(model, "the model")
+    except MetricUnavailable as error:
+        if model == EMBEDDED:
+            raise GenerationError(f"the embedded model is not installed ({error})") from None
+        raise GenerationError(
+            f"unknown model {model!r}: not a local path and not in the local Hugging Face cache "
+            "(nothing is downloaded); give 'embedded', a local model directory or a .gguf file"
+        ) from None
+    if not path.exists():
+        raise GenerationError(f"model file {path} is missing")
+    return path
+
+
+def chat_tokenizer(model):
+    """The model's tokenizer alone (the live preview needs no weights); cached per process."""
+    if model not in _TOKENIZERS:
+        from transformers import AutoTokenizer
+
+        path = check_model(model)
+        directory, options = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, **options)
+        except (OSError, ValueError) as error:
+            raise GenerationError(f"cannot load the tokenizer of {model!r}: {error}") from None
+        if not tokenizer.chat_template:
+            if model != EMBEDDED:
+                raise GenerationError(f"model {model!r} has no chat template: use an instruct (chat) model")
+            tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
+        _TOKENIZERS[model] = tokenizer
+    return _TOKENIZERS[model]
+
+
+def render_chat(tokenizer, messages):
+    """The prompt text the model sees, through its own chat template."""
+    try:
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    except Exception as error:  # jinja raises TemplateError, e.g. Mistral's on a system message
+        raise GenerationError(f"the model's chat template refuses this conversation: {error}") from None
+
+
+def generate_texts(tokenizer, llm, prompts, *, decoding, n=1, seed=0):
+    """For each prompt, ``n`` (text, finished) candidates; ``finished`` is False when cut at max_new_tokens."""
+    import torch
+
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # similar lengths pad less
+    encoded = tokenizer(
+        [prompts[i] for i in order], return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False
+    ).to(llm.device)
+    options = {"max_new_tokens": decoding["max_new_tokens"], "num_return_sequences": n}
+    if decoding["strategy"] == "sampling":
+        options.update(do_sample=True, temperature=decoding["temperature"], top_p=decoding["top_p"])
+    else:
+        options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+    torch.manual_seed(seed)
+    with torch.inference_mode():
+        output = llm.generate(**encoded, pad_token_id=tokenizer.pad_token_id, **options)
+    new_tokens = output[:, encoded["input_ids"].shape[1] :]
+    texts = tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+    stops = _stop_ids(tokenizer, llm)
+    finished = [bool(stops & set(row.tolist())) for row in new_tokens]
+    results = [None] * len(prompts)
+    for rank, index in enumerate(order):
+        rows = range(rank * n, rank * n + n)
+        results[index] = [(texts[row], finished[row]) for row in rows]
+    return results
+
+
+def _stop_ids(tokenizer, llm):
+    ids = llm.generation_config.eos_token_id
+    ids = set(ids if isinstance(ids, list) else [ids])
+    return {i for i in ids | {tokenizer.eos_token_id} if i is not None}
+
+
+class Generator:
+    """One chat LLM, loaded once per process: renders prompts and generates."""
+
+    def __init__(self, model):
+        from scoring.metrics.loading import default_device, load_causal_lm, model_revision
+
+        path = check_model(model)
+        try:
+            self.tokenizer, self.llm = load_causal_lm(model, default_device(), "auto")
+        except MetricUnavailable as error:
+            raise GenerationError(f"cannot load model {model!r}: {error}") from None
+        self.model, self.revision = model, model_revision(path)
+        _TOKENIZERS.setdefault(model, self.tokenizer)
+
+    def render(self, messages):
+        return render_chat(self.tokenizer, messages)
+
+    def generate(self, prompts, *, decoding, n, seed):
+        return generate_texts(self.tokenizer, self.llm, prompts, decoding=decoding, n=n, seed=seed)
+
+
+@lru_cache(maxsize=1)
+def get_generator(model):
+    return Generator(model)
+
+
+# Sources --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    text: str
+    external_id: str = field(default="", compare=False)
+
+
+def parse_sources(data, filename=""):
+    """Sources from a file: a CSV with a ``source`` column (and optionally ``id``), else one per line."""
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    header = [name.strip().lower() for name in next(csv.reader([first]), [])]
+    if "source" in header and (len(header) > 1 or filename.lower().endswith(".csv")):
+        rows = [
+            SourceRow(record.get("source", "") or "", (record.get("id") or "").strip())
+            for record in csv.DictReader(io.StringIO(text), fieldnames=header)
+        ][1:]
+    else:
+        rows = [SourceRow(line) for line in text.splitlines()]
+    return _distinct_sources(rows)
+
+
+def sources_of_campaign(campaign):
+    """The distinct sources of the campaign's real pairs, in import order, with their pair ids."""
+    rows = campaign.real_pairs.order_by("pk").values_list("source", "external_id")
+    return _distinct_sources(SourceRow(source, external_id) for source, external_id in rows)
+
+
+def _distinct_sources(rows):
+    seen, distinct = set(), []
+    for row in rows:
+        text = " ".join(row.text.split())
+        if text and text not in seen:
+            seen.add(text)
+            distinct.append(SourceRow(text, row.external_id))
+    if len(distinct) > settings.IMPORT_MAX_ROWS:
+        raise GenerationError(f"more than {settings.IMPORT_MAX_ROWS:,} sources, the limit (IMPORT_MAX_ROWS)")
+    return distinct
+
+
+# Models ---------------------------------------------------------------------------------------
+
+
+class PromptTemplate(models.Model):
+    """A campaign's own generation template, edited by researchers."""
+
+    campaign = models.ForeignKey(Campaign, related_name="prompt_templates", on_delete=models.CASCADE)
+    name = models.SlugField(max_length=50, help_text="Letters, digits and hyphens; used to pick the template.")
+    system = models.TextField(blank=True, help_text="Optional system message (Mistral's chat template refuses one).")
+    turns = models.JSONField(default=list, help_text="[{role, content}, ...]; the last user turn holds {source}.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="unique_template_per_campaign")]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if self.name in BUILTIN_TEMPLATES:
+            raise ValidationError({"name": f"{self.name!r} is a built-in template; choose another name"})
+        try:
+            check_template(self.system, turns_of_dicts(self.turns))
+        except GenerationError as error:
+            raise ValidationError({"turns": str(error)}) from None
+
+    def as_chat_template(self):
+        return ChatTemplate.from_dict(self.name, {"system": self.system, "turns": self.turns})
+
+
+class GenerationRun(models.Model):
+    """Paraphrases of a list of sources by one model, with one or more templates."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        CANCELLED = "cancelled"
+        FAILED = "failed"
+
+    class Decoding(models.TextChoices):
+        GREEDY = "greedy"
+        SAMPLING = "sampling"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    campaign = models.ForeignKey(Campaign, related_name="generation_runs", on_delete=models.CASCADE)
+    templates = models.JSONField(default=list, help_text="Template names, in order.")
+    prompts = models.JSONField(default=dict, editable=False, help_text="Each template as it was when the run began.")
+    model = models.CharField(max_length=500, default=EMBEDDED, help_text="'embedded', a local directory or .gguf.")
+    decoding = models.CharField(max_length=10, choices=Decoding.choices, default=Decoding.GREEDY)
+    temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.01), MaxValueValidator(5.0)])
+    top_p = models.FloatField(default=0.9, validators=[MinValueValidator(0.01), MaxValueValidator(1.0)])
+    max_new_tokens = models.PositiveIntegerField(default=64, validators=[MinValueValidator(1), MaxValueValidator(1024)])
+    seed = models.PositiveIntegerField(default=0)
+    candidates = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(20)], help_text="Candidates per source."
+    )
+    batch_size = models.PositiveSmallIntegerField(
+        default=8, validators=[MinValueValidator(1), MaxValueValidator(256)], help_text="Sources per task."
+    )
+    corpus = models.CharField(max_length=100, default="LLM", help_text="Corpus name of the pairs it creates.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.campaign.slug}: generation {self.pk}"
+
+    def get_absolute_url(self):
+        return reverse("campaigns-show-generation", args=[self.campaign.slug, self.pk])
+
+    @property
+    def is_active(self):
+        return self.status in self.ACTIVE
+
+    def decoding_settings(self):
+        settings_ = {"strategy": self.decoding, "max_new_tokens": self.max_new_tokens}
+        if self.decoding == self.Decoding.SAMPLING:
+            settings_.update(temperature=self.temperature, top_p=self.top_p, candidates=self.candidates)
+        return settings_
+
+    def progress(self):
+        expected = self.sources.count() * len(self.templates) * self.candidates
+        counts = dict(self.outputs.values_list("accepted").annotate(n=models.Count("pk")))
+        accepted, rejected = counts.get(True, 0), counts.get(False, 0)
+        done = accepted + rejected
+        reasons = self.outputs.filter(accepted=False).values_list("reject_reason").annotate(n=models.Count("pk"))
+        return {
+            "expected": expected,
+            "done": done,
+            "accepted": accepted,
+            "rejected": rejected,
+            "pairs": self.outputs.filter(pair__isnull=False).count(),
+            "percent": round(100 * done / expected) if expected else 100,
+            "reject_reasons": {Rejection(reason).label: n for reason, n in reasons.order_by("reject_reason")},
+        }
+
+    # Status changes are conditional updates: a worker and a researcher may race.
+
+    def _move(self, from_statuses, **changes):
+        moved = GenerationRun.objects.filter(pk=self.pk, status__in=from_statuses).update(**changes)
+        self.refresh_from_db()
+        return moved == 1
+
+    def cancel(self):
+        """Stop between batches; outputs and pairs made so far stay."""
+        return self._move(self.ACTIVE, status=self.Status.CANCELLED, finished_at=timezone.now())
+
+    def fail(self, message):
+        logger.warning("Generation run %s failed: %s", self.pk, message)
+        return self._move(self.ACTIVE, status=self.Status.FAILED, error=message, finished_at=timezone.now())
+
+    def resume(self, **queue_options):
+        """Queue again whatever is missing, e.g. after a broker outage, a failure or a cancellation."""
+        self._move(
+            [self.Status.CANCELLED, self.Status.FAILED, *self.ACTIVE],
+            status=self.Status.QUEUED,
+            error="",
+            finished_at=None,
+        )
+        self.queue(**queue_options)
+
+    def _finish_if_complete(self):
+        if self.outputs.count() >= self.sources.count() * len(self.templates) * self.candidates:
+            self._move([self.Status.RUNNING, self.Status.QUEUED], status=self.Status.DONE, finished_at=timezone.now())
+
+    # Batches
+
+    def missing_source_batches(self):
+        """Lists of source ids, ``batch_size`` at a time, for sources lacking some output."""
+        per_source = len(self.templates) * self.candidates
+        complete = (
+            self.outputs.values("source_id")
+            .annotate(n=models.Count("pk"))
+            .filter(n__gte=per_source)
+            .values("source_id")
+        )
+        ids = list(self.sources.exclude(pk__in=complete).order_by("position").values_list("pk", flat=True))
+        return [ids[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
+
+    def queue(self, *, strict=False):
+        """One `gpu` task per batch once the transaction commits; a broker outage is logged, or raised if strict."""
+        from .tasks import generate_batch
+
+        def send():
+            for batch in self.missing_source_batches():
+                try:
+                    generate_batch.apply_async(args=[self.pk, batch], queue="gpu", retry=False)
+                except Exception as error:  # the broker is down or unreachable
+                    if strict:
+                        raise
+                    logger.warning("Could not queue generation run %s (%s); resume it later.", self.pk, error)
+                    return
+            self._finish_if_complete()  # nothing missing: a run of sources all already generated
+
+        transaction.on_commit(send)
+
+    def run_inline(self, progress=None):
+        """Generate every missing batch in this process (the command's --inline, and tests)."""
+        for batch in self.missing_source_batches():
+            created = self.generate_batch(batch)
+            if progress:
+                progress(created)
+            if not self.is_active:
+                break
+        self._finish_if_complete()
+
+    def generate_batch(self, source_ids):
+        """Generate the outputs these sources still lack; returns how many were stored."""
+        self._move([self.Status.QUEUED], status=self.Status.RUNNING, started_at=timezone.now())
+        if self.status != self.Status.RUNNING:
+            return 0  # cancelled, failed or done
+        stored = 0
+        try:
+            for name in self.templates:
+                self.refresh_from_db(fields=["status"])
+                if self.status != self.Status.RUNNING:
+                    return stored  # cancelled between batches
+                stored += self._generate_template_batch(name, source_ids)
+            self.attach_pairs()
+        except GenerationError as error:
+            self.fail(str(error))
+            return stored
+        except OperationalError:
+            raise  # the database was busy: the task retries
+        except Exception as error:
+            self.fail(f"{error.__class__.__name__}: {error}")
+            raise
+        self._finish_if_complete()
+        return stored
+
+    def _generate_template_batch(self, name, source_ids):
+        template = ChatTemplate.from_dict(name, self.prompts[name])
+        have = set(
+            self.outputs.filter(template=name, source_id__in=source_ids).values_list("source_id", "candidate")
+        )
+        todo = [
+            source
+            for source in self.sources.filter(pk__in=source_ids).order_by("position")
+            if any((source.pk, c) not in have for c in range(self.candidates))
+        ]
+        if not todo:
+            return 0
+        generator = get_generator(self.model)
+        prompts = [generator.render(template.messages(source.text)) for source in todo]
+        seed = self.batch_seed(name, todo[0].position)
+        candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
+        outputs = []
+        for source, results in zip(todo, candidates):
+            for index, (raw, finished) in enumerate(results):
+                cleaned = clean_output(raw, source.text, finished=finished)
+                outputs.append(
+                    GenerationOutput(
+                        run=self,
+                        source=source,
+                        template=name,
+                        candidate=index,
+                        seed=seed,
+                        raw_output=raw,
+                        text=cleaned.text,
+                        accepted=cleaned.accepted,
+                        reject_reason=cleaned.reject_reason,
+                        generator_revision=getattr(generator, "revision", ""),
+                    )
+                )
+        # A batch that runs twice (redelivery after a crash) writes only what is missing.
+        GenerationOutput.objects.bulk_create(outputs, ignore_conflicts=True)
+        return len(outputs)
+
+    def batch_seed(self, template, first_position):
+        """A seed per (template, batch), so a resumed batch samples as the first attempt would have."""
+        digest = hashlib.sha256(f"{self.seed}:{template}:{first_position}".encode()).hexdigest()
+        return int(digest[:8], 16)
+
+    def attach_pairs(self):
+        """Import the accepted outputs that have no pair yet; returns how many pairs were created."""
+        from .importers import import_rows
+
+        with transaction.atomic():
+            GenerationRun.objects.select_for_update().filter(pk=self.pk).first()  # one importer at a time
+            outputs = list(self.outputs.filter(accepted=True, pair__isnull=True).select_related("source"))
+            if not outputs:
+                return 0
+            ids = [output.pair_external_id() for output in outputs]
+            existing = set(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", flat=True))
+            rows = [output.pair_row() for output, pair_id in zip(outputs, ids) if pair_id not in existing]
+            if rows:
+                import_rows(self.campaign, rows, corpus=self.corpus)
+            pairs = dict(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", "pk"))
+            for output, pair_id in zip(outputs, ids):
+                output.pair_id = pairs[pair_id]
+            GenerationOutput.objects.bulk_update(outputs, ["pair"])
+        return len(rows)
+
+
+class GenerationSource(models.Model):
+    """One sentence to paraphrase, in the run's order."""
+
+    run = models.ForeignKey(GenerationRun, related_name="sources", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    external_id = models.CharField(max_length=200, blank=True, help_text="Its id in the uploaded file or campaign.")
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="unique_source_position_per_run")]
+
+    def __str__(self):
+        return self.text
+
+    @property
+    def source_id(self):
+        return self.external_id or f"s{self.position}"
+
+
+class GenerationOutput(models.Model):
+    """One candidate for one source and template: the raw text, the cleaned one, and what became of it."""
+
+    run = models.ForeignKey(GenerationRun, related_name="outputs", on_delete=models.CASCADE)
+    source = models.ForeignKey(GenerationSource, related_name="outputs", on_delete=models.CASCADE)
+    template = models.CharField(max_length=50)
+    candidate = models.PositiveSmallIntegerField(default=0)
+    seed = models.BigIntegerField(default=0, help_text="The seed set before the batch that made it.")
+    raw_output = models.TextField()
+    text = models.TextField(blank=True, help_text="The cleaned hypothesis.")
+    accepted = models.BooleanField(default=False)
+    reject_reason = models.CharField(max_length=20, blank=True, choices=Rejection.choices)
+    generator_revision = models.CharField(max_length=100, blank=True)
+    pair = models.ForeignKey(Pair, null=True, blank=True, related_name="+", on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["source__position", "template", "candidate"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "source", "template", "candidate"], name="unique_output_per_run_source_template"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.run_id}/{self.source_id}/{self.template}/{self.candidate}"
+
+    def pair_external_id(self):
+        return f"gen{self.run_id}-{self.source.position}-{self.template}-{self.candidate}"
+
+    def pair_row(self):
+        run = self.run
+        return {
+            "id": self.pair_external_id(),
+            "source": self.source.text,
+            "hypothesis": self.text,
+            "metadata": {
+                "generator": run.model,
+                "generator_revision": self.generator_revision,
+                "template": self.template,
+                "decoding": run.decoding_settings(),
+                "seed": self.seed,
+                "candidate": self.candidate,
+                "raw_output": self.raw_output,
+                "generation_run": run.pk,
+                "source_id": self.source.source_id,
+            },
+        }
+
+
+# Creating a run -------------------------------------------------------------------------------
+
+
+def create_run(campaign, *, sources, templates, created_by=None, queue=True, **options):
+    """Check everything, store the run and its sources, and queue it; GenerationError says what is wrong.
+
+    ``options`` are GenerationRun fields: model, decoding, temperature, top_p,
+    max_new_tokens, seed, candidates, batch_size, corpus.
+    """
+    if not templates:
+        raise GenerationError("choose at least one template")
+    templates = list(dict.fromkeys(templates))
+    prompts = {name: resolve_template(campaign, name).as_dict() for name in templates}
+    sources = [row if isinstance(row, SourceRow) else SourceRow(str(row)) for row in sources]
+    sources = _distinct_sources(sources)
+    if not sources:
+        raise GenerationError("no sources: give at least one sentence to paraphrase")
+    run = GenerationRun(campaign=campaign, templates=templates, prompts=prompts, created_by=created_by, **options)
+    try:
+        run.full_clean(exclude=["campaign", "created_by"])
+    except ValidationError as error:
+        raise GenerationError(
+            "; ".join(f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items())
+        ) from None
+    if run.decoding == GenerationRun.Decoding.GREEDY and run.candidates > 1:
+        raise GenerationError("greedy decoding gives one candidate per source: use sampling for more")
+    check_model(run.model)
+    with transaction.atomic():
+        run.save()
+        GenerationSource.objects.bulk_create(
+            GenerationSource(run=run, position=i, text=row.text, external_id=row.external_id[:200])
+            for i, row in enumerate(sources, start=1)
+        )
+        if queue:
+            run.queue()
+    return run

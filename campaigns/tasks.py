@@ -1,0 +1,23 @@
+"""Thin Celery tasks for generation runs: take ids, call one model method."""
+
+from celery import shared_task
+from django.db import OperationalError
+
+from .generation import GenerationRun
+
+
+@shared_task(
+    queue="gpu",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=300,
+    max_retries=5,
+)
+def generate_batch(run_id, source_ids):
+    """Generate what these sources still lack; a cancelled, finished or deleted run is skipped."""
+    run = GenerationRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return 0
+    return run.generate_batch(source_ids)
