@@ -24,6 +24,10 @@ class AnswerForm(forms.Form):
 
 
 class ProtocolForm(forms.ModelForm):
+    completion_url = forms.URLField(
+        required=False, assume_scheme="https", help_text="Where judges are sent at the end (e.g. Prolific)."
+    )
+
     class Meta:
         model = CampaignProtocol
         fields = ["control_share", "max_judges", "consent_text", "completion_code", "completion_url", "questionnaire"]
