@@ -23,6 +23,7 @@ system-deps:
 	  echo "Installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 wordnet: install
 	@if [ -f scoring/metrics/wordnet.py ]; then $(PY) -m scoring.metrics.wordnet; fi
@@ -38,7 +39,12 @@ demo: system-deps install wordnet migrate
 # throwaway PostgreSQL server (concurrency behaves differently there).
 PG_TESTS := tests/test_assignment.py tests/test_judge_views.py tests/test_api.py tests/test_importers.py tests/test_exports.py
 
-test: install wordnet
+# axe-core, injected into pages by the accessibility tests.
+node_modules/.installed: package.json package-lock.json
+	npm ci --silent --no-audit --no-fund
+	touch $@
+
+test: install wordnet node_modules/.installed
 	$(PY) -m pytest
 	$(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 

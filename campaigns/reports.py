@@ -64,7 +64,9 @@ def load_frames(campaigns) -> Frames:
     campaigns = list(campaigns)
     several = len(campaigns) > 1
     slug_of = {c.pk: c.slug for c in campaigns}
-    rows = Pair.objects.filter(campaign__in=campaigns, is_training=False).order_by("campaign_id", "pk")
+    rows = Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False).order_by(
+        "campaign_id", "pk"
+    )
     rows = rows.values_list(
         "pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata"
     )
@@ -89,9 +91,12 @@ def load_frames(campaigns) -> Frames:
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pairs["pk"].to_numpy())
 
-    judgment_rows = Judgment.objects.filter(
-        pair__campaign__in=campaigns, is_training=False, pair__is_training=False
-    ).values_list("pair_id", "judge_id", "judge__english_level", "label")
+    # Training answers, control items and excluded judges never reach a report.
+    judgment_rows = (
+        Judgment.objects.filter(pair__campaign__in=campaigns)
+        .counted()
+        .values_list("pair_id", "judge_id", "judge__english_level", "label")
+    )
     judgments = pd.DataFrame.from_records(list(judgment_rows), columns=["pk", "judge", "english_level", "label"])
     judgments.insert(0, "pair_id", judgments["pk"].map(pair_id_of_pk))
     judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
@@ -109,7 +114,7 @@ def load_frames(campaigns) -> Frames:
 
 def _scores(campaigns):
     """Score values of the most recent signature of each metric, in registry order."""
-    scores = Score.objects.filter(pair__campaign__in=campaigns, pair__is_training=False)
+    scores = Score.objects.filter(pair__campaign__in=campaigns, pair__is_training=False, pair__is_control=False)
     groups = list(scores.values("metric", "signature").annotate(latest=Max("created_at"), n=Count("id")).order_by())
     chosen, notes = {}, []
     for group in sorted(groups, key=lambda g: g["latest"], reverse=True):
@@ -142,8 +147,10 @@ def fingerprint(campaigns) -> str:
     pairs = Pair.objects.filter(campaign__in=campaigns, is_training=False).aggregate(
         n=Count("id"), last=Max("id"), gold=Sum("gold_label")
     )
-    judgments = Judgment.objects.filter(pair__campaign__in=campaigns, is_training=False).aggregate(
-        n=Count("id"), last=Max("id")
+    judgments = (
+        Judgment.objects.filter(pair__campaign__in=campaigns)
+        .counted()
+        .aggregate(n=Count("id"), last=Max("id"), judges=Sum("judge_id"))
     )
     scores = Score.objects.filter(pair__campaign__in=campaigns).aggregate(
         n=Count("id"), last=Max("id"), at=Max("created_at")

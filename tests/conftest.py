@@ -4,6 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from campaigns.models import Campaign
+from tests.browser import browser, page  # noqa: F401 (Playwright fixtures for the browser tests)
 
 # The SQLite test database is a file under var/ (see settings); make sure its folder exists.
 Path(__file__).resolve().parent.parent.joinpath("var").mkdir(exist_ok=True)
@@ -34,3 +35,12 @@ def fast_password_hashing(settings):
 def no_background_scoring(settings):
     """Unit tests score explicitly; the integration tests turn this back on with a real worker."""
     settings.PARASOL_SCORE_ON_CREATE = False
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(settings):
+    """Each test gets an empty in-memory cache: cached reports never leak between tests or runs."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    from django.core.cache import cache
+
+    cache.clear()

@@ -1,47 +1,16 @@
 """A judge walks the whole protocol in a real headless Chromium (Playwright)."""
 
-import os
-import shutil
-
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from annotation.models import Judge, Judgment
 from tests.factories import add_pairs, without_controls
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 GREY = "rgb(224, 224, 224)"
 LIGHT_BLUE = "rgb(173, 216, 230)"
 YELLOW = "rgb(255, 235, 59)"
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    # Playwright's sync API runs an event loop in this thread; Django's ORM calls
-    # made by the test itself (not the server) are still synchronous and safe.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context()
-    page = context.new_page()
-    yield page
-    context.close()
 
 
 def test_a_judge_completes_the_protocol_in_a_browser(live_server, page, researcher):
