@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from .models import CampaignProtocol, EnglishLevel, Judge, Label
 
@@ -7,8 +8,8 @@ class EnglishLevelForm(forms.ModelForm):
     english_level = forms.ChoiceField(
         choices=EnglishLevel.choices,
         widget=forms.RadioSelect,
-        label="How would you rate your English?",
-        error_messages={"required": "Please choose your English level to continue."},
+        label=_("How would you rate your English?"),
+        error_messages={"required": _("Please choose your English level to continue.")},
     )
 
     class Meta:

@@ -1,5 +1,7 @@
 """The worked examples shown in the guidelines: one per answer, written for Parasol."""
 
+from django.utils.translation import gettext_lazy as _
+
 from .diff import word_diff
 from .models import Label
 
@@ -8,31 +10,31 @@ EXAMPLES = [
         Label.VERY_DIFFERENT,
         "The kettle in the kitchen is boiling.",
         "The last train leaves at noon.",
-        "Nothing is shared: different things, different events.",
+        _("Nothing is shared: different things, different events."),
     ),
     (
         Label.SLIGHTLY_SIMILAR,
         "My sister plays the violin in an orchestra.",
         "My sister sells violins in a shop.",
-        "Same person and same instrument, but playing is not selling: the main fact differs.",
+        _("Same person and same instrument, but playing is not selling: the main fact differs."),
     ),
     (
         Label.MOSTLY_SIMILAR,
         "He bought a red bicycle yesterday.",
         "Yesterday he bought a bicycle.",
-        "The event is the same; only a detail (the colour) is missing from the second sentence.",
+        _("The event is the same; only a detail (the colour) is missing from the second sentence."),
     ),
     (
         Label.SAME_MEANING,
         "The letter was written by Anna.",
         "Anna wrote the letter.",
-        "The words and the order change, the meaning does not.",
+        _("The words and the order change, the meaning does not."),
     ),
     (
         Label.DONT_KNOW,
         "The window sings quietly at dawn.",
         "Window dawn the quietly sings at.",
-        "The second sentence makes no sense, so their meanings cannot be compared.",
+        _("The second sentence makes no sense, so their meanings cannot be compared."),
     ),
 ]
 

@@ -4,25 +4,26 @@ import secrets
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
 
 
 class EnglishLevel(models.TextChoices):
-    POOR = "poor", "Poor"
-    GOOD = "good", "Good"
-    ADVANCED = "advanced", "Advanced"
-    NATIVE = "native", "Native"
+    POOR = "poor", _("Poor")
+    GOOD = "good", _("Good")
+    ADVANCED = "advanced", _("Advanced")
+    NATIVE = "native", _("Native")
 
 
 class Label(models.TextChoices):
     """The five answers, in the order the protocol shows them."""
 
-    VERY_DIFFERENT = "very_different", "Very different"
-    SLIGHTLY_SIMILAR = "slightly_similar", "Slightly similar"
-    MOSTLY_SIMILAR = "mostly_similar", "Mostly similar"
-    SAME_MEANING = "same_meaning", "Same meaning"
-    DONT_KNOW = "dont_know", "Don't know"
+    VERY_DIFFERENT = "very_different", _("Very different")
+    SLIGHTLY_SIMILAR = "slightly_similar", _("Slightly similar")
+    MOSTLY_SIMILAR = "mostly_similar", _("Mostly similar")
+    SAME_MEANING = "same_meaning", _("Same meaning")
+    DONT_KNOW = "dont_know", _("Don't know")
 
 
 # The paper's mapping to the binary label; Don't know is indeterminate (None).

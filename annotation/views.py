@@ -8,6 +8,7 @@ from django.conf import settings
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -135,7 +136,7 @@ def answer(request, slug, token):
         return _closed(request, judge)
     form = AnswerForm(request.POST)
     if not form.is_valid():
-        return HttpResponseBadRequest("Choose one of the five answers.")
+        return HttpResponseBadRequest(_("Choose one of the five answers."))
     current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
         raise Http404("This pair is not assigned to you.")

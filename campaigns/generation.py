@@ -590,9 +590,7 @@ class GenerationRun(models.Model):
 
     def _generate_template_batch(self, name, source_ids):
         template = ChatTemplate.from_dict(name, self.prompts[name])
-        have = set(
-            self.outputs.filter(template=name, source_id__in=source_ids).values_list("source_id", "candidate")
-        )
+        have = set(self.outputs.filter(template=name, source_id__in=source_ids).values_list("source_id", "candidate"))
         todo = [
             source
             for source in self.sources.filter(pk__in=source_ids).order_by("position")

@@ -138,7 +138,7 @@ def test_the_end_asks_the_questionnaire_then_gives_the_completion_code(client, c
     judge.refresh_from_db()
     assert judge.questionnaire_answers["How tired are you?"] == "A bit"
     page = client.get(thanks).content.decode()
-    assert "C0DE42" in page and 'url=https://example.org/done' in page
+    assert "C0DE42" in page and "url=https://example.org/done" in page
 
 
 def test_controls_count_towards_the_progress_total(controlled):

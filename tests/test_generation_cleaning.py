@@ -14,24 +14,26 @@ from campaigns.generation import (
 )
 
 SOURCE = "The little cat drinks water every morning."
+KITTEN = "Each morning the kitten drinks water."
 
 # (raw output, finished, expected text, expected reject reason)
 TABLE = [
     ('B: "Every morning, the small cat drinks water."', True, "Every morning, the small cat drinks water.", ""),
     ("B: Every morning, the small cat drinks water.", True, "Every morning, the small cat drinks water.", ""),
-    ('  b :  “Each morning the kitten   drinks\twater.”  ', True, "Each morning the kitten drinks water.", ""),
+    ("  b :  “Each morning the kitten   drinks\twater.”  ", True, KITTEN, ""),
     ("Every morning the kitten has some water.", True, "Every morning the kitten has some water.", ""),
-    ('B: "Each morning the kitten drinks water."\nA: "Another sentence."', True, "Each morning the kitten drinks water.", ""),
-    ('B: "Each morning the kitten drinks water." A: "Next one."', True, "Each morning the kitten drinks water.", ""),
-    ('B: "Each morning the kitten drinks water." I hope this helps!', True, "Each morning the kitten drinks water.", ""),
-    ('Here is a paraphrase:\n"Each morning the kitten drinks water."', True, "Each morning the kitten drinks water.", ""),
-    ('Sure!\nB: "Each morning the kitten drinks water."', True, "Each morning the kitten drinks water.", ""),
+    ('B: "Each morning the kitten drinks water."\nA: "Another sentence."', True, KITTEN, ""),
+    ('B: "Each morning the kitten drinks water." A: "Next one."', True, KITTEN, ""),
+    ('B: "Each morning the kitten drinks water." I hope this helps!', True, KITTEN, ""),
+    ('Here is a paraphrase:\n"Each morning the kitten drinks water."', True, KITTEN, ""),
+    ('Sure!\nB: "Each morning the kitten drinks water."', True, KITTEN, ""),
     ('B: "He said "hi" to the cat each morning."', True, 'He said "hi" to the cat each morning.', ""),
     ("", True, "", Rejection.EMPTY),
     ('B: ""', True, "", Rejection.EMPTY),
     ("B: ...", True, "...", Rejection.EMPTY),
-    ('B: "The little cat drinks water every morning."', True, "The little cat drinks water every morning.", Rejection.COPY),
-    ("the LITTLE cat, drinks water every morning!", True, "the LITTLE cat, drinks water every morning!", Rejection.COPY),
+    (f'B: "{SOURCE}"', True, SOURCE, Rejection.COPY),
+    ("the LITTLE cat, drinks  water!", True, "the LITTLE cat, drinks water!", ""),
+    ("the LITTLE cat drinks, water every morning", True, "the LITTLE cat drinks, water every morning", Rejection.COPY),
     ("I cannot help with that request.", True, "I cannot help with that request.", Rejection.REFUSAL),
     ("I'm sorry, but I can't do this.", True, "I'm sorry, but I can't do this.", Rejection.REFUSAL),
     ("Sorry, I won't paraphrase that.", True, "Sorry, I won't paraphrase that.", Rejection.REFUSAL),

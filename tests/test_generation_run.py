@@ -50,7 +50,7 @@ def source_ids(run):
 
 
 def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
-    run = create_run(campaign, sources=SOURCES, templates=["naive"], max_new_tokens=24, queue=False)
+    run = create_run(campaign, sources=SOURCES, templates=["naive"], max_new_tokens=16, queue=False)
     assert generate_batch(run.pk, source_ids(run)) == 3
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.DONE and run.started_at and run.finished_at
@@ -63,7 +63,7 @@ def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
         assert (pair.source, pair.hypothesis, pair.corpus) == (output.source.text, output.text, "LLM")
         assert pair.metadata["generator"] == "embedded"
         assert pair.metadata["template"] == "naive"
-        assert pair.metadata["decoding"] == {"strategy": "greedy", "max_new_tokens": 24}
+        assert pair.metadata["decoding"] == {"strategy": "greedy", "max_new_tokens": 16}
         assert pair.metadata["seed"] == output.seed
         assert pair.metadata["raw_output"] == output.raw_output
         assert pair.metadata["generation_run"] == run.pk
