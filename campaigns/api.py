@@ -73,9 +73,11 @@ class JudgmentSerializer(serializers.ModelSerializer):
 
 
 class CampaignViewSet(viewsets.ModelViewSet):
-    queryset = Campaign.objects.all()
     serializer_class = CampaignSerializer
     lookup_field = "slug"
+
+    def get_queryset(self):
+        return Campaign.objects.visible_to(self.request.user)
 
     def perform_create(self, serializer):
         campaign = serializer.save(created_by=self.request.user)

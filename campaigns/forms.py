@@ -1,4 +1,5 @@
 from django import forms
+from django.contrib.auth import get_user_model
 
 from .models import Campaign
 
@@ -15,8 +16,14 @@ FORMAT_CHOICES = [
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open"]
+        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open", "shared_with"]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
+        widgets = {"shared_with": forms.CheckboxSelectMultiple}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only researchers (staff) can be given access.
+        self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
 
 
 class UploadCorpusForm(forms.Form):

@@ -148,7 +148,12 @@ def resolve_template(campaign, name):
     """The campaign's template called ``name``, else the built-in one; GenerationError names the known ones."""
     custom = campaign.prompt_templates.filter(name=name).first() if campaign is not None else None
     if custom is not None:
-        return custom.as_chat_template()
+        template = custom.as_chat_template()
+        try:
+            check_template(template.system, template.turns)
+        except GenerationError as error:
+            raise GenerationError(f"template {name!r}: {error}") from None
+        return template
     if name in BUILTIN_TEMPLATES:
         return BUILTIN_TEMPLATES[name]
     known = ", ".join(template_names(campaign) if campaign is not None else BUILTIN_TEMPLATES)
@@ -164,6 +169,7 @@ class Rejection(models.TextChoices):
     COPY = "copy", "copy of the source"
     TRUNCATED = "truncated", "cut off at max_new_tokens"
     TOO_LONG = "too-long", "more than 3× the source's length"
+    DUPLICATE = "duplicate", "same as another output for this source"
 
 
 @dataclass(frozen=True)
@@ -574,17 +580,16 @@ class GenerationRun(models.Model):
             for name in self.templates:
                 self.refresh_from_db(fields=["status"])
                 if self.status != self.Status.RUNNING:
-                    return stored  # cancelled between batches
+                    break  # cancelled between batches
                 stored += self._generate_template_batch(name, source_ids)
-            self.attach_pairs()
         except GenerationError as error:
             self.fail(str(error))
-            return stored
         except OperationalError:
             raise  # the database was busy: the task retries
         except Exception as error:
             self.fail(f"{error.__class__.__name__}: {error}")
             raise
+        self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
         self._finish_if_complete()
         return stored
 
@@ -602,10 +607,18 @@ class GenerationRun(models.Model):
         prompts = [generator.render(template.messages(source.text)) for source in todo]
         seed = self.batch_seed(name, todo[0].position)
         candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
+        # Judges should not see the same pair twice: an output equal to one already accepted is a duplicate.
+        seen = {
+            (source_id, _comparable(text))
+            for source_id, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
+        }
         outputs = []
         for source, results in zip(todo, candidates):
             for index, (raw, finished) in enumerate(results):
                 cleaned = clean_output(raw, source.text, finished=finished)
+                if cleaned.accepted and (source.pk, _comparable(cleaned.text)) in seen:
+                    cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
+                seen.add((source.pk, _comparable(cleaned.text)))
                 outputs.append(
                     GenerationOutput(
                         run=self,

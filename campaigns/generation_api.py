@@ -10,7 +10,7 @@ from .models import Campaign
 
 
 class GenerationRunSerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="slug", queryset=Campaign.objects.all())
+    campaign = serializers.SlugRelatedField(slug_field="slug", queryset=Campaign.objects.none())
     templates = serializers.ListField(child=serializers.CharField(), allow_empty=False)
     sources = serializers.ListField(
         child=serializers.CharField(allow_blank=True),
@@ -51,6 +51,14 @@ class GenerationRunSerializer(serializers.ModelSerializer):
 
     def get_progress(self, run) -> dict:
         return run.progress()
+
+    def get_fields(self):
+        fields = super().get_fields()
+        # Runs can only be started in campaigns this researcher may see.
+        request = self.context.get("request")
+        if request is not None:
+            fields["campaign"].queryset = Campaign.objects.visible_to(request.user)
+        return fields
 
     def validate(self, data):
         if not data.get("sources") and not data.get("sources_from_campaign"):
@@ -100,7 +108,8 @@ class GenerationRunViewSet(
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
-        runs = GenerationRun.objects.select_related("campaign").order_by("-pk")
+        visible = Campaign.objects.visible_to(self.request.user)
+        runs = GenerationRun.objects.filter(campaign__in=visible).select_related("campaign").order_by("-pk")
         slug = self.request.query_params.get("campaign")
         return runs.filter(campaign__slug=slug) if slug else runs
 

@@ -23,7 +23,7 @@ from .generation import (
     sources_of_campaign,
     template_names,
 )
-from .views import _get_campaign, researcher_required
+from .views import campaign_for, researcher_required
 
 PREVIEW_SENTENCE = "The little cat refreshes himself with water every morning."
 SOURCE_CHOICES = [
@@ -105,7 +105,7 @@ def _get_run(campaign, pk):
 
 @researcher_required
 def list_generations(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     context = {
         "campaign": campaign,
         "runs": campaign.generation_runs.select_related("created_by"),
@@ -117,7 +117,7 @@ def list_generations(request, slug):
 
 @researcher_required
 def create_generation(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     post = request.method == "POST"
     form = GenerationForm(request.POST if post else None, request.FILES if post else None, campaign=campaign)
     if post and form.is_valid():
@@ -139,7 +139,7 @@ def create_generation(request, slug):
 
 @researcher_required
 def show_generation(request, slug, pk):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     run = _get_run(campaign, pk)
     context = {"campaign": campaign, "run": run, "progress": run.progress()}
     if request.htmx:
@@ -151,7 +151,7 @@ def show_generation(request, slug, pk):
 @researcher_required
 @require_POST
 def cancel_generation(request, slug, pk):
-    run = _get_run(_get_campaign(slug), pk)
+    run = _get_run(campaign_for(request, slug), pk)
     if run.cancel():
         messages.success(request, "Generation cancelled; what was generated so far is kept.")
     else:
@@ -162,7 +162,7 @@ def cancel_generation(request, slug, pk):
 @researcher_required
 @require_POST
 def resume_generation(request, slug, pk):
-    run = _get_run(_get_campaign(slug), pk)
+    run = _get_run(campaign_for(request, slug), pk)
     if run.status == GenerationRun.Status.DONE:
         messages.error(request, "This run is done; there is nothing to resume.")
     else:
@@ -173,7 +173,7 @@ def resume_generation(request, slug, pk):
 
 @researcher_required
 def edit_template(request, slug, pk=None):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     template = get_object_or_404(PromptTemplate, campaign=campaign, pk=pk) if pk else PromptTemplate(campaign=campaign)
     form = PromptTemplateForm(request.POST if request.method == "POST" else None, instance=template)
     if request.method == "POST" and form.is_valid():
@@ -189,7 +189,7 @@ def edit_template(request, slug, pk=None):
 @researcher_required
 def preview_template(request, slug):
     """The chat for one sentence, as typed (system + turns_text) or by template name, through the chat template."""
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     data = request.POST if request.method == "POST" else request.GET
     typed = data.get("sentence", "").strip() or next(iter(data.get("sources_text", "").strip().splitlines()), "")
     context = {"campaign": campaign, "sentence": typed.strip() or PREVIEW_SENTENCE}

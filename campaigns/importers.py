@@ -45,6 +45,8 @@ GOLD_LABEL_OF_TEXT = {
 ID_MAX_LENGTH = Pair._meta.get_field("external_id").max_length
 CORPUS_MAX_LENGTH = Pair._meta.get_field("corpus").max_length
 UTF8_BOM = b"\xef\xbb\xbf"
+# PostgreSQL stores no NUL in text or jsonb; a NUL usually means a UTF-16 file.
+NUL_MESSAGE = "the {name} contains a NUL character (0x00); if the file is UTF-16, save it as UTF-8"
 
 
 class CorpusImportError(Exception):
@@ -280,10 +282,35 @@ def _read_jsonl(text):
 def _read_jsonl_records(text):
     for number, line in _numbered_lines(text):
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_refuse_constant)
         except json.JSONDecodeError as error:
             raise CorpusImportError(f"line {number}: malformed JSON ({error.msg} at column {error.colno})") from None
+        except ValueError as error:  # NaN, Infinity, or an integer too long to convert
+            raise CorpusImportError(f"line {number}: malformed JSON ({error})") from None
+        except RecursionError:
+            raise CorpusImportError(f"line {number}: malformed JSON (nested too deeply)") from None
         yield f"line {number}", record
+
+
+def _holds_nul(value):
+    """Whether a JSON value has a NUL character in any string or key (iterative: nesting may be deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _refuse_constant(name):
+    # Python reads NaN and Infinity, but they are not JSON and PostgreSQL's jsonb refuses them.
+    raise ValueError(f"{name} is not a JSON value")
 
 
 RECORD_READERS = {"csv": _read_csv, "tsv": _read_tsv, "jsonl": _read_jsonl, "mrpc": _read_mrpc, "paws": _read_paws}
@@ -340,6 +367,8 @@ def _row_of_record(location, record, default_corpus):
     metadata = {key: value for key, value in record.items() if key not in keys.values()}
     if isinstance(metadata.get("metadata"), dict):
         metadata = {**metadata.pop("metadata"), **metadata}
+    if _holds_nul(metadata):
+        raise CorpusImportError(f"{location}: {NUL_MESSAGE.format(name='metadata')}")
     corpus = _text(record, keys["corpus"], location, "corpus") or default_corpus
     if len(corpus) > CORPUS_MAX_LENGTH:
         raise CorpusImportError(f"{location}: corpus name longer than {CORPUS_MAX_LENGTH} characters")
@@ -360,6 +389,8 @@ def _text(record, key, location, name):
         return ""
     if not isinstance(value, str):
         raise CorpusImportError(f"{location}: the {name} must be text, got {json.dumps(value)}")
+    if "\x00" in value:
+        raise CorpusImportError(f"{location}: {NUL_MESSAGE.format(name=name)}")
     return value.strip()
 
 

@@ -12,6 +12,16 @@ DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.j
 TRAINING_TRIAL_SIZE = 5
 
 
+class CampaignQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """The campaigns a researcher owns or that are shared with them; superusers see all."""
+        if user.is_superuser:
+            return self
+        if not (user.is_authenticated and user.is_staff):
+            return self.none()
+        return self.filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+
+
 class Campaign(models.Model):
     slug = models.SlugField(max_length=80, unique=True, help_text="Used in the public judge link /j/<slug>/.")
     name = models.CharField(max_length=200)
@@ -26,11 +36,19 @@ class Campaign(models.Model):
     )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    shared_with = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="shared_campaigns",
+        help_text="Other researchers who may see and manage this campaign.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Bumped under a row lock by every assignment: serialises concurrent
     # assignment in one campaign on PostgreSQL and SQLite alike.
     assignment_seq = models.PositiveBigIntegerField(default=0, editable=False)
+
+    objects = CampaignQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at"]

@@ -22,7 +22,7 @@ from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report, curves_
 from campaigns.analysis.figures import FORMATS
 from campaigns.analysis.present import SHOWN, TITLES, html
 from campaigns.models import Campaign, Pair
-from campaigns.views import _get_campaign, csv_response, researcher_required
+from campaigns.views import campaign_for, csv_response, researcher_required
 from scoring.metrics.registry import METRICS, get_metric_class
 from scoring.models import Score
 
@@ -222,9 +222,9 @@ def figure_bytes(cached: CachedReport, name: str, fmt: str) -> bytes:
 
 def _campaigns_of(request, slug=None):
     if slug is not None:
-        return [_get_campaign(slug)]
+        return [campaign_for(request, slug)]
     slugs = list(dict.fromkeys(request.GET.getlist("c")))
-    campaigns = list(Campaign.objects.filter(slug__in=slugs))
+    campaigns = list(Campaign.objects.visible_to(request.user).filter(slug__in=slugs))
     if not slugs or len(campaigns) != len(slugs):
         raise Http404("Name one or more existing campaigns with ?c=slug.")
     return sorted(campaigns, key=lambda c: slugs.index(c.slug))

@@ -24,13 +24,14 @@ from .models import Campaign
 researcher_required = staff_member_required(login_url="login")
 
 
-def _get_campaign(slug):
-    return get_object_or_404(Campaign, slug=slug)
+def campaign_for(request, slug):
+    """The campaign if this researcher may see it; anyone else gets a 404, not a hint it exists."""
+    return get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
 
 
 @researcher_required
 def list_campaigns(request):
-    campaigns = Campaign.objects.all()
+    campaigns = Campaign.objects.visible_to(request.user)
     return render(request, "campaigns/list.html", {"campaigns": campaigns})
 
 
@@ -51,7 +52,7 @@ def create_campaign(request):
 
 @researcher_required
 def edit_campaign(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     data = request.POST if request.method == "POST" else None
     form = CampaignForm(data, instance=campaign)
     protocol_form = ProtocolForm(data, instance=protocol_of(campaign), prefix="protocol")
@@ -66,7 +67,7 @@ def edit_campaign(request, slug):
 
 @researcher_required
 def show_campaign(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     context = {
         "campaign": campaign,
         "progress": campaign_progress(campaign),
@@ -81,7 +82,7 @@ def show_campaign(request, slug):
 
 @researcher_required
 def upload_corpus(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     form = UploadCorpusForm(request.POST, request.FILES) if request.method == "POST" else UploadCorpusForm()
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["file"]
@@ -112,14 +113,14 @@ def csv_response(frame, filename):
 
 @researcher_required
 def export_pairs(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     frame, _signatures = pairs_with_scores(campaign)
     return csv_response(frame, f"{campaign.slug}-pairs.csv")
 
 
 @researcher_required
 def export_signatures(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     _columns, signatures = metric_columns(campaign)
     response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
@@ -128,14 +129,14 @@ def export_signatures(request, slug):
 
 @researcher_required
 def export_judgments(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
 
 
 @researcher_required
 @require_POST
 def toggle_judge_exclusion(request, slug, judge_id):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     judge = get_object_or_404(Judge, pk=judge_id, campaign=campaign)
     judge.excluded = not judge.excluded
     judge.save(update_fields=["excluded"])
@@ -147,7 +148,7 @@ def toggle_judge_exclusion(request, slug, judge_id):
 @researcher_required
 @require_POST
 def toggle_open(request, slug):
-    campaign = _get_campaign(slug)
+    campaign = campaign_for(request, slug)
     campaign.is_open = not campaign.is_open
     campaign.save(update_fields=["is_open", "updated_at"])
     messages.success(request, "Campaign opened." if campaign.is_open else "Campaign closed.")

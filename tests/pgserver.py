@@ -3,7 +3,8 @@
 Starts a fresh cluster (Debian's postgresql binaries) in a temporary folder,
 listening on 127.0.0.1 only, sets DATABASE_URL for the command, and removes
 everything afterwards. PostgreSQL refuses to run as root, so as root the
-server runs as the `postgres` system user.
+server runs as the `postgres` system user. `postgres_server()` is the same
+server as a context manager, for scripts such as bench/load_judges.py.
 """
 
 import glob
@@ -13,6 +14,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 
 
 def _binary(name):
@@ -34,7 +36,9 @@ def _as_server_user(command):
     return command
 
 
-def main(command):
+@contextmanager
+def postgres_server(max_connections=100):
+    """A fresh PostgreSQL cluster on 127.0.0.1; yields its DATABASE_URL and removes it all on exit."""
     port = _free_port()
     workdir = tempfile.mkdtemp(prefix="parasol-pg-")
     data = os.path.join(workdir, "data")
@@ -43,10 +47,11 @@ def main(command):
     run = lambda args: subprocess.run(_as_server_user(args), check=True, stdout=subprocess.DEVNULL)  # noqa: E731
     try:
         run([_binary("initdb"), "-D", data, "-U", "parasol", "--auth=trust", "-E", "UTF8"])
-        options = f"-c listen_addresses=127.0.0.1 -p {port} -k {workdir} -c fsync=off -c max_connections=100"
+        options = (
+            f"-c listen_addresses=127.0.0.1 -p {port} -k {workdir} -c fsync=off -c max_connections={max_connections}"
+        )
         run([_binary("pg_ctl"), "-D", data, "-o", options, "-l", os.path.join(workdir, "log"), "-w", "start"])
-        env = dict(os.environ, DATABASE_URL=f"postgres://parasol@127.0.0.1:{port}/postgres")
-        return subprocess.run(command, env=env).returncode
+        yield f"postgres://parasol@127.0.0.1:{port}/postgres"
     finally:
         subprocess.run(
             _as_server_user([_binary("pg_ctl"), "-D", data, "-m", "immediate", "stop"]),
@@ -54,6 +59,11 @@ def main(command):
             stderr=subprocess.DEVNULL,
         )
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main(command):
+    with postgres_server() as url:
+        return subprocess.run(command, env=dict(os.environ, DATABASE_URL=url)).returncode
 
 
 if __name__ == "__main__":

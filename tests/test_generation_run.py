@@ -25,8 +25,8 @@ class FakeGenerator:
 
     revision = "fake"
 
-    def __init__(self, fail_with=None):
-        self.calls, self.fail_with = [], fail_with
+    def __init__(self, fail_with=None, answer=None):
+        self.calls, self.fail_with, self.answer, self.count = [], fail_with, answer, 0
 
     def render(self, messages):
         return messages[-1]["content"]
@@ -35,7 +35,11 @@ class FakeGenerator:
         if self.fail_with:
             raise self.fail_with
         self.calls.append(list(prompts))
-        return [[(f'B: "In other words, {prompt[4:-1]}"', True) for _ in range(n)] for prompt in prompts]
+        return [[(self.answer or self._paraphrase(prompt), True) for _ in range(n)] for prompt in prompts]
+
+    def _paraphrase(self, prompt):
+        self.count += 1
+        return f'B: "So, {prompt[4:-1]} ({self.count})"'
 
 
 @pytest.fixture
@@ -97,6 +101,23 @@ def test_it_stops_between_batches_once_cancelled(campaign, fake):
     assert not run.cancel(), "a cancelled run cannot be cancelled again"
 
 
+def test_it_stops_between_templates_when_cancelled_mid_task_and_keeps_what_it_made(campaign, monkeypatch):
+    class CancellingGenerator(FakeGenerator):
+        def generate(self, prompts, **options):
+            GenerationRun.objects.get().cancel()  # the researcher clicks Cancel while the batch runs
+            return super().generate(prompts, **options)
+
+    fake = CancellingGenerator()
+    monkeypatch.setattr(generation, "get_generator", lambda model: fake)
+    run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"], queue=False)
+    for _ in range(2):
+        generate_batch(run.pk, source_ids(run))
+    assert len(fake.calls) == 1 and set(run.outputs.values_list("template", flat=True)) == {"naive"}
+    assert campaign.pairs.count() == 2 and not run.outputs.filter(pair__isnull=True).exists()
+    run.refresh_from_db()
+    assert run.status == GenerationRun.Status.CANCELLED
+
+
 def test_it_resumes_after_a_crash_without_duplicating_outputs_or_pairs(campaign, fake):
     run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"], queue=False)
     first = run.sources.get(position=1)
@@ -144,6 +165,20 @@ def test_it_queues_one_gpu_task_per_batch_after_commit(campaign, fake, django_ca
     ids = source_ids(run)
     assert [call.kwargs["args"] for call in apply_async.call_args_list] == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
     assert {call.kwargs["queue"] for call in apply_async.call_args_list} == {"gpu"}
+
+
+def test_it_rejects_an_output_that_repeats_an_accepted_one_for_the_same_source(campaign, monkeypatch):
+    fake = FakeGenerator(answer='B: "The same words."')
+    monkeypatch.setattr(generation, "get_generator", lambda model: fake)
+    run = create_run(campaign, sources=SOURCES[:1], templates=["naive", "vulgar"], decoding="sampling", candidates=2)
+    run.run_inline()
+    assert list(run.outputs.values_list("template", "candidate", "accepted", "reject_reason")) == [
+        ("naive", 0, True, ""),
+        ("naive", 1, False, "duplicate"),
+        ("vulgar", 0, False, "duplicate"),
+        ("vulgar", 1, False, "duplicate"),
+    ]
+    assert campaign.pairs.count() == 1
 
 
 def test_it_records_a_failure_with_its_message(campaign, monkeypatch):

@@ -57,7 +57,9 @@ def test_it_sends_anonymous_users_and_outsiders_to_the_login_page(client, campai
     assert run.status == GenerationRun.Status.QUEUED
 
 
-def test_it_creates_a_run_from_typed_sources(researcher_client, campaign, researcher, django_capture_on_commit_callbacks):
+def test_it_creates_a_run_from_typed_sources(
+    researcher_client, campaign, researcher, django_capture_on_commit_callbacks
+):
     url = reverse("campaigns-create-generation", args=[campaign.slug])
     assert researcher_client.get(url).status_code == 200
     data = {

@@ -30,7 +30,9 @@ def test_it_scores_a_batch_in_order(lev):
 
 def test_it_is_symmetric_and_lower_means_closer(lev):
     assert lev.direction == LOWER
-    assert lev.score(sources=["kitten"], hypotheses=["sitting"]) == lev.score(sources=["sitting"], hypotheses=["kitten"])
+    assert lev.score(sources=["kitten"], hypotheses=["sitting"]) == lev.score(
+        sources=["sitting"], hypotheses=["kitten"]
+    )
 
 
 def test_it_takes_keyword_arguments_only(lev):

@@ -63,7 +63,9 @@ PAIR_COUNT = {"parapluie_direct": len(SOURCES), "parapluie_fs_direct": 3}
 LOSS_PAIR_COUNT = {"parapluie_direct": 4, "parapluie_fs_direct": 2}
 
 
-@pytest.mark.parametrize(("metric_name", "fixture"), [("parapluie_direct", "direct"), ("parapluie_fs_direct", "fs_direct")])
+@pytest.mark.parametrize(
+    ("metric_name", "fixture"), [("parapluie_direct", "direct"), ("parapluie_fs_direct", "fs_direct")]
+)
 def test_it_equals_the_papers_loss_formulation(request, metric_name, fixture):
     metric = request.getfixturevalue(fixture)
     sources, hypotheses = SOURCES[: LOSS_PAIR_COUNT[metric_name]], HYPOTHESES[: LOSS_PAIR_COUNT[metric_name]]
@@ -86,8 +88,9 @@ def test_batching_and_prefix_reuse_change_no_score(metric_name):
 def test_reusing_the_prefix_does_not_mutate_it(fs_direct):
     _, prefix = fs_direct.shared_prefix()
     before = [(keys.clone(), values.clone()) for keys, values in prefix]
-    first = fs_direct.score(sources=SOURCES, hypotheses=HYPOTHESES)
-    second = fs_direct.score(sources=SOURCES[::-1], hypotheses=HYPOTHESES[::-1])
+    sources, hypotheses = SOURCES[:3], HYPOTHESES[:3]
+    first = fs_direct.score(sources=sources, hypotheses=hypotheses)
+    second = fs_direct.score(sources=sources[::-1], hypotheses=hypotheses[::-1])
     assert second[::-1] == pytest.approx(first, abs=1e-5)
     assert all(torch.equal(k, k0) and torch.equal(v, v0) for (k, v), (k0, v0) in zip(prefix, before))
     assert prefix[0][0].shape[0] == 1
@@ -121,9 +124,11 @@ def test_the_few_shot_template_holds_the_papers_six_examples(fs_direct):
     messages = fs_direct.conversation("S", "H")
     assert len(FEW_SHOT_EXAMPLES) == 6
     assert [m["content"] for m in messages if m["role"] == "assistant"][1:] == ["No", "Yes", "No", "No", "Yes", "No"]
-    assert messages[2]["content"].endswith("of deliberately distorting his evidence .\"; "
-                                           "B: \"Amrozi accused his brother, whom he disparagingly referred to as "
-                                           "'the liar witness', of intentionally twisting his testimony.\"")
+    assert messages[2]["content"].endswith(
+        'of deliberately distorting his evidence ."; '
+        'B: "Amrozi accused his brother, whom he disparagingly referred to as '
+        "'the liar witness', of intentionally twisting his testimony.\""
+    )
     assert messages[-1] == {"role": "user", "content": 'A: "S"; B: "H"'}
 
 
@@ -143,7 +148,9 @@ def test_indirect_generates_an_explanation_then_asks_for_one_word():
     assert all(math.isfinite(value) for value in scores)
     # The same explanations scored one by one, without the prefix cache, agree.
     alone = get_metric("parapluie_indirect", device="cpu", dtype="float32", batch_size=1, reuse_prefix=False)
-    expected = alone.score_sequences([alone.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)])
+    expected = alone.score_sequences(
+        [alone.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)]
+    )
     assert scores == pytest.approx(expected, abs=1e-4)
     assert indirect.signature()["explain"] == "greedy,max_new_tokens=8"
 

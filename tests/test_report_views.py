@@ -69,7 +69,7 @@ def test_an_htmx_request_gets_the_body_partial_only(client, judged_campaign, res
 
 
 def test_the_cross_campaign_page_puts_corpora_side_by_side(client, judged_campaign, researcher):
-    other = Campaign.objects.create(slug="other", name="Other")
+    other = Campaign.objects.create(slug="other", name="Other", created_by=researcher)
     add_pairs(other, 3, corpus="second")
     client.force_login(researcher)
     response = client.get(reverse("campaigns-show-cross-report") + "?c=demo&c=other&label=gold")

@@ -77,16 +77,6 @@ def log_odds(logits, yes_ids, no_ids):
     return torch.logsumexp(log_probs[:, yes_ids], dim=-1) - torch.logsumexp(log_probs[:, no_ids], dim=-1)
 
 
-def causal_lm_loss(model, input_ids):
-    """The loss of ``model(input_ids, labels=input_ids)``: mean cross-entropy over the predicted tokens.
-
-    Reduced in float64: a float32 mean over ~500 tokens, multiplied back by their
-    number, is off by ~1e-4, which would hide the identity this loss is used to check.
-    """
-    logits = model(input_ids=input_ids).logits[0, :-1].double()
-    return torch.nn.functional.cross_entropy(logits, input_ids[0, 1:]).item()
-
-
 @torch.inference_mode()
 def prefix_cache(model, prefix_ids):
     """Per-layer (keys, values) of the shared prefix, batch 1; never written to afterwards."""
@@ -120,7 +110,9 @@ def next_token_logits(model, sequences, prefix_length=0, prefix=None, pad_id=0):
     if prefix is not None:
         # A fresh cache per batch: expand() is a view and update() concatenates into
         # new tensors, so the cached prefix is never mutated.
-        cache = DynamicCache(ddp_cache_data=[(k.expand(batch, -1, -1, -1), v.expand(batch, -1, -1, -1)) for k, v in prefix])
+        cache = DynamicCache(
+            ddp_cache_data=[(k.expand(batch, *k.shape[1:]), v.expand(batch, *v.shape[1:])) for k, v in prefix]
+        )
     device = model.device
     output = model(
         input_ids=input_ids.to(device),
@@ -216,13 +208,15 @@ class ParaPluie(Metric):
     def reference_log_odds(self, source, hypothesis, explanation=None):
         """The paper's formulation, (T+1) * (loss(Tpl∘no) - loss(Tpl∘yes)): two full passes, batch 1, no cache.
 
-        For tests and benchmarks; needs single-token answers (PARAPLUIE_ANSWER other than ``variants``).
+        The naive baseline of bench/parapluie.py. The model's float32 mean loss, multiplied
+        back by ~550 tokens (FS-DIRECT), drifts by ~1e-4 from :meth:`score`; the tests
+        reduce in float64 instead. Needs single-token answers (not ``variants``).
         """
         template = self.sequence_ids(source, hypothesis, explanation)
         losses = {}
         for answer, ids in (("yes", self.yes_ids), ("no", self.no_ids)):
             input_ids = torch.tensor([template + ids[:1]], device=self.model.device)
-            losses[answer] = causal_lm_loss(self.model, input_ids)
+            losses[answer] = self.model(input_ids=input_ids, labels=input_ids).loss.item()
         predicted = len(template)  # T+1: every token of Tpl∘answer but the first is predicted
         return predicted * (losses["no"] - losses["yes"])
 
@@ -234,7 +228,8 @@ class ParaPluie(Metric):
         elif self.model_name.startswith("injected:"):
             model, revision = self.model_name, "random-or-unknown"
         else:
-            model, revision = self.model_name, model_revision(str(resolve_model_path(self.model_name, "PARAPLUIE_MODEL")))
+            path = resolve_model_path(self.model_name, "PARAPLUIE_MODEL")
+            model, revision = self.model_name, model_revision(str(path))
         return {
             "impl": f"parasol-parapluie+transformers-{version('transformers')}",
             "model": model,
@@ -270,9 +265,7 @@ class ParaPluieIndirect(ParaPluie):
 
     def _score_batch(self, sources, hypotheses):
         explanations = self.explain(sources, hypotheses)
-        return self.score_sequences(
-            [self.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)]
-        )
+        return self.score_sequences([self.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)])
 
     @torch.inference_mode()
     def explain(self, sources, hypotheses):
