@@ -45,8 +45,8 @@ node_modules/.installed: package.json package-lock.json
 	touch $@
 
 test: install wordnet node_modules/.installed
-	$(PY) -m pytest
-	$(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
+	OMP_NUM_THREADS=1 $(PY) -m pytest
+	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -36,9 +36,13 @@ def hostile_pair(i):
     return f"Alpha {payload} beta", f"Gamma {payload} delta {PAYLOADS[(i + 1) % len(PAYLOADS)]}"
 
 
-def hostile_campaign():
+def hostile_campaign(owner=None):
     campaign = Campaign.objects.create(
-        slug="hostile", name=f"Name {PAYLOADS[1]}", description=f"About {PAYLOADS[2]}", pairs_per_judge=1
+        slug="hostile",
+        name=f"Name {PAYLOADS[1]}",
+        description=f"About {PAYLOADS[2]}",
+        pairs_per_judge=1,
+        created_by=owner,
     )
     protocol = protocol_of(campaign)
     protocol.control_share = 0
@@ -77,8 +81,13 @@ def test_payloads_stay_text_on_every_judge_page(live_server, page):
         assert_inert(page, f"item {step + 1}")
         assert "__pwned" in " ".join(page.locator("#item .sentence").all_inner_texts()), "payloads show as text"
         assert page.locator("#item mark").count() > 0, "the diff highlight should be exercised"
+        shown = page.locator("#item").get_attribute("data-assignment")
         page.locator("#item button.answer").first.click()
-        page.wait_for_load_state()
+        page.wait_for_function(
+            "shown => { const item = document.querySelector('#item');"
+            " return !item || item.dataset.assignment !== shown; }",
+            arg=shown,
+        )
     expect(page.locator("body")).to_contain_text("Question <img")
     assert_inert(page, "questionnaire")
     page.locator("form button.primary[type=submit]").click()
@@ -89,7 +98,7 @@ def test_payloads_stay_text_on_every_judge_page(live_server, page):
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_payloads_stay_text_on_every_researcher_page(live_server, page, researcher):
-    campaign = hostile_campaign()
+    campaign = hostile_campaign(owner=researcher)
     judge = make_judge(campaign)
     Judge.objects.filter(pk=judge.pk).update(crowd_participant=PAYLOADS[1][:100])
     client = Client()
