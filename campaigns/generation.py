@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.loading import EMBEDDED, SMOLLM2_CHAT_TEMPLATE, embedded_smollm2_path, resolve_model_path
+from scoring.metrics.loading import EMBEDDED, embedded_smollm2_path, load_chat_tokenizer, resolve_model_path
 
 from .models import Campaign, Pair
 
@@ -242,8 +242,6 @@ def _comparable(text):
 
 # Loading and generating (no Django) -----------------------------------------------------------
 
-_TOKENIZERS = {}
-
 
 def check_model(model):
     """Raise GenerationError unless ``model`` is 'embedded', a local path or already in the local hub cache."""
@@ -265,21 +263,11 @@ def check_model(model):
 
 def chat_tokenizer(model):
     """The model's tokenizer alone (the live preview needs no weights); cached per process."""
-    if model not in _TOKENIZERS:
-        from transformers import AutoTokenizer
-
-        path = check_model(model)
-        directory, options = (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, **options)
-        except (OSError, ValueError) as error:
-            raise GenerationError(f"cannot load the tokenizer of {model!r}: {error}") from None
-        if not tokenizer.chat_template:
-            if model != EMBEDDED:
-                raise GenerationError(f"model {model!r} has no chat template: use an instruct (chat) model")
-            tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
-        _TOKENIZERS[model] = tokenizer
-    return _TOKENIZERS[model]
+    check_model(model)
+    try:
+        return load_chat_tokenizer(model, "the model")
+    except MetricUnavailable as error:
+        raise GenerationError(str(error)) from None
 
 
 def render_chat(tokenizer, messages):
@@ -337,7 +325,6 @@ class Generator:
         except MetricUnavailable as error:
             raise GenerationError(f"cannot load model {model!r}: {error}") from None
         self.model, self.revision = model, model_revision(path)
-        _TOKENIZERS.setdefault(model, self.tokenizer)
 
     def render(self, messages):
         return render_chat(self.tokenizer, messages)

@@ -20,6 +20,7 @@ from django.db.models import Count
 from rest_framework.authtoken.models import Token
 
 from bench import load_judges
+from campaigns.generation import GenerationOutput, GenerationRun, create_run
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from scoring.models import Score
@@ -140,9 +141,10 @@ def judge(port, slug, stats, ledger, number=0):
     return simulated
 
 
-def test_judging_and_imports_work_while_redis_is_down_and_scoring_catches_up(broker, researcher_token):
+def test_judging_and_imports_work_while_redis_is_down_and_scoring_catches_up(broker, researcher, researcher_token):
     url, redis_port, redis = broker
     campaign = load_judges.make_campaign("outage", pairs=12, overlap=2, per_judge=6)  # scored by nobody yet
+    Campaign.objects.filter(pk=campaign.pk).update(created_by=researcher)
     env = load_judges.server_env(servers.database_env(connection), url)
     port = servers.free_port()
     web = load_judges.start_gunicorn(env, port, workers=2)
@@ -179,3 +181,59 @@ def test_judging_and_imports_work_while_redis_is_down_and_scoring_catches_up(bro
     assert done.returncode == 0, done.stderr
     assert_one_score_per_pair_and_metric(campaign)
     print(f"\nimport with Redis down answered in {import_seconds:.1f} s; {Score.objects.count()} scores afterwards")
+
+
+def test_a_judge_resumes_where_they_were_after_the_web_server_restarts(broker):
+    url, _port, _redis = broker
+    load_judges.make_campaign("restart", pairs=10, overlap=2, per_judge=5)
+    env = load_judges.server_env(servers.database_env(connection), url)
+    port = servers.free_port()
+    web = load_judges.start_gunicorn(env, port, workers=2)
+    stats, ledger = load_judges.Stats(), load_judges.Ledger()
+    try:
+        load_judges.warm_up(port, 2)
+        simulated = judge(port, "restart", stats, ledger)
+        assert simulated.work(6) is None  # training done, one real pair answered, the next one on screen
+        on_screen = simulated.current
+        servers.stop(web)
+        web = load_judges.start_gunicorn(env, port, workers=2)
+        assert simulated.show() == on_screen, "the same cookie finds the same pair after the restart"
+        assert simulated.work(20) == "finished"  # the page loaded before the restart is answered first
+    finally:
+        servers.stop(web)
+    assert (simulated.token, on_screen) in ledger.acknowledged
+    results = load_judges.check_invariants("restart", stats, ledger)
+    assert all(passed for _, passed, _ in results), results
+    assert len(ledger.acknowledged) == 5 + 5
+
+
+def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(broker, researcher):
+    url, _port, _redis = broker
+    campaign = Campaign.objects.create(slug="generated", name="Generated", created_by=researcher)
+    subjects = ["cat", "dog", "bird", "child", "teacher", "farmer"]
+    worker = start_worker(url, queues="gpu")
+    try:
+        # The embedded SmolLM2, one source per task: slow enough on CPU to be caught mid-run.
+        run = create_run(
+            campaign, sources=[f"The {s} sat on the mat." for s in subjects], templates=["naive"], max_new_tokens=12,
+            batch_size=1,
+        )  # fmt: skip
+        outputs = GenerationOutput.objects.filter(run=run)
+        assert wait_until(lambda: outputs.count() >= 2, timeout=120, interval=0.1), "no output came"
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+        at_kill = outputs.count()
+        assert at_kill < len(subjects), "the run finished before the kill: nothing was tested"
+        worker = start_worker(url, queues="gpu")
+        run.resume()  # queues what is missing; the batches still queued from the start run as well
+        done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=120, interval=0.2)
+        assert done, GenerationRun.objects.get(pk=run.pk).progress()
+        time.sleep(1)  # a duplicate batch still in flight would land now
+    finally:
+        servers.stop(worker)
+    assert outputs.count() == len(subjects)
+    doubled = outputs.values("source", "template", "candidate").annotate(n=Count("pk")).filter(n__gt=1)
+    assert not doubled.exists()
+    pairs = campaign.pairs.filter(external_id__startswith=f"gen{run.pk}-")
+    assert pairs.count() == outputs.filter(accepted=True).count() == outputs.filter(pair__isnull=False).count()
+    print(f"\ngeneration worker killed at {at_kill}/{len(subjects)} outputs; after resume: {outputs.count()}")

@@ -87,29 +87,49 @@ def torch_dtype(name, device):
     return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
 
 
+def chat_model_path(model, setting_name="PARAPLUIE_MODEL"):
+    """The local file or directory of a chat LLM: ``embedded``, a .gguf file, a directory or a cached hub name."""
+    path = embedded_smollm2_path() if model == EMBEDDED else resolve_model_path(model, setting_name)
+    if not path.exists():
+        raise MetricUnavailable(f"model file {path} is missing: set {setting_name}")
+    return path
+
+
+def _pretrained_location(path):
+    """(directory, options) for ``from_pretrained``: a GGUF file is read, and de-quantised, by transformers."""
+    return (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
+
+
+@lru_cache(maxsize=4)
+def load_chat_tokenizer(model, setting_name="PARAPLUIE_MODEL"):
+    """The tokenizer of a chat LLM, with a chat template (SmolLM2's when its GGUF carries none)."""
+    from transformers import AutoTokenizer
+
+    directory, options = _pretrained_location(chat_model_path(model, setting_name))
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, **options)
+    except (OSError, ValueError) as error:
+        raise MetricUnavailable(f"cannot load the tokenizer of {model!r} ({setting_name}): {error}") from error
+    if not tokenizer.chat_template:
+        if model != EMBEDDED:
+            raise MetricUnavailable(f"model {model!r} ({setting_name}) has no chat template: use an instruct model")
+        tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
+    return tokenizer
+
+
 @lru_cache(maxsize=2)
 def load_causal_lm(model, device, dtype):
     """(tokenizer, model) for a chat LLM: ``embedded``, a .gguf file, a directory or a cached hub name."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    path = embedded_smollm2_path() if model == EMBEDDED else resolve_model_path(model, "PARAPLUIE_MODEL")
-    if not path.exists():
-        raise MetricUnavailable(f"ParaPLUIE model file {path} is missing: set PARAPLUIE_MODEL")
-    if path.is_file():  # a GGUF file: transformers de-quantises it
-        directory, options = path.parent, {"gguf_file": path.name}
-    else:
-        directory, options = path, {}
+    tokenizer = load_chat_tokenizer(model)
+    directory, options = _pretrained_location(chat_model_path(model))
     try:
-        tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, **options)
         llm = AutoModelForCausalLM.from_pretrained(
             directory, local_files_only=True, dtype=torch_dtype(dtype, device), **options
         )
     except (OSError, ValueError) as error:
         raise MetricUnavailable(f"cannot load ParaPLUIE model {model!r} (PARAPLUIE_MODEL): {error}") from error
-    if not tokenizer.chat_template:
-        if model != EMBEDDED:
-            raise MetricUnavailable(f"model {model!r} (PARAPLUIE_MODEL) has no chat template: use an instruct model")
-        tokenizer.chat_template = SMOLLM2_CHAT_TEMPLATE
     llm.to(device).eval()
     return tokenizer, llm
 
