@@ -1,6 +1,6 @@
 """Load test of the judge protocol against the real stack, with its invariants.
 
-    .venv/bin/python bench/load_judges.py [--judges 100] [--think-ms 2000] [--time-limit 240] [--sqlite]
+    .venv/bin/python bench/load_judges.py [--judges 100] [--think-ms 8000] [--arrival-s 30] [--sqlite]
 
 Starts a throwaway PostgreSQL (or SQLite with --sqlite), Redis, gunicorn
 (4 sync workers) and a Celery worker scoring with lev and bleu, all on
@@ -312,7 +312,7 @@ def run_judges(port, slug, *, judges, habits, time_limit, max_items, stagger_s=1
     deadline = time.monotonic() + time_limit
 
     def one(number):
-        time.sleep(random.Random(-number).uniform(0, stagger_s))  # arrivals spread a little, not all in 1 ms
+        time.sleep(random.Random(-number).uniform(0, stagger_s))  # judges arrive over time, not all at once
         judge = SimulatedJudge(number, port, slug, stats, ledger, habits, deadline, max_items)
         try:
             outcome = judge.run()
@@ -556,9 +556,10 @@ def main(argv=None):
     parser.add_argument("--per-judge", type=int, default=20)
     parser.add_argument("--controls", type=float, default=0.0, help="control share (0 turns controls off)")
     parser.add_argument(
-        "--think-ms", type=float, default=2000, help="mean pause before each answer (0: as fast as possible)"
+        "--think-ms", type=float, default=8000, help="mean pause before each answer (0: as fast as possible)"
     )
-    parser.add_argument("--time-limit", type=float, default=240, help="seconds the judges may run")
+    parser.add_argument("--arrival-s", type=float, default=30, help="judges arrive at random within this many seconds")
+    parser.add_argument("--time-limit", type=float, default=300, help="seconds the judges may run")
     parser.add_argument("--web-workers", type=int, default=4)
     parser.add_argument("--sqlite", action="store_true", help="SQLite instead of a throwaway PostgreSQL")
     args = parser.parse_args(argv)
@@ -578,12 +579,18 @@ def main(argv=None):
         max_items = 5 + args.per_judge * 2 + 10
         print(
             f"{args.judges} judges, {args.pairs} pairs, overlap {args.overlap}, {args.per_judge} per judge, "
-            f"think {args.think_ms:.0f} ms, {'SQLite' if args.sqlite else 'PostgreSQL'}, "
-            f"gunicorn -w {args.web_workers}, {os.cpu_count()} CPUs",
+            f"think {args.think_ms:.0f} ms, arrivals over {args.arrival_s:.0f} s, "
+            f"{'SQLite' if args.sqlite else 'PostgreSQL'}, gunicorn -w {args.web_workers}, {os.cpu_count()} CPUs",
             flush=True,
         )
         stats, ledger, seconds = run_judges(
-            port, slug, judges=args.judges, habits=habits, time_limit=args.time_limit, max_items=max_items
+            port,
+            slug,
+            judges=args.judges,
+            habits=habits,
+            time_limit=args.time_limit,
+            max_items=max_items,
+            stagger_s=args.arrival_s,
         )
         print("\n".join(latency_lines(stats, seconds)))
         print(f"judges: {dict(ledger.outcomes)}")

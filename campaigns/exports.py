@@ -198,4 +198,6 @@ def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
     for column in safe.columns:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(neutralise_formula)
-    safe.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\n")
+    # CRLF, as RFC 4180 has it: Python's csv then quotes any field holding a bare
+    # \r or \n, which a \n terminator would leave unquoted (and split the row).
+    safe.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\r\n")

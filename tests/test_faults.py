@@ -6,6 +6,7 @@ Each test runs real processes (redis-server, a Celery worker, gunicorn) on
 
 import http.client
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -207,28 +208,54 @@ def test_a_judge_resumes_where_they_were_after_the_web_server_restarts(broker):
     assert len(ledger.acknowledged) == 5 + 5
 
 
+# A worker whose generator is a stand-in taking 0.5 s per batch: the embedded model would make
+# this test take a minute or two on 2 cores (test_generation_run.py covers the model itself).
+SLOW_GENERATION_WORKER = """
+import os, time
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
+import django
+django.setup()
+from campaigns import generation
+
+class SlowGenerator:
+    revision = "slow-stand-in"
+    def render(self, messages):
+        return messages[-1]["content"]
+    def generate(self, prompts, *, decoding, n, seed):
+        time.sleep(0.5)
+        return [[(f'B: "Without doubt, {prompt[4:-1]}"', True) for _ in range(n)] for prompt in prompts]
+
+generation.get_generator = lambda model: SlowGenerator()
+from parasol.celery import app
+app.worker_main(["worker", "-Q", "gpu", "-P", "solo", "-l", "warning"])
+"""
+
+
+def start_generation_worker(url):
+    env = dict(os.environ, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+    env.update(servers.database_env(connection))
+    return subprocess.Popen([sys.executable, "-c", SLOW_GENERATION_WORKER], cwd=servers.REPO, env=env)
+
+
 def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(broker, researcher):
     url, _port, _redis = broker
     campaign = Campaign.objects.create(slug="generated", name="Generated", created_by=researcher)
     subjects = ["cat", "dog", "bird", "child", "teacher", "farmer"]
-    worker = start_worker(url, queues="gpu")
+    worker = start_generation_worker(url)
     try:
-        # The embedded SmolLM2, one source per task: slow enough on CPU to be caught mid-run.
-        run = create_run(
-            campaign, sources=[f"The {s} sat on the mat." for s in subjects], templates=["naive"], max_new_tokens=12,
-            batch_size=1,
-        )  # fmt: skip
+        sources = [f"The {subject} sat on the mat." for subject in subjects]
+        run = create_run(campaign, sources=sources, templates=["naive"], max_new_tokens=12, batch_size=1)
         outputs = GenerationOutput.objects.filter(run=run)
-        assert wait_until(lambda: outputs.count() >= 2, timeout=120, interval=0.1), "no output came"
+        assert wait_until(lambda: outputs.count() >= 2, timeout=60, interval=0.05), "no output came"
         worker.send_signal(signal.SIGKILL)
         worker.wait(10)
         at_kill = outputs.count()
         assert at_kill < len(subjects), "the run finished before the kill: nothing was tested"
-        worker = start_worker(url, queues="gpu")
+        worker = start_generation_worker(url)
         run.resume()  # queues what is missing; the batches still queued from the start run as well
-        done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=120, interval=0.2)
+        done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=60, interval=0.2)
         assert done, GenerationRun.objects.get(pk=run.pk).progress()
-        time.sleep(1)  # a duplicate batch still in flight would land now
+        time.sleep(1.5)  # a duplicate batch still in flight would land now
     finally:
         servers.stop(worker)
     assert outputs.count() == len(subjects)
@@ -236,4 +263,5 @@ def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(br
     assert not doubled.exists()
     pairs = campaign.pairs.filter(external_id__startswith=f"gen{run.pk}-")
     assert pairs.count() == outputs.filter(accepted=True).count() == outputs.filter(pair__isnull=False).count()
+    assert pairs.count() > 0
     print(f"\ngeneration worker killed at {at_kill}/{len(subjects)} outputs; after resume: {outputs.count()}")
