@@ -117,35 +117,35 @@ def _counts(labels):
     return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
 
 
-def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
-    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0."""
-    rows = []
+def _scored_subsets(frame, metrics):
+    """(metric, corpus, scores, labels) for every metric and corpus (+ Global) with labelled scores."""
     parts = list(subsets(frame))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
-            if len(scores) == 0:
-                continue
-            counts = _counts(labels)
-            best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
-            rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
-            if is_parapluie(metric):
-                prior = at_threshold(scores, labels, directions[metric], 0.0)
-                rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, **counts})
+            if len(scores):
+                yield metric, corpus, scores, labels
+
+
+def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0."""
+    rows = []
+    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
+        counts = _counts(labels)
+        best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
+        rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
+        if is_parapluie(metric):
+            prior = at_threshold(scores, labels, directions[metric], 0.0)
+            rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, **counts})
     columns = ["metric", "corpus", "threshold_kind", "threshold", *RATE_NAMES, "n", "n_paraphrase", "n_non_paraphrase"]
     return pd.DataFrame(rows, columns=columns)
 
 
 def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     rows = []
-    parts = list(subsets(frame))
-    for metric in metrics:
-        for corpus, rows_of_corpus in parts:
-            scores, labels = labelled_scores(rows_of_corpus, metric)
-            if len(scores) == 0:
-                continue
-            eer, threshold = equal_error_rate(scores, labels, directions[metric])
-            rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
+    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
+        eer, threshold = equal_error_rate(scores, labels, directions[metric])
+        rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
     return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
 
 
