@@ -17,8 +17,13 @@ from scoring import service
 from .load_demo import DEMO_PASSWORD, DEMO_USERNAME
 
 HOST = "127.0.0.1"
-# One worker for both queues, with the periodic sweep (-B) embedded: enough for a demo.
-WORKER_COMMAND = "celery -A parasol worker -Q cpu,gpu --concurrency 1 -B -l warning"
+# The production shape in miniature: one worker per queue, so the slow LLM work
+# on `gpu` never holds up the quick metrics on `cpu`; the periodic sweep (-B)
+# runs inside the cpu worker.
+WORKERS = {
+    "cpu worker": "celery -A parasol worker -Q cpu -n cpu@%h --concurrency 1 -B -l warning",
+    "gpu worker": "celery -A parasol worker -Q gpu -n gpu@%h --concurrency 1 -l warning",
+}
 
 
 def _port_open(port):
@@ -49,9 +54,8 @@ class Command(BaseCommand):
         processes = []
         try:
             processes += self._start_redis(redis_port)
-            processes.append(
-                self._spawn("worker", [sys.executable, "-m", *WORKER_COMMAND.split()]),
-            )
+            for name, command in WORKERS.items():
+                processes.append(self._spawn(name, [sys.executable, "-m", *command.split()]))
             processes.append(
                 self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
             )
