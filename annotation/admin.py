@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from .models import Assignment, Judge, Judgment
+from .models import Assignment, CampaignProtocol, Judge, Judgment
 
 
 @admin.register(Judge)
@@ -22,3 +22,8 @@ class JudgmentAdmin(admin.ModelAdmin):
     list_display = ["judge", "pair", "label", "is_training", "response_ms", "created_at"]
     list_filter = ["pair__campaign", "label", "is_training"]
     raw_id_fields = ["assignment", "judge", "pair"]
+
+
+@admin.register(CampaignProtocol)
+class CampaignProtocolAdmin(admin.ModelAdmin):
+    list_display = ["campaign", "control_share", "max_judges", "completion_code"]

@@ -123,5 +123,42 @@ def test_the_admin_lists_every_model(client, researcher):
     researcher.save()
     client.force_login(researcher)
     page = client.get("/admin/").content.decode()
-    for model in ["Campaigns", "Pairs", "Judges", "Assignments", "Judgments"]:
+    for model in [
+        "Campaigns",
+        "Pairs",
+        "Judges",
+        "Assignments",
+        "Judgments",
+        "Campaign protocols",
+        "Scores",
+        "Prompt templates",
+        "Generation runs",
+        "Generation sources",
+        "Generation outputs",
+    ]:
         assert model in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "campaigns/campaign",
+        "campaigns/pair",
+        "campaigns/prompttemplate",
+        "campaigns/generationrun",
+        "campaigns/generationsource",
+        "campaigns/generationoutput",
+        "annotation/judge",
+        "annotation/assignment",
+        "annotation/judgment",
+        "annotation/campaignprotocol",
+        "scoring/score",
+    ],
+)
+def test_every_admin_list_renders(client, campaign, researcher, path):
+    researcher.is_superuser = True
+    researcher.save()
+    add_pairs(campaign, 2)
+    make_judge(campaign)
+    client.force_login(researcher)
+    assert client.get(f"/admin/{path}/").status_code == 200
