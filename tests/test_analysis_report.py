@@ -99,7 +99,9 @@ def test_the_generator_breakdown_and_its_note_when_no_template_is_recorded():
     pairs, judgments = data()
     report = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST)
     table = report.tables["by_group"]
-    assert set(table["group"]) == {"mistral", "llama2"} and set(table["group_by"]) == {"generator"}
+    assert set(table["group_by"]) == {"generator", "english_level"}
+    table = table[table["group_by"] == "generator"]
+    assert set(table["group"]) == {"mistral", "llama2"}
     assert "No pair records a template: the breakdown by template is empty." in report.notes
     table, _ = by_group(report.points.assign(generator=pairs["generator"]), ["bleu"], DIRECTIONS)
     assert table["n"].sum() == 60
@@ -112,3 +114,20 @@ def test_figures_are_image_bytes(fmt, magic):
     assert figure2(report.points, report.metrics, report.directions, fmt=fmt).startswith(magic)
     curves = report.tables["curves_rank"]
     assert curves_figure(curves, report.metrics, corpus="A", x="rank", fmt=fmt).startswith(magic)
+
+
+def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
+    pairs, judgments = data()
+    # The native judges disagree with everyone on the first ten pairs.
+    flip = judgments["pair_id"].isin([f"p{i}" for i in range(10)]) & (judgments["english_level"] == "native")
+    judgments.loc[flip, "label"] = judgments.loc[flip, "label"].map(
+        {"very_different": "same_meaning", "same_meaning": "very_different"}
+    )
+    report = build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST)
+    table = report.tables["by_group"].query("group_by == 'english_level' and metric == 'bleu'").set_index("group")
+    for level in ("good", "native"):
+        mine = judgments[judgments["english_level"] == level]
+        votes = mine.assign(yes=mine["label"] == "same_meaning").groupby("pair_id")["yes"].agg(["sum", "count"])
+        decided = votes[2 * votes["sum"] != votes["count"]]
+        assert table.loc[level, "n"] == len(decided)
+        assert table.loc[level, "n_paraphrase"] == int((2 * decided["sum"] > decided["count"]).sum())

@@ -5,7 +5,7 @@ import pandas as pd
 
 from campaigns.analysis.classification import best_threshold, scan_thresholds
 from campaigns.analysis.common import labelled_scores, orient
-from campaigns.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from campaigns.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
 from campaigns.analysis.ranking import weighted_auc
 
 ALL = "all"
@@ -66,6 +66,45 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
     return pd.DataFrame(rows, columns=columns)
 
 
+GROUP_COLUMNS = [
+    "group_by",
+    "group",
+    "metric",
+    "n",
+    "n_paraphrase",
+    "n_non_paraphrase",
+    "mean_score",
+    "auc",
+    "best_accuracy",
+    "threshold",
+]
+
+
+def _metric_rows(part, metrics, directions, **group):
+    """Per metric on the labelled rows of `part`: size, classes, mean score, AUC and best accuracy."""
+    rows = []
+    for metric in metrics:
+        scores, labels = labelled_scores(part, metric)
+        if len(scores) == 0:
+            continue
+        best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
+        auc = weighted_auc(orient(scores, directions[metric]), labels, np.ones((len(scores), 1)))[0]
+        rows.append(
+            {
+                **group,
+                "metric": metric,
+                "n": len(scores),
+                "n_paraphrase": int(labels.sum()),
+                "n_non_paraphrase": int((~labels).sum()),
+                "mean_score": float(scores.mean()),
+                "auc": auc,
+                "best_accuracy": best["accuracy"],
+                "threshold": best["threshold"],
+            }
+        )
+    return rows
+
+
 def by_group(frame: pd.DataFrame, metrics, directions, columns=("generator", "template")):
     """Per generator (and per template): size, classes, and per metric the mean score, AUC and best accuracy."""
     rows, notes = [], []
@@ -75,36 +114,19 @@ def by_group(frame: pd.DataFrame, metrics, directions, columns=("generator", "te
             continue
         labelled = frame[frame["label"].notna() & frame[column].notna()]
         for value, part in labelled.groupby(labelled[column].astype(str), sort=True):
-            for metric in metrics:
-                scores, labels = labelled_scores(part, metric)
-                if len(scores) == 0:
-                    continue
-                best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
-                auc = weighted_auc(orient(scores, directions[metric]), labels, np.ones((len(scores), 1)))[0]
-                rows.append(
-                    {
-                        "group_by": column,
-                        "group": value,
-                        "metric": metric,
-                        "n": len(scores),
-                        "n_paraphrase": int(labels.sum()),
-                        "n_non_paraphrase": int((~labels).sum()),
-                        "mean_score": float(scores.mean()),
-                        "auc": auc,
-                        "best_accuracy": best["accuracy"],
-                        "threshold": best["threshold"],
-                    }
-                )
-    result_columns = [
-        "group_by",
-        "group",
-        "metric",
-        "n",
-        "n_paraphrase",
-        "n_non_paraphrase",
-        "mean_score",
-        "auc",
-        "best_accuracy",
-        "threshold",
-    ]
-    return pd.DataFrame(rows, columns=result_columns), notes
+            rows += _metric_rows(part, metrics, directions, group_by=column, group=value)
+    return pd.DataFrame(rows, columns=GROUP_COLUMNS), notes
+
+
+def by_english_level_metrics(frame: pd.DataFrame, judgments: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+    """The same metric rows per English level, each level's pairs labelled by the majority of that level's judges."""
+    rows = []
+    if judgments.empty:
+        return pd.DataFrame(rows, columns=GROUP_COLUMNS)
+    levels = judgments["english_level"].fillna("").replace("", "unknown")
+    pairs = frame.drop(columns="label").set_index(frame["pair_id"].astype(str))
+    for level, part in judgments.groupby(levels, sort=True):
+        labelled = pairs.join(human_labels(part)["human_label"].rename("label"), how="inner")
+        labelled = labelled[labelled["label"].notna()]
+        rows += _metric_rows(labelled, metrics, directions, group_by="english_level", group=level)
+    return pd.DataFrame(rows, columns=GROUP_COLUMNS)

@@ -20,7 +20,7 @@ TITLES = {
     "auc_tests": "Paired bootstrap tests of AUC differences",
     "rank_correlation": "Rank correlation with the judges' 4-point answers (pair means)",
     "by_english_level": "Judges by English level",
-    "by_group": "Metrics by generator and template",
+    "by_group": "Metrics by generator, template and judges' English level",
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",
     "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
     "curves_rank": "Accuracy, F1, recall and precision at every rank",

@@ -92,6 +92,8 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         judgments, corpus_of_pair, min_shared=settings.min_shared
     )
     by_group, group_notes = breakdowns.by_group(frame, metrics, directions)
+    by_level = breakdowns.by_english_level_metrics(frame, judgments, metrics, directions)
+    by_group = pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group
     curves_threshold, curves_rank = classification.curves(frame, metrics, directions)
     notes += mbd_notes + table4_notes + rank_notes + agreement_notes + group_notes
 
