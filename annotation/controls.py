@@ -10,6 +10,8 @@ sequence, never at the very end, never twice, and left out of every result.
 
 import random
 
+from django.db import transaction
+
 from campaigns.models import Pair
 
 from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
@@ -60,6 +62,31 @@ def ensure_control_pairs(campaign, seed=None):
         )
     Pair.objects.bulk_create(controls, ignore_conflicts=True)
     return len(controls)
+
+
+def add_control_pairs(campaign, rows):
+    """Uploaded control items (PairRow-like): each row's gold label is the expected binary answer."""
+    rows = list(rows)
+    missing = [row.location or "a row" for row in rows if row.gold_label is None]
+    if missing:
+        shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
+        raise ValueError(f"control items need a label (the expected answer, 1 = paraphrase): none on {shown}")
+    with transaction.atomic():
+        first = campaign.control_pairs.count() + 1
+        Pair.objects.bulk_create(
+            Pair(
+                campaign=campaign,
+                external_id=f"control-upload-{first + i}",
+                corpus="control",
+                source=row.source,
+                hypothesis=row.hypothesis,
+                gold_label=row.gold_label,
+                is_control=True,
+                metadata={**row.metadata, "control": "uploaded"},
+            )
+            for i, row in enumerate(rows)
+        )
+    return len(rows)
 
 
 def plan_control_positions(campaign, rng=random):

@@ -36,3 +36,14 @@ class UploadCorpusForm(forms.Form):
         required=False,
         help_text="Use these pairs (the first 5) as the campaign's training trial instead of real pairs.",
     )
+    controls = forms.BooleanField(
+        required=False,
+        help_text="Add these pairs as hidden control items; each row's label is the expected answer "
+        "(1 = paraphrase). They replace the controls Parasol would build itself.",
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("training") and cleaned.get("controls"):
+            raise forms.ValidationError("A file is either the training trial or control items, not both.")
+        return cleaned

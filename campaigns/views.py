@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from annotation.controls import protocol_of
+from annotation.controls import add_control_pairs, protocol_of
 from annotation.forms import ProtocolForm
 from annotation.models import Judge
 from annotation.reliability import campaign_reliability
@@ -80,6 +80,18 @@ def show_campaign(request, slug):
     return render(request, template, context)
 
 
+def _import_upload(campaign, data, cleaned, options):
+    """Import an uploaded file as the training trial, as control items or as real pairs; returns the message."""
+    if cleaned["training"]:
+        count = campaign.replace_training_pairs(parse_corpus(data, default_corpus="training", **options))
+        return f"Training trial replaced with {count} pairs."
+    if cleaned["controls"]:
+        count = add_control_pairs(campaign, parse_corpus(data, default_corpus="control", **options))
+        return f"Added {count} control pairs."
+    result = import_pairs(campaign, data, corpus=cleaned["corpus"], **options)
+    return f"Imported {result.count} pairs from {options['filename']}."
+
+
 @researcher_required
 def upload_corpus(request, slug):
     campaign = campaign_for(request, slug)
@@ -90,13 +102,7 @@ def upload_corpus(request, slug):
         try:
             # One byte past the limit is enough for the importer to refuse the file.
             data = upload.read(settings.IMPORT_MAX_BYTES + 1)
-            if form.cleaned_data["training"]:
-                rows = parse_corpus(data, default_corpus="training", **options)
-                count = campaign.replace_training_pairs(rows)
-                messages.success(request, f"Training trial replaced with {count} pairs.")
-            else:
-                result = import_pairs(campaign, data, corpus=form.cleaned_data["corpus"], **options)
-                messages.success(request, f"Imported {result.count} pairs from {upload.name}.")
+            messages.success(request, _import_upload(campaign, data, form.cleaned_data, options))
             return redirect(campaign)
         except (CorpusImportError, ValueError) as error:
             form.add_error("file", str(error))
