@@ -77,21 +77,9 @@ class Campaign(models.Model):
     def ensure_training_pairs(self):
         """Give the campaign the project's default training trial if it has none of its own."""
         with transaction.atomic():
-            if self.pairs.filter(is_training=True).exists():
-                return
-            Pair.objects.bulk_create(
-                Pair(
-                    campaign=self,
-                    external_id=f"training-{i + 1}",
-                    corpus="training",
-                    source=row["source"],
-                    hypothesis=row["hypothesis"],
-                    gold_label=row.get("label"),
-                    is_training=True,
-                    training_position=i + 1,
-                )
-                for i, row in enumerate(load_default_training_rows())
-            )
+            if not self.pairs.filter(is_training=True).exists():
+                defaults = load_default_training_rows()
+                self._create_training_pairs((row["source"], row["hypothesis"], row.get("label")) for row in defaults)
 
     def replace_training_pairs(self, rows):
         """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""
@@ -103,20 +91,24 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            Pair.objects.bulk_create(
-                Pair(
-                    campaign=self,
-                    external_id=f"training-{i + 1}",
-                    corpus="training",
-                    source=row.source,
-                    hypothesis=row.hypothesis,
-                    gold_label=row.gold_label,
-                    is_training=True,
-                    training_position=i + 1,
-                )
-                for i, row in enumerate(rows)
-            )
+            self._create_training_pairs((row.source, row.hypothesis, row.gold_label) for row in rows)
         return len(rows)
+
+    def _create_training_pairs(self, triples):
+        """Training pairs, in order, from (source, hypothesis, gold label) triples."""
+        Pair.objects.bulk_create(
+            Pair(
+                campaign=self,
+                external_id=f"training-{position}",
+                corpus="training",
+                source=source,
+                hypothesis=hypothesis,
+                gold_label=label,
+                is_training=True,
+                training_position=position,
+            )
+            for position, (source, hypothesis, label) in enumerate(triples, start=1)
+        )
 
 
 def load_default_training_rows():
