@@ -29,6 +29,19 @@ def controls_per_judge(campaign):
     return max(1, round(campaign.pairs_per_judge * share / (1 - share)))
 
 
+def _control_pair(campaign, external_id, source, hypothesis, expected, metadata):
+    return Pair(
+        campaign=campaign,
+        external_id=external_id,
+        corpus="control",
+        source=source,
+        hypothesis=hypothesis,
+        gold_label=expected,
+        is_control=True,
+        metadata=metadata,
+    )
+
+
 def ensure_control_pairs(campaign, seed=None):
     """Build the campaign's control pairs from its sentences if it has none (and uses controls)."""
     wanted = controls_per_judge(campaign)
@@ -48,18 +61,7 @@ def ensure_control_pairs(campaign, seed=None):
         else:
             other = rng.choice([j for j in range(len(pairs)) if pairs[j][0] != source] or [i])
             hypothesis, kind, expected = pairs[other][1], "unrelated", 0
-        controls.append(
-            Pair(
-                campaign=campaign,
-                external_id=f"control-{n + 1}",
-                corpus="control",
-                source=source,
-                hypothesis=hypothesis,
-                gold_label=expected,
-                is_control=True,
-                metadata={"control": kind},
-            )
-        )
+        controls.append(_control_pair(campaign, f"control-{n + 1}", source, hypothesis, expected, {"control": kind}))
     Pair.objects.bulk_create(controls, ignore_conflicts=True)
     return len(controls)
 
@@ -74,15 +76,13 @@ def add_control_pairs(campaign, rows):
     with transaction.atomic():
         first = campaign.control_pairs.count() + 1
         Pair.objects.bulk_create(
-            Pair(
-                campaign=campaign,
-                external_id=f"control-upload-{first + i}",
-                corpus="control",
-                source=row.source,
-                hypothesis=row.hypothesis,
-                gold_label=row.gold_label,
-                is_control=True,
-                metadata={**row.metadata, "control": "uploaded"},
+            _control_pair(
+                campaign,
+                f"control-upload-{first + i}",
+                row.source,
+                row.hypothesis,
+                row.gold_label,
+                {**row.metadata, "control": "uploaded"},
             )
             for i, row in enumerate(rows)
         )
