@@ -25,6 +25,7 @@ from campaigns.models import Campaign, Pair
 from campaigns.views import campaign_for, csv_response, researcher_required
 from scoring.metrics.registry import METRICS, get_metric_class
 from scoring.models import Score
+from scoring.service import latest_scores, signature_groups
 
 ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
@@ -115,31 +116,21 @@ def load_frames(campaigns) -> Frames:
 def _scores(campaigns):
     """Score values of the most recent signature of each metric, in registry order."""
     scores = Score.objects.filter(pair__campaign__in=campaigns, pair__is_training=False, pair__is_control=False)
-    groups = list(scores.values("metric", "signature").annotate(latest=Max("created_at"), n=Count("id")).order_by())
-    chosen, notes = {}, []
-    for group in sorted(groups, key=lambda g: g["latest"], reverse=True):
-        chosen.setdefault(group["metric"], group)
-    for metric, group in chosen.items():
-        others = [g for g in groups if g["metric"] == metric and g is not group]
+    notes = []
+    for metric, (used, *others) in signature_groups(scores).items():
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
-            notes.append(f"{metric}: using the most recent signature {group['signature']}; ignored {ignored}.")
-    order = {name: i for i, name in enumerate(METRICS)}
-    metrics = sorted(chosen, key=lambda m: (order.get(m, len(order)), m))
+            notes.append(f"{metric}: using the most recent signature {used['signature']}; ignored {ignored}.")
+    values, signatures = latest_scores(scores)
     directions = {}
-    for metric in metrics:
+    for metric in signatures:
         direction = metric_direction(metric)
         if direction is None:
             notes.append(f"{metric} is not a registered metric: assumed higher-is-closer.")
             direction = "higher"
         directions[metric] = direction
-    values = []
-    for metric in metrics:
-        values += scores.filter(metric=metric, signature=chosen[metric]["signature"]).values_list(
-            "pair_id", "metric", "value"
-        )
     frame = pd.DataFrame.from_records(values, columns=["pair_id", "metric", "value"])
-    return frame, directions, {m: chosen[m]["signature"] for m in metrics}, notes
+    return frame, directions, signatures, notes
 
 
 def fingerprint(campaigns) -> str:

@@ -10,9 +10,10 @@ from functools import cache
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Max
 
 from campaigns.models import Pair
-from scoring.metrics.registry import get_metric, get_metric_class, metric_names
+from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
 
@@ -25,10 +26,6 @@ def enabled_metrics():
 
 def queue_of(metric):
     return "gpu" if metric in settings.PARASOL_GPU_METRICS else "cpu"
-
-
-def direction_of(metric):
-    return get_metric_class(metric).direction
 
 
 def check_metric_names(names):
@@ -45,8 +42,8 @@ def scorer(metric):
 
 
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):
-    """Pairs without a score for this metric and signature (training pairs are never scored)."""
-    pairs = Pair.objects.filter(is_training=False)
+    """Pairs without a score for this metric and signature (training pairs and control items are never scored)."""
+    pairs = Pair.objects.filter(is_training=False, is_control=False)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
     if campaign is not None:
@@ -129,24 +126,40 @@ def score_inline(pair_ids, metrics, progress=None):
                 progress(len(batch))
 
 
-def scores_frame(pairs):
-    """Wide table: one row per pair (`pair_pk`), one column per metric, and the signature each column uses.
+def signature_groups(scores):
+    """Per metric, in registry order, its signatures newest first: dicts with `signature`, `latest`, `n`.
 
-    When a metric has scores under several signatures, the most recent
-    signature wins and the others are left out, never mixed.
+    The first group of each metric is the one tables use; the others are
+    never mixed in (a change of model or template starts a new signature).
     """
+    groups = {}
+    rows = scores.values("metric", "signature").annotate(latest=Max("created_at"), n=Count("id")).order_by("-latest")
+    for group in rows:
+        groups.setdefault(group["metric"], []).append(group)
+    order = {name: i for i, name in enumerate(metric_names())}
+    return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def latest_scores(scores):
+    """(pair_pk, metric, value) of each metric's most recent signature, and that signature per metric."""
+    signatures = {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+    values = []
+    for metric, signature in signatures.items():
+        values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
+    return values, signatures
+
+
+def scores_frame(pairs):
+    """Wide table: one row per pair (`pair_pk`), one column per metric, and the signature each column uses."""
     import pandas as pd
 
-    rows = Score.objects.filter(pair__in=pairs).values_list("pair_id", "metric", "signature", "value", "created_at")
-    frame = pd.DataFrame(list(rows), columns=["pair_pk", "metric", "signature", "value", "created_at"])
-    if frame.empty:
+    values, signatures = latest_scores(Score.objects.filter(pair__in=pairs))
+    if not values:
         return pd.DataFrame(columns=["pair_pk"]), {}
-    latest = frame.sort_values("created_at").groupby("metric")["signature"].last()
-    frame = frame[frame["signature"] == frame["metric"].map(latest)]
+    frame = pd.DataFrame(values, columns=["pair_pk", "metric", "value"])
     wide = frame.pivot(index="pair_pk", columns="metric", values="value").reset_index()
     wide.columns.name = None
-    ordered = [name for name in metric_names() if name in wide.columns]
-    return wide[["pair_pk", *ordered]], latest.to_dict()
+    return wide[["pair_pk", *signatures]], signatures
 
 
 def metric_columns(campaign):

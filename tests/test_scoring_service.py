@@ -91,3 +91,9 @@ def test_score_file_scores_a_file_offline(tmp_path, db):
 def test_score_file_names_a_missing_file(tmp_path, db):
     with pytest.raises(CommandError, match="no such file"):
         call_command("score_file", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o.csv"))
+
+
+def test_it_never_scores_control_items(campaign):
+    campaign.pairs.create(external_id="control-1", source="A.", hypothesis="A.", gold_label=1, is_control=True)
+    assert service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True))) == 0
+    assert not Score.objects.exists()
