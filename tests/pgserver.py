@@ -10,11 +10,12 @@ server as a context manager, for scripts such as bench/load_judges.py.
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from contextlib import contextmanager
+
+from tests.servers import free_port
 
 
 def _binary(name):
@@ -22,12 +23,6 @@ def _binary(name):
     if not found or not found[-1]:
         sys.exit(f"PostgreSQL's {name} is not installed: run `make system-deps` (apt-get install postgresql).")
     return found[-1]
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _as_server_user(command):
@@ -39,7 +34,7 @@ def _as_server_user(command):
 @contextmanager
 def postgres_server(max_connections=100):
     """A fresh PostgreSQL cluster on 127.0.0.1; yields its DATABASE_URL and removes it all on exit."""
-    port = _free_port()
+    port = free_port()
     workdir = tempfile.mkdtemp(prefix="parasol-pg-")
     data = os.path.join(workdir, "data")
     if os.geteuid() == 0:
