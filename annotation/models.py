@@ -8,6 +8,8 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
 
+from .scale import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+
 
 class EnglishLevel(models.TextChoices):
     POOR = "poor", _("Poor")
@@ -26,23 +28,9 @@ class Label(models.TextChoices):
     DONT_KNOW = "dont_know", _("Don't know")
 
 
-# The paper's mapping to the binary label; Don't know is indeterminate (None).
-PARAPHRASE_OF_LABEL = {
-    Label.VERY_DIFFERENT: 0,
-    Label.SLIGHTLY_SIMILAR: 0,
-    Label.MOSTLY_SIMILAR: 1,
-    Label.SAME_MEANING: 1,
-    Label.DONT_KNOW: None,
-}
-
-# The 4-point ordinal scale used for rank correlations; Don't know has no rank.
-ORDINAL_OF_LABEL = {
-    Label.VERY_DIFFERENT: 1,
-    Label.SLIGHTLY_SIMILAR: 2,
-    Label.MOSTLY_SIMILAR: 3,
-    Label.SAME_MEANING: 4,
-    Label.DONT_KNOW: None,
-}
+# The scale's facts live in `annotation.scale`; these views key them by the Label enum.
+PARAPHRASE_OF_LABEL = {Label(answer): vote for answer, vote in PARAPHRASE_OF_ANSWER.items()}
+ORDINAL_OF_LABEL = {Label(answer): rank for answer, rank in ORDINAL_OF_ANSWER.items()}
 
 
 def new_token():

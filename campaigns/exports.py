@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
+from annotation.scale import majority_paraphrase
 from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment, Label
 
 COUNT_COLUMN_OF_LABEL = {label: f"n_{label.value}" for label in Label}
@@ -106,10 +107,7 @@ def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
         value: counts[[label.value for label, vote in PARAPHRASE_OF_LABEL.items() if vote == value]].sum(axis=1)
         for value in (0, 1)
     }
-    paraphrase = pd.Series(pd.NA, index=counts.index, dtype="Int64")
-    paraphrase[votes[1] > votes[0]] = 1
-    paraphrase[votes[0] > votes[1]] = 0
-    return paraphrase
+    return majority_paraphrase(votes[1], votes[0])
 
 
 def judgments_frame(campaign) -> pd.DataFrame:

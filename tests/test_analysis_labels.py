@@ -29,10 +29,9 @@ def pairs_of(ids, corpus="C", gold=None):
     )
 
 
-def test_it_repeats_the_mappings_of_the_annotation_app():
+def test_it_shows_the_answers_in_the_scale_order():
     assert ANSWERS == list(Label.values)
-    assert PARAPHRASE_OF_ANSWER == {label.value: vote for label, vote in PARAPHRASE_OF_LABEL.items()}
-    assert ORDINAL_OF_ANSWER == {label.value: rank for label, rank in ORDINAL_OF_LABEL.items()}
+    assert PARAPHRASE_OF_LABEL[Label.MOSTLY_SIMILAR] == 1 and ORDINAL_OF_LABEL[Label.DONT_KNOW] is None
 
 
 def test_it_takes_the_binary_majority_and_leaves_ties_and_dont_know_out():

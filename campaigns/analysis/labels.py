@@ -1,32 +1,18 @@
 """Labels of pairs: the judges' majority or the gold label, and the 5-way answer distribution.
 
-The answer names and their mappings repeat `annotation.models` (this package imports no
-Django); `tests/test_analysis_labels.py` checks that the two agree.
+The answer names, their mappings and the majority rule come from `annotation.scale`
+(plain Python, no Django), the one place they are written.
 """
 
 import numpy as np
 import pandas as pd
 
+from annotation.scale import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, majority_paraphrase
+
 GLOBAL = "Global"
 PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
 CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
 LABEL_SOURCES = ("human", "gold")
-
-ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
-PARAPHRASE_OF_ANSWER = {
-    "very_different": 0,
-    "slightly_similar": 0,
-    "mostly_similar": 1,
-    "same_meaning": 1,
-    "dont_know": None,
-}
-ORDINAL_OF_ANSWER = {
-    "very_different": 1,
-    "slightly_similar": 2,
-    "mostly_similar": 3,
-    "same_meaning": 4,
-    "dont_know": None,
-}
 
 
 def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -63,10 +49,7 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
         }
     )
     p, n = frame["n_paraphrase_votes"], frame["n_non_paraphrase_votes"]
-    label = pd.Series(pd.NA, index=frame.index, dtype="Int64")
-    label[p > n] = 1
-    label[n > p] = 0
-    frame["human_label"] = label
+    frame["human_label"] = majority_paraphrase(p, n)
     frame["is_tie"] = (p == n) & (p > 0)
     return frame
 

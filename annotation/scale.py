@@ -1,0 +1,38 @@
+"""The 5-way similarity scale's facts, in one place and free of Django.
+
+The answer order, the paper's mapping to the binary label, the 4-point ordinal used for
+rank correlations and the majority rule that turns votes into a pair's label. The Django
+models, the exports and the pure analysis package all read them from here.
+"""
+
+import pandas as pd
+
+# The five answers, in the order the protocol shows them.
+ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
+DONT_KNOW = "dont_know"
+
+# The paper's mapping to the binary label; Don't know is indeterminate (None).
+PARAPHRASE_OF_ANSWER = {
+    "very_different": 0,
+    "slightly_similar": 0,
+    "mostly_similar": 1,
+    "same_meaning": 1,
+    "dont_know": None,
+}
+
+# The 4-point ordinal scale used for rank correlations; Don't know has no rank.
+ORDINAL_OF_ANSWER = {
+    "very_different": 1,
+    "slightly_similar": 2,
+    "mostly_similar": 3,
+    "same_meaning": 4,
+    "dont_know": None,
+}
+
+
+def majority_paraphrase(paraphrase_votes: pd.Series, non_paraphrase_votes: pd.Series) -> pd.Series:
+    """The binary majority per pair (Int64): Don't know casts no vote, a tie (or no vote) stays empty."""
+    label = pd.Series(pd.NA, index=paraphrase_votes.index, dtype="Int64")
+    label[paraphrase_votes > non_paraphrase_votes] = 1
+    label[non_paraphrase_votes > paraphrase_votes] = 0
+    return label
