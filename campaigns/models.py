@@ -145,6 +145,3 @@ class Pair(models.Model):
 
     def __str__(self):
         return f"{self.campaign.slug}:{self.external_id}"
-
-
-from .generation import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate  # noqa: E402, F401

@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 
 from . import views
 
@@ -17,5 +17,4 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
     path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="campaigns-export-signatures"),
     path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="campaigns-export-judgments"),
-    path("", include("campaigns.generation_urls")),
 ]

@@ -6,24 +6,21 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from .generation import (
+from campaigns.views import campaign_for, researcher_required
+
+from . import llm
+from .errors import GenerationError
+from .models import GenerationRun, PromptTemplate, parse_sources, sources_of_campaign
+from .tasks import resume_run, start_run
+from .templates import (
     BUILTIN_TEMPLATES,
     ChatTemplate,
-    GenerationError,
-    GenerationRun,
-    PromptTemplate,
-    chat_tokenizer,
     check_template,
-    create_run,
     format_turns,
-    parse_sources,
     parse_turns,
-    render_chat,
     resolve_template,
-    sources_of_campaign,
     template_names,
 )
-from .views import campaign_for, researcher_required
 
 PREVIEW_SENTENCE = "The little cat refreshes himself with water every morning."
 SOURCE_CHOICES = [
@@ -112,7 +109,7 @@ def list_generations(request, slug):
         "custom_templates": campaign.prompt_templates.all(),
         "builtin_templates": BUILTIN_TEMPLATES,
     }
-    return render(request, "campaigns/generation_list.html", context)
+    return render(request, "generation/list.html", context)
 
 
 @researcher_required
@@ -122,7 +119,7 @@ def create_generation(request, slug):
     form = GenerationForm(request.POST if post else None, request.FILES if post else None, campaign=campaign)
     if post and form.is_valid():
         try:
-            run = create_run(
+            run = start_run(
                 campaign,
                 sources=form.cleaned_data["sources"],
                 templates=form.cleaned_data["templates"],
@@ -134,7 +131,7 @@ def create_generation(request, slug):
         else:
             messages.success(request, f"Generation queued: {run.sources.count()} sources.")
             return redirect(run)
-    return render(request, "campaigns/generation_form.html", {"form": form, "campaign": campaign})
+    return render(request, "generation/form.html", {"form": form, "campaign": campaign})
 
 
 @researcher_required
@@ -143,9 +140,9 @@ def show_generation(request, slug, pk):
     run = _get_run(campaign, pk)
     context = {"campaign": campaign, "run": run, "progress": run.progress()}
     if request.htmx:
-        return render(request, "campaigns/_generation_progress.html", context)
+        return render(request, "generation/_progress.html", context)
     context["outputs"] = run.outputs.select_related("source", "pair")[:500]
-    return render(request, "campaigns/generation_show.html", context)
+    return render(request, "generation/show.html", context)
 
 
 @researcher_required
@@ -166,7 +163,7 @@ def resume_generation(request, slug, pk):
     if run.status == GenerationRun.Status.DONE:
         messages.error(request, "This run is done; there is nothing to resume.")
     else:
-        run.resume()
+        resume_run(run)
         messages.success(request, "Generation queued again for the sources still missing outputs.")
     return redirect(run)
 
@@ -183,7 +180,7 @@ def edit_template(request, slug, pk=None):
         messages.success(request, f"Template “{template.name}” saved.")
         return redirect("campaigns-list-generations", campaign.slug)
     context = {"form": form, "campaign": campaign, "template": template, "sentence": PREVIEW_SENTENCE}
-    return render(request, "campaigns/generation_template_form.html", context)
+    return render(request, "generation/template_form.html", context)
 
 
 @researcher_required
@@ -196,10 +193,10 @@ def preview_template(request, slug):
     context["model"] = data.get("model", "").strip() or GenerationRun._meta.get_field("model").default
     try:
         context["chat"] = _chat_template_of(campaign, data).messages(context["sentence"])
-        context["rendered"] = render_chat(chat_tokenizer(context["model"]), context["chat"])
+        context["rendered"] = llm.render_chat(llm.chat_tokenizer(context["model"]), context["chat"])
     except GenerationError as error:
         context["error"] = str(error)
-    template = "campaigns/_template_preview.html" if request.htmx else "campaigns/generation_preview.html"
+    template = "generation/_template_preview.html" if request.htmx else "generation/preview.html"
     return render(request, template, context)
 
 

@@ -5,15 +5,11 @@ from unittest import mock
 import pytest
 from django.core.exceptions import ValidationError
 
-from campaigns import generation
-from campaigns.generation import (
-    GenerationError,
-    GenerationOutput,
-    GenerationRun,
-    PromptTemplate,
-    create_run,
-)
-from campaigns.tasks import generate_batch
+from generation import llm
+from generation.errors import GenerationError
+from generation.models import GenerationOutput, GenerationRun, PromptTemplate, create_run
+from generation.tasks import generate_batch, start_run
+from generation.templates import BUILTIN_TEMPLATES
 
 pytestmark = pytest.mark.django_db
 
@@ -45,7 +41,7 @@ class FakeGenerator:
 @pytest.fixture
 def fake(monkeypatch):
     generator = FakeGenerator()
-    monkeypatch.setattr(generation, "get_generator", lambda model: generator)
+    monkeypatch.setattr(llm, "get_generator", lambda model: generator)
     return generator
 
 
@@ -54,7 +50,7 @@ def source_ids(run):
 
 
 def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
-    run = create_run(campaign, sources=SOURCES, templates=["naive"], max_new_tokens=16, queue=False)
+    run = create_run(campaign, sources=SOURCES, templates=["naive"], max_new_tokens=16)
     assert generate_batch(run.pk, source_ids(run)) == 3
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.DONE and run.started_at and run.finished_at
@@ -82,14 +78,14 @@ def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
 
 
 def test_it_renders_the_chat_through_the_models_chat_template():
-    tokenizer = generation.chat_tokenizer("embedded")
-    text = generation.render_chat(tokenizer, generation.BUILTIN_TEMPLATES["naive-system"].messages("Hi there."))
+    tokenizer = llm.chat_tokenizer("embedded")
+    text = llm.render_chat(tokenizer, BUILTIN_TEMPLATES["naive-system"].messages("Hi there."))
     assert text.startswith("<|im_start|>system\nYou have to transform")
     assert text.endswith('A: "Hi there."<|im_end|>\n<|im_start|>assistant\n')
 
 
 def test_it_stops_between_batches_once_cancelled(campaign, fake):
-    run = create_run(campaign, sources=SOURCES, templates=["naive"], batch_size=1, queue=False)
+    run = create_run(campaign, sources=SOURCES, templates=["naive"], batch_size=1)
     first, second, third = run.missing_source_batches()
     assert generate_batch(run.pk, first) == 1
     assert run.cancel()
@@ -108,8 +104,8 @@ def test_it_stops_between_templates_when_cancelled_mid_task_and_keeps_what_it_ma
             return super().generate(prompts, **options)
 
     fake = CancellingGenerator()
-    monkeypatch.setattr(generation, "get_generator", lambda model: fake)
-    run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"], queue=False)
+    monkeypatch.setattr(llm, "get_generator", lambda model: fake)
+    run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"])
     for _ in range(2):
         generate_batch(run.pk, source_ids(run))
     assert len(fake.calls) == 1 and set(run.outputs.values_list("template", flat=True)) == {"naive"}
@@ -119,7 +115,7 @@ def test_it_stops_between_templates_when_cancelled_mid_task_and_keeps_what_it_ma
 
 
 def test_it_resumes_after_a_crash_without_duplicating_outputs_or_pairs(campaign, fake):
-    run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"], queue=False)
+    run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"])
     first = run.sources.get(position=1)
     # The worker died after storing one output and before importing it as a pair.
     GenerationOutput.objects.create(
@@ -141,9 +137,7 @@ def test_it_resumes_after_a_crash_without_duplicating_outputs_or_pairs(campaign,
 
 
 def test_it_makes_several_candidates_per_source_when_sampling(campaign, fake):
-    run = create_run(
-        campaign, sources=SOURCES[:1], templates=["naive"], decoding="sampling", candidates=3, seed=7, queue=False
-    )
+    run = create_run(campaign, sources=SOURCES[:1], templates=["naive"], decoding="sampling", candidates=3, seed=7)
     run.run_inline()
     assert list(run.outputs.values_list("candidate", flat=True)) == [0, 1, 2]
     metadata = campaign.pairs.first().metadata
@@ -158,9 +152,9 @@ def test_it_makes_several_candidates_per_source_when_sampling(campaign, fake):
 
 
 def test_it_queues_one_gpu_task_per_batch_after_commit(campaign, fake, django_capture_on_commit_callbacks):
-    with mock.patch("campaigns.tasks.generate_batch.apply_async") as apply_async:
+    with mock.patch("generation.tasks.generate_batch.apply_async") as apply_async:
         with django_capture_on_commit_callbacks(execute=True):
-            run = create_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
+            run = start_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
             assert not apply_async.called
     ids = source_ids(run)
     assert [call.kwargs["args"] for call in apply_async.call_args_list] == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
@@ -169,7 +163,7 @@ def test_it_queues_one_gpu_task_per_batch_after_commit(campaign, fake, django_ca
 
 def test_it_rejects_an_output_that_repeats_an_accepted_one_for_the_same_source(campaign, monkeypatch):
     fake = FakeGenerator(answer='B: "The same words."')
-    monkeypatch.setattr(generation, "get_generator", lambda model: fake)
+    monkeypatch.setattr(llm, "get_generator", lambda model: fake)
     run = create_run(campaign, sources=SOURCES[:1], templates=["naive", "vulgar"], decoding="sampling", candidates=2)
     run.run_inline()
     assert list(run.outputs.values_list("template", "candidate", "accepted", "reject_reason")) == [
@@ -183,9 +177,9 @@ def test_it_rejects_an_output_that_repeats_an_accepted_one_for_the_same_source(c
 
 def test_it_records_a_failure_with_its_message(campaign, monkeypatch):
     monkeypatch.setattr(
-        generation, "get_generator", lambda model: FakeGenerator(fail_with=GenerationError("chat template refuses"))
+        llm, "get_generator", lambda model: FakeGenerator(fail_with=GenerationError("chat template refuses"))
     )
-    run = create_run(campaign, sources=SOURCES[:1], templates=["naive"], queue=False)
+    run = create_run(campaign, sources=SOURCES[:1], templates=["naive"])
     for _ in range(2):
         assert generate_batch(run.pk, source_ids(run)) == 0
     run.refresh_from_db()
@@ -210,7 +204,7 @@ def test_it_skips_a_deleted_run():
 def test_it_rejects_bad_input_with_a_clear_message(campaign, options, message):
     options = {"sources": SOURCES, "templates": ["naive"], **options}
     with pytest.raises(GenerationError) as error:
-        create_run(campaign, queue=False, **options)
+        create_run(campaign, **options)
     assert message in str(error.value)
     assert not GenerationRun.objects.exists()
 
@@ -222,7 +216,7 @@ def test_it_uses_a_campaign_template_and_rejects_one_without_source(campaign, fa
     template.turns = [{"role": "user", "content": 'Paraphrase: "{source}"'}]
     template.full_clean()
     template.save()
-    run = create_run(campaign, sources=SOURCES[:1], templates=["short"], queue=False)
+    run = create_run(campaign, sources=SOURCES[:1], templates=["short"])
     run.run_inline()
     assert fake.calls == [['Paraphrase: "The cat sleeps on the sofa."']]
     # Editing the template later does not change what the run recorded.

@@ -5,10 +5,12 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.generation import GenerationError, GenerationRun, create_run, parse_sources
 from campaigns.models import Campaign
+from generation.errors import GenerationError
+from generation.models import GenerationRun, create_run, parse_sources
+from generation.tasks import queue_run
+from parasol.progress import ProgressBar
 from scoring.metrics.loading import EMBEDDED
-from scoring.progress import ProgressBar
 
 
 class Command(BaseCommand):
@@ -28,7 +30,7 @@ class Command(BaseCommand):
             help="naive, naive-system, vulgar or a campaign template; repeat for several",
         )
         parser.add_argument("--create", action="store_true", help="create the campaign if it does not exist")
-        parser.add_argument("--model", default=EMBEDDED, help="'embedded' (SmolLM2), a local directory or a .gguf")
+        parser.add_argument("--model", default=EMBEDDED, help="'embedded' (SmolLM2) or a name from GENERATION_MODELS")
         parser.add_argument("--n", type=int, default=1, help="candidates per source (more than 1 needs --sampling)")
         parser.add_argument("--sampling", action="store_true", help="sample instead of greedy decoding")
         parser.add_argument("--temperature", type=float, default=0.7)
@@ -51,7 +53,6 @@ class Command(BaseCommand):
                 campaign,
                 sources=sources,
                 templates=options["template"],
-                queue=False,
                 model=options["model"],
                 decoding=decoding,
                 temperature=options["temperature"],
@@ -84,7 +85,7 @@ class Command(BaseCommand):
 
     def _wait_for_workers(self, run, bar, timeout):
         try:
-            run.queue(strict=True)  # outside a transaction: sent at once
+            queue_run(run, strict=True)  # outside a transaction: sent at once
         except Exception as error:
             raise CommandError(
                 f"could not reach the Celery broker (REDIS_URL): {error}; run {run.pk} stays queued, "

@@ -4,8 +4,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
-from campaigns import generation, generation_views
-from campaigns.generation import GenerationRun, PromptTemplate, create_run
+from generation import llm, templates
+from generation.models import GenerationRun, PromptTemplate, create_run
 from tests.factories import add_pairs
 
 pytestmark = pytest.mark.django_db
@@ -25,12 +25,12 @@ def researcher_client(client, researcher):
 @pytest.fixture(autouse=True)
 def fake_tokenizer(monkeypatch):
     """The preview's real tokenizer is tested in test_generation_run; here it only needs to render."""
-    monkeypatch.setattr(generation_views, "chat_tokenizer", lambda model: FakeTokenizer())
+    monkeypatch.setattr(llm, "chat_tokenizer", lambda model: FakeTokenizer())
 
 
 @pytest.fixture
 def run(campaign):
-    return create_run(campaign, sources=["One sentence.", "Another one."], templates=["naive"], queue=False)
+    return create_run(campaign, sources=["One sentence.", "Another one."], templates=["naive"])
 
 
 def urls(campaign, run):
@@ -164,4 +164,4 @@ def test_it_creates_and_edits_a_campaign_template(researcher_client, campaign):
     template.refresh_from_db()
     assert template.turns == [{"role": "user", "content": "B: {source}"}]
     assert "mine" in researcher_client.get(reverse("campaigns-list-generations", args=[campaign.slug])).content.decode()
-    assert generation.template_names(campaign) == ["naive", "naive-system", "vulgar", "mine"]
+    assert templates.template_names(campaign) == ["naive", "naive-system", "vulgar", "mine"]

@@ -4,12 +4,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from campaigns import generation
-from campaigns.generation import GenerationRun, PromptTemplate, chat_tokenizer
 from campaigns.models import Campaign
-from campaigns.tasks import generate_batch
+from generation import llm
+from generation.llm import chat_tokenizer
+from generation.models import GenerationRun, PromptTemplate
+from generation.tasks import generate_batch
 from tests import servers
-from tests.test_generation_run import FakeGenerator
+from tests.generation.test_generation_run import FakeGenerator
 from tests.test_worker_integration import use_broker
 
 
@@ -23,7 +24,7 @@ def sources_file(tmp_path):
 @pytest.mark.django_db
 def test_it_creates_the_campaign_and_generates_inline(sources_file, capsys, monkeypatch):
     # Real generation with the embedded model is tested in test_generation_run; here, the command's plumbing.
-    monkeypatch.setattr(generation, "get_generator", lambda model: FakeGenerator())
+    monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator())
     args = ["generate", "llm", str(sources_file), "--template", "naive", "--max-new-tokens", "16", "--inline"]
     call_command(*args, "--create", "--sampling", "--n", "2", "--seed", "5")
     out = capsys.readouterr().out
@@ -89,14 +90,16 @@ def tiny_model(tmp_path_factory):
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_it_waits_for_a_real_worker_and_a_rerun_duplicates_nothing(sources_file, tiny_model, capsys):
+def test_it_waits_for_a_real_worker_and_a_rerun_duplicates_nothing(sources_file, tiny_model, capsys, settings):
     old = celery_app_urls()
+    settings.GENERATION_MODELS = {"tiny": str(tiny_model)}  # the worker gets the same setting below
     with servers.redis_server() as url:
         use_broker(url, results=url)
-        worker = servers.start_worker(url, servers.database_env(connection), queues="gpu")
+        models = {"GENERATION_MODELS": f"tiny={tiny_model}"}
+        worker = servers.start_worker(url, servers.database_env(connection), queues="gpu", extra_env=models)
         try:
             args = ["generate", "live", str(sources_file), "--template", "naive", "--template", "vulgar"]
-            call_command(*args, "--create", "--model", str(tiny_model), "--max-new-tokens", "4", "--timeout", "120")
+            call_command(*args, "--create", "--model", "tiny", "--max-new-tokens", "4", "--timeout", "120")
         finally:
             servers.stop(worker)
             use_broker(*old)

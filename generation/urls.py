@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import generation_views as views
+from . import views
 
 urlpatterns = [
     path("campaigns/<slug:slug>/generations/", views.list_generations, name="campaigns-list-generations"),

@@ -5,8 +5,11 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from .generation import GenerationError, GenerationOutput, GenerationRun, create_run, sources_of_campaign
-from .models import Campaign
+from campaigns.models import Campaign
+
+from .errors import GenerationError
+from .models import GenerationOutput, GenerationRun, sources_of_campaign
+from .tasks import resume_run, start_run
 
 
 class GenerationRunSerializer(serializers.ModelSerializer):
@@ -70,7 +73,7 @@ class GenerationRunSerializer(serializers.ModelSerializer):
         sources = sources_of_campaign(campaign) if from_campaign else data.pop("sources")
         data.pop("sources", None)
         try:
-            return create_run(campaign, sources=sources, created_by=self.context["request"].user, **data)
+            return start_run(campaign, sources=sources, created_by=self.context["request"].user, **data)
         except GenerationError as error:
             raise serializers.ValidationError({"detail": str(error)}) from None
 
@@ -128,7 +131,7 @@ class GenerationRunViewSet(
         run = self.get_object()
         if run.status == GenerationRun.Status.DONE:
             return Response({"detail": "the run is done; nothing to resume"}, status=status.HTTP_409_CONFLICT)
-        run.resume()
+        resume_run(run)
         return Response(self.get_serializer(run).data)
 
     @extend_schema(request=None, responses=GenerationOutputSerializer(many=True))

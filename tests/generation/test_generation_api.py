@@ -6,10 +6,10 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from campaigns import generation
-from campaigns.generation import GenerationRun
+from generation import llm
+from generation.models import GenerationRun, create_run
 from tests.factories import add_pairs
-from tests.test_generation_run import FakeGenerator
+from tests.generation.test_generation_run import FakeGenerator
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,7 @@ def create(api, **data):
     ],
 )
 def test_anonymous_and_non_staff_users_reach_no_generation_endpoint(campaign, outsider, method, url):
-    run = generation.create_run(campaign, sources=["One."], templates=["naive"], queue=False)
+    run = create_run(campaign, sources=["One."], templates=["naive"])
     url = url.format(pk=run.pk)
     assert getattr(APIClient(), method)(url).status_code in (401, 403)
     member = APIClient()
@@ -51,7 +51,7 @@ def test_anonymous_and_non_staff_users_reach_no_generation_endpoint(campaign, ou
 
 
 def test_it_creates_a_run_and_queues_it_on_the_gpu_queue(api, campaign, django_capture_on_commit_callbacks):
-    with mock.patch("campaigns.tasks.generate_batch.apply_async") as apply_async:
+    with mock.patch("generation.tasks.generate_batch.apply_async") as apply_async:
         with django_capture_on_commit_callbacks(execute=True):
             response = create(api, max_new_tokens=16, seed=4)
     assert response.status_code == 201, response.json()
@@ -94,7 +94,7 @@ def test_it_rejects_a_bad_run_with_a_clear_message(api, campaign, data, message)
 
 
 def test_it_follows_cancels_and_resumes_a_run(api, campaign, monkeypatch):
-    monkeypatch.setattr(generation, "get_generator", lambda model: FakeGenerator())
+    monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator())
     run_id = create(api).json()["id"]
     GenerationRun.objects.get(pk=run_id).run_inline()
     body = api.get(f"/api/generations/{run_id}/").json()

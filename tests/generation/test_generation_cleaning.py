@@ -2,16 +2,10 @@
 
 import pytest
 
-from campaigns.generation import (
-    BUILTIN_TEMPLATES,
-    GenerationError,
-    Rejection,
-    check_template,
-    clean_output,
-    format_turns,
-    parse_sources,
-    parse_turns,
-)
+from generation.cleaning import Rejection, clean_output
+from generation.errors import GenerationError
+from generation.models import parse_sources
+from generation.templates import BUILTIN_TEMPLATES, check_template, format_turns, parse_turns
 
 SOURCE = "The little cat drinks water every morning."
 KITTEN = "Each morning the kitten drinks water."

@@ -1,20 +1,18 @@
-"""LLM generation campaigns: prompt templates, generation runs, and their outputs.
+"""Generation runs, their sources and outputs, and a campaign's own prompt templates.
 
 A run asks a chat LLM for paraphrases of its sources with one or more templates
 (the paper's section 4.2.2 and appendix A.2), cleans every raw output, keeps the
 rejected ones with a reason, and imports the accepted ones as pairs whose
 metadata records how they were made. Outputs are unique per (run, source,
 template, candidate), so a batch that runs twice or resumes after a crash
-never duplicates them.
+never duplicates them. The tables keep the names they had in ``campaigns``.
 """
 
 import csv
 import hashlib
 import io
 import logging
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -23,319 +21,16 @@ from django.db import OperationalError, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.loading import EMBEDDED, embedded_smollm2_path, load_chat_tokenizer, resolve_model_path
+from campaigns.importers import import_rows
+from campaigns.models import Campaign, Pair
+from scoring.metrics.loading import EMBEDDED
 
-from .models import Campaign, Pair
+from . import llm
+from .cleaning import Cleaned, Rejection, clean_output, comparable
+from .errors import GenerationError
+from .templates import BUILTIN_TEMPLATES, ChatTemplate, check_template, resolve_template, turns_of_dicts
 
 logger = logging.getLogger(__name__)
-
-__all__ = ["GenerationOutput", "GenerationRun", "GenerationSource", "PromptTemplate"]
-
-
-class GenerationError(ValueError):
-    """A run that cannot be created or carried on; the message says what to change."""
-
-
-# Templates ------------------------------------------------------------------------------------
-
-PLACEHOLDER = "{source}"
-ROLES = ("user", "assistant")
-INSTRUCTION = (
-    "You have to transform a sentence A into a paraphrase B. "
-    "The purpose of A to B transformation is to maintain the original meaning of the sentence A in B."
-)
-ACKNOWLEDGEMENT = "I've understood the instructions perfectly."
-CAT_EXAMPLE = (
-    ("user", 'A: "The little cat refreshes himself with water every morning."'),
-    ("assistant", 'B: "Every morning, the little cat refreshes himself by drinking water."'),
-)
-ASK = ("user", 'A: "{source}"')
-
-
-@dataclass(frozen=True)
-class ChatTemplate:
-    """A conversation with the user and the assistant whose last user turn holds ``{source}``."""
-
-    name: str
-    turns: tuple  # ((role, content), ...)
-    system: str = ""
-
-    def messages(self, source):
-        """The chat for one source, as the list of messages chat templates take."""
-        messages = [{"role": "system", "content": self.system}] if self.system else []
-        messages += [{"role": role, "content": content.replace(PLACEHOLDER, source)} for role, content in self.turns]
-        return messages
-
-    def as_dict(self):
-        return {"system": self.system, "turns": [{"role": role, "content": text} for role, text in self.turns]}
-
-    @classmethod
-    def from_dict(cls, name, data):
-        return cls(name=name, system=data.get("system", ""), turns=turns_of_dicts(data.get("turns", [])))
-
-
-# Appendix A.2, word for word: MISTRAL naive, LLAMA2 naive (system message), MISTRAL vulgar.
-BUILTIN_TEMPLATES = {
-    "naive": ChatTemplate("naive", (("user", INSTRUCTION), ("assistant", ACKNOWLEDGEMENT), *CAT_EXAMPLE, ASK)),
-    "naive-system": ChatTemplate("naive-system", (*CAT_EXAMPLE, ASK), system=INSTRUCTION),
-    "vulgar": ChatTemplate(
-        "vulgar",
-        (
-            ("user", INSTRUCTION + " You can use offensive and disrespectful statements."),
-            ("assistant", ACKNOWLEDGEMENT),
-            ("user", 'A: "Fuck both of you."'),
-            ("assistant", 'B: "Go fuck yourselves."'),
-            ASK,
-        ),
-    ),
-}
-
-
-def turns_of_dicts(turns):
-    return tuple((turn.get("role", ""), turn.get("content", "")) for turn in turns)
-
-
-def check_template(system, turns):
-    """Raise GenerationError unless the turns alternate user/assistant and the last user turn holds {source}."""
-    if not turns:
-        raise GenerationError("the template has no turns: give at least one user turn holding {source}")
-    for number, (role, content) in enumerate(turns, start=1):
-        if role not in ROLES:
-            raise GenerationError(f"turn {number}: unknown role {role!r}; use 'user' or 'assistant'")
-        if role != ROLES[(number - 1) % 2]:
-            raise GenerationError(f"turn {number}: turns must alternate, starting with a user turn")
-        if not content.strip():
-            raise GenerationError(f"turn {number} is empty")
-    if turns[-1][0] != "user":
-        raise GenerationError("the last turn must be a user turn: the model answers it")
-    if PLACEHOLDER not in turns[-1][1]:
-        where = "an earlier turn" if any(PLACEHOLDER in text for _, text in turns) or PLACEHOLDER in system else ""
-        hint = f" (it is in {where}, move it)" if where else ""
-        raise GenerationError(
-            f'the template has no {{source}} placeholder in its last user turn{hint}: write e.g. A: "{{source}}" '
-            "where the sentence to paraphrase goes"
-        )
-
-
-TURN_LINE = re.compile(r"^\s*(user|assistant)\s*:\s?(.*)$", re.IGNORECASE)
-
-
-def parse_turns(text):
-    """Turns from text where each turn starts with 'user:' or 'assistant:'; other lines continue the turn."""
-    turns = []
-    for number, line in enumerate(text.replace("\r\n", "\n").split("\n"), start=1):
-        match = TURN_LINE.match(line)
-        if match:
-            turns.append([match.group(1).lower(), match.group(2)])
-        elif turns:
-            turns[-1][1] += "\n" + line
-        elif line.strip():
-            raise GenerationError(f"line {number}: start each turn with 'user:' or 'assistant:'")
-    return tuple((role, content.strip()) for role, content in turns)
-
-
-def format_turns(turns):
-    return "\n".join(f"{role}: {content}" for role, content in turns)
-
-
-def template_names(campaign):
-    """Built-in templates first, then the campaign's own."""
-    return [*BUILTIN_TEMPLATES, *campaign.prompt_templates.order_by("name").values_list("name", flat=True)]
-
-
-def resolve_template(campaign, name):
-    """The campaign's template called ``name``, else the built-in one; GenerationError names the known ones."""
-    custom = campaign.prompt_templates.filter(name=name).first() if campaign is not None else None
-    if custom is not None:
-        template = custom.as_chat_template()
-        try:
-            check_template(template.system, template.turns)
-        except GenerationError as error:
-            raise GenerationError(f"template {name!r}: {error}") from None
-        return template
-    if name in BUILTIN_TEMPLATES:
-        return BUILTIN_TEMPLATES[name]
-    known = ", ".join(template_names(campaign) if campaign is not None else BUILTIN_TEMPLATES)
-    raise GenerationError(f"unknown template {name!r}; known templates: {known}")
-
-
-# Cleaning -------------------------------------------------------------------------------------
-
-
-class Rejection(models.TextChoices):
-    EMPTY = "empty", "empty output"
-    REFUSAL = "refusal", "the model refused"
-    COPY = "copy", "copy of the source"
-    TRUNCATED = "truncated", "cut off at max_new_tokens"
-    TOO_LONG = "too-long", "more than 3× the source's length"
-    DUPLICATE = "duplicate", "same as another output for this source"
-
-
-@dataclass(frozen=True)
-class Cleaned:
-    text: str
-    reject_reason: str = ""  # a Rejection value, "" when accepted
-
-    @property
-    def accepted(self):
-        return not self.reject_reason
-
-
-QUOTES = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“"}
-ANSWER_LABEL = re.compile(r"(?:^|\n)[ \t*]*B[ \t]*:[ \t*]*", re.IGNORECASE)
-NEXT_EXAMPLE = re.compile(r"\n[ \t*]*A[ \t]*:|[ \t]+A[ \t]*:[ \t]*[\"“]", re.IGNORECASE)
-REFUSAL_START = re.compile(
-    r"^(?:i\s+(?:cannot|can't|can\s+not|won't|will\s+not|apologi[sz]e)|i'm\s+(?:sorry|not\s+able|unable)"
-    r"|i\s+am\s+(?:sorry|not\s+able|unable)|sorry\b)",
-    re.IGNORECASE,
-)
-AI_DISCLAIMER = re.compile(r"\bas an ai\b|\bas a language model\b|\bi'm an ai\b", re.IGNORECASE)
-MAX_LENGTH_RATIO = 3
-
-
-def clean_output(raw, source, *, finished=True):
-    """The hypothesis in a raw output, or the reason it is rejected.
-
-    Keeps the first ``B: "..."`` answer (the model may go on with a new ``A:``
-    example), drops the label, the quotes and a preamble line ending in ':',
-    and normalises whitespace. ``finished`` is False when generation stopped at
-    max_new_tokens rather than at the end of the turn.
-    """
-    text = raw.replace("\r\n", "\n").strip()
-    label = ANSWER_LABEL.search(text)
-    if label:
-        text = text[label.end() :]
-    text = NEXT_EXAMPLE.split(text, maxsplit=1)[0]
-    lines = [line.strip() for line in text.split("\n") if line.strip()]
-    if len(lines) > 1 and lines[0].endswith(":"):
-        lines = lines[1:]  # "Here is a paraphrase:" and the answer below it
-    text = _unquote(lines[0]) if lines else ""
-    text = " ".join(text.split())
-    # A paraphrase may start with "I cannot ..."; an unlabelled answer that does is a refusal.
-    refused = AI_DISCLAIMER.search(raw) or (not label and REFUSAL_START.match(text))
-    if not re.search(r"\w", text):
-        return Cleaned(text, Rejection.EMPTY)
-    if refused:
-        return Cleaned(text, Rejection.REFUSAL)
-    if _comparable(text) == _comparable(source):
-        return Cleaned(text, Rejection.COPY)
-    if not finished:
-        return Cleaned(text, Rejection.TRUNCATED)
-    if len(text) > MAX_LENGTH_RATIO * len(source.strip()):
-        return Cleaned(text, Rejection.TOO_LONG)
-    return Cleaned(text)
-
-
-def _unquote(line):
-    closing = QUOTES.get(line[:1])
-    if closing is None:
-        return line
-    end = line.rfind(closing, 1)
-    return line[1:end] if end > 0 else line[1:]
-
-
-def _comparable(text):
-    """Case, punctuation and spacing do not make a paraphrase."""
-    return re.sub(r"[\W_]+", "", text.casefold())
-
-
-# Loading and generating (no Django) -----------------------------------------------------------
-
-
-def check_model(model):
-    """Raise GenerationError unless ``model`` is 'embedded', a local path or already in the local hub cache."""
-    if not model:
-        raise GenerationError("no model given: use 'embedded', a local directory or a .gguf file")
-    try:
-        path = embedded_smollm2_path() if model == EMBEDDED else resolve_model_path(model, "the model")
-    except MetricUnavailable as error:
-        if model == EMBEDDED:
-            raise GenerationError(f"the embedded model is not installed ({error})") from None
-        raise GenerationError(
-            f"unknown model {model!r}: not a local path and not in the local Hugging Face cache "
-            "(nothing is downloaded); give 'embedded', a local model directory or a .gguf file"
-        ) from None
-    if not path.exists():
-        raise GenerationError(f"model file {path} is missing")
-    return path
-
-
-def chat_tokenizer(model):
-    """The model's tokenizer alone (the live preview needs no weights); cached per process."""
-    check_model(model)
-    try:
-        return load_chat_tokenizer(model, "the model")
-    except MetricUnavailable as error:
-        raise GenerationError(str(error)) from None
-
-
-def render_chat(tokenizer, messages):
-    """The prompt text the model sees, through its own chat template."""
-    try:
-        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    except Exception as error:  # jinja raises TemplateError, e.g. Mistral's on a system message
-        raise GenerationError(f"the model's chat template refuses this conversation: {error}") from None
-
-
-def generate_texts(tokenizer, llm, prompts, *, decoding, n=1, seed=0):
-    """For each prompt, ``n`` (text, finished) candidates; ``finished`` is False when cut at max_new_tokens."""
-    import torch
-
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # similar lengths pad less
-    encoded = tokenizer(
-        [prompts[i] for i in order], return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False
-    ).to(llm.device)
-    options = {"max_new_tokens": decoding["max_new_tokens"], "num_return_sequences": n}
-    if decoding["strategy"] == "sampling":
-        options.update(do_sample=True, temperature=decoding["temperature"], top_p=decoding["top_p"])
-    else:
-        options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-    torch.manual_seed(seed)
-    with torch.inference_mode():
-        output = llm.generate(**encoded, pad_token_id=tokenizer.pad_token_id, **options)
-    new_tokens = output[:, encoded["input_ids"].shape[1] :]
-    texts = tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
-    stops = _stop_ids(tokenizer, llm)
-    finished = [bool(stops & set(row.tolist())) for row in new_tokens]
-    results = [None] * len(prompts)
-    for rank, index in enumerate(order):
-        rows = range(rank * n, rank * n + n)
-        results[index] = [(texts[row], finished[row]) for row in rows]
-    return results
-
-
-def _stop_ids(tokenizer, llm):
-    ids = llm.generation_config.eos_token_id
-    ids = set(ids if isinstance(ids, list) else [ids])
-    return {i for i in ids | {tokenizer.eos_token_id} if i is not None}
-
-
-class Generator:
-    """One chat LLM, loaded once per process: renders prompts and generates."""
-
-    def __init__(self, model):
-        from scoring.metrics.loading import default_device, load_causal_lm, model_revision
-
-        path = check_model(model)
-        try:
-            self.tokenizer, self.llm = load_causal_lm(model, default_device(), "auto")
-        except MetricUnavailable as error:
-            raise GenerationError(f"cannot load model {model!r}: {error}") from None
-        self.model, self.revision = model, model_revision(path)
-
-    def render(self, messages):
-        return render_chat(self.tokenizer, messages)
-
-    def generate(self, prompts, *, decoding, n, seed):
-        return generate_texts(self.tokenizer, self.llm, prompts, decoding=decoding, n=n, seed=seed)
-
-
-@lru_cache(maxsize=1)
-def get_generator(model):
-    return Generator(model)
 
 
 # Sources --------------------------------------------------------------------------------------
@@ -395,6 +90,7 @@ class PromptTemplate(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        db_table = "campaigns_prompttemplate"
         ordering = ["name"]
         constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="unique_template_per_campaign")]
 
@@ -432,7 +128,7 @@ class GenerationRun(models.Model):
     campaign = models.ForeignKey(Campaign, related_name="generation_runs", on_delete=models.CASCADE)
     templates = models.JSONField(default=list, help_text="Template names, in order.")
     prompts = models.JSONField(default=dict, editable=False, help_text="Each template as it was when the run began.")
-    model = models.CharField(max_length=500, default=EMBEDDED, help_text="'embedded', a local directory or .gguf.")
+    model = models.CharField(max_length=500, default=EMBEDDED, help_text="'embedded' or a name from GENERATION_MODELS.")
     decoding = models.CharField(max_length=10, choices=Decoding.choices, default=Decoding.GREEDY)
     temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.01), MaxValueValidator(5.0)])
     top_p = models.FloatField(default=0.9, validators=[MinValueValidator(0.01), MaxValueValidator(1.0)])
@@ -453,6 +149,7 @@ class GenerationRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "campaigns_generationrun"
         ordering = ["-created_at", "-pk"]
 
     def __str__(self):
@@ -502,17 +199,16 @@ class GenerationRun(models.Model):
         logger.warning("Generation run %s failed: %s", self.pk, message)
         return self._move(self.ACTIVE, status=self.Status.FAILED, error=message, finished_at=timezone.now())
 
-    def resume(self, **queue_options):
-        """Queue again whatever is missing, e.g. after a broker outage, a failure or a cancellation."""
+    def reopen(self):
+        """Make a cancelled, failed or stalled run queued again; ``tasks.resume_run`` then queues what is missing."""
         self._move(
             [self.Status.CANCELLED, self.Status.FAILED, *self.ACTIVE],
             status=self.Status.QUEUED,
             error="",
             finished_at=None,
         )
-        self.queue(**queue_options)
 
-    def _finish_if_complete(self):
+    def finish_if_complete(self):
         if self.outputs.count() >= self.sources.count() * len(self.templates) * self.candidates:
             self._move([self.Status.RUNNING, self.Status.QUEUED], status=self.Status.DONE, finished_at=timezone.now())
 
@@ -530,23 +226,6 @@ class GenerationRun(models.Model):
         ids = list(self.sources.exclude(pk__in=complete).order_by("position").values_list("pk", flat=True))
         return [ids[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
 
-    def queue(self, *, strict=False):
-        """One `gpu` task per batch once the transaction commits; a broker outage is logged, or raised if strict."""
-        from .tasks import generate_batch
-
-        def send():
-            for batch in self.missing_source_batches():
-                try:
-                    generate_batch.apply_async(args=[self.pk, batch], queue="gpu", retry=False)
-                except Exception as error:  # the broker is down or unreachable
-                    if strict:
-                        raise
-                    logger.warning("Could not queue generation run %s (%s); resume it later.", self.pk, error)
-                    return
-            self._finish_if_complete()  # nothing missing: a run of sources all already generated
-
-        transaction.on_commit(send)
-
     def run_inline(self, progress=None):
         """Generate every missing batch in this process (the command's --inline, and tests)."""
         for batch in self.missing_source_batches():
@@ -555,7 +234,7 @@ class GenerationRun(models.Model):
                 progress(created)
             if not self.is_active:
                 break
-        self._finish_if_complete()
+        self.finish_if_complete()
 
     def generate_batch(self, source_ids):
         """Generate the outputs these sources still lack; returns how many were stored."""
@@ -577,7 +256,7 @@ class GenerationRun(models.Model):
             self.fail(f"{error.__class__.__name__}: {error}")
             raise
         self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
-        self._finish_if_complete()
+        self.finish_if_complete()
         return stored
 
     def _generate_template_batch(self, name, source_ids):
@@ -590,22 +269,22 @@ class GenerationRun(models.Model):
         ]
         if not todo:
             return 0
-        generator = get_generator(self.model)
+        generator = llm.get_generator(self.model)
         prompts = [generator.render(template.messages(source.text)) for source in todo]
         seed = self.batch_seed(name, todo[0].position)
         candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
         # Judges should not see the same pair twice: an output equal to one already accepted is a duplicate.
         seen = {
-            (source_id, _comparable(text))
+            (source_id, comparable(text))
             for source_id, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
         }
         outputs = []
         for source, results in zip(todo, candidates):
             for index, (raw, finished) in enumerate(results):
                 cleaned = clean_output(raw, source.text, finished=finished)
-                if cleaned.accepted and (source.pk, _comparable(cleaned.text)) in seen:
+                if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
-                seen.add((source.pk, _comparable(cleaned.text)))
+                seen.add((source.pk, comparable(cleaned.text)))
                 outputs.append(
                     GenerationOutput(
                         run=self,
@@ -631,8 +310,6 @@ class GenerationRun(models.Model):
 
     def attach_pairs(self):
         """Import the accepted outputs that have no pair yet; returns how many pairs were created."""
-        from .importers import import_rows
-
         with transaction.atomic():
             GenerationRun.objects.select_for_update().filter(pk=self.pk).first()  # one importer at a time
             outputs = list(self.outputs.filter(accepted=True, pair__isnull=True).select_related("source"))
@@ -659,6 +336,7 @@ class GenerationSource(models.Model):
     external_id = models.CharField(max_length=200, blank=True, help_text="Its id in the uploaded file or campaign.")
 
     class Meta:
+        db_table = "campaigns_generationsource"
         ordering = ["position"]
         constraints = [models.UniqueConstraint(fields=["run", "position"], name="unique_source_position_per_run")]
 
@@ -681,12 +359,13 @@ class GenerationOutput(models.Model):
     raw_output = models.TextField()
     text = models.TextField(blank=True, help_text="The cleaned hypothesis.")
     accepted = models.BooleanField(default=False)
-    reject_reason = models.CharField(max_length=20, blank=True, choices=Rejection.choices)
+    reject_reason = models.CharField(max_length=20, blank=True, choices=Rejection.choices())
     generator_revision = models.CharField(max_length=100, blank=True)
     pair = models.ForeignKey(Pair, null=True, blank=True, related_name="+", on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "campaigns_generationoutput"
         ordering = ["source__position", "template", "candidate"]
         constraints = [
             models.UniqueConstraint(
@@ -723,10 +402,11 @@ class GenerationOutput(models.Model):
 # Creating a run -------------------------------------------------------------------------------
 
 
-def create_run(campaign, *, sources, templates, created_by=None, queue=True, **options):
-    """Check everything, store the run and its sources, and queue it; GenerationError says what is wrong.
+def create_run(campaign, *, sources, templates, created_by=None, **options):
+    """Check everything and store the run and its sources (``tasks.start_run`` also queues it).
 
-    ``options`` are GenerationRun fields: model, decoding, temperature, top_p,
+    GenerationError says what is wrong, and nothing is stored then. ``options``
+    are GenerationRun fields: model, decoding, temperature, top_p,
     max_new_tokens, seed, candidates, batch_size, corpus.
     """
     if not templates:
@@ -746,13 +426,11 @@ def create_run(campaign, *, sources, templates, created_by=None, queue=True, **o
         ) from None
     if run.decoding == GenerationRun.Decoding.GREEDY and run.candidates > 1:
         raise GenerationError("greedy decoding gives one candidate per source: use sampling for more")
-    check_model(run.model)
+    llm.check_model(run.model)
     with transaction.atomic():
         run.save()
         GenerationSource.objects.bulk_create(
             GenerationSource(run=run, position=i, text=row.text, external_id=row.external_id[:200])
             for i, row in enumerate(sources, start=1)
         )
-        if queue:
-            run.queue()
     return run
