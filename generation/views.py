@@ -44,6 +44,14 @@ class GenerationForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.campaign = campaign
         self.fields["templates"].choices = [(name, name) for name in template_names(campaign)]
+        self.fields["model"].help_text = f"One of: {', '.join(llm.model_names())} (GENERATION_MODELS adds more)."
+
+    def clean_model(self):
+        try:
+            llm.model_location(self.cleaned_data["model"])  # a name, never a path on the server
+        except GenerationError as error:
+            raise forms.ValidationError(str(error)) from None
+        return self.cleaned_data["model"]
 
     def clean(self):
         data = super().clean()

@@ -21,9 +21,10 @@ from django.db.models import Count
 from rest_framework.authtoken.models import Token
 
 from bench import load_judges
-from campaigns.generation import GenerationOutput, GenerationRun, create_run
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
+from generation.models import GenerationOutput, GenerationRun
+from generation.tasks import resume_run, start_run
 from scoring.models import Score
 from tests import servers
 from tests.test_worker_integration import use_broker
@@ -209,13 +210,13 @@ def test_a_judge_resumes_where_they_were_after_the_web_server_restarts(broker):
 
 
 # A worker whose generator is a stand-in taking 0.5 s per batch: the embedded model would make
-# this test take a minute or two on 2 cores (test_generation_run.py covers the model itself).
+# this test take a minute or two on 2 cores (tests/generation/test_generation_run.py covers the model itself).
 SLOW_GENERATION_WORKER = """
 import os, time
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
 import django
 django.setup()
-from campaigns import generation
+from generation import llm
 
 class SlowGenerator:
     revision = "slow-stand-in"
@@ -225,7 +226,7 @@ class SlowGenerator:
         time.sleep(0.5)
         return [[(f'B: "Without doubt, {prompt[4:-1]}"', True) for _ in range(n)] for prompt in prompts]
 
-generation.get_generator = lambda model: SlowGenerator()
+llm.get_generator = lambda model: SlowGenerator()
 from parasol.celery import app
 app.worker_main(["worker", "-Q", "gpu", "-P", "solo", "-l", "warning"])
 """
@@ -244,7 +245,7 @@ def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(br
     worker = start_generation_worker(url)
     try:
         sources = [f"The {subject} sat on the mat." for subject in subjects]
-        run = create_run(campaign, sources=sources, templates=["naive"], max_new_tokens=12, batch_size=1)
+        run = start_run(campaign, sources=sources, templates=["naive"], max_new_tokens=12, batch_size=1)
         outputs = GenerationOutput.objects.filter(run=run)
         assert wait_until(lambda: outputs.count() >= 2, timeout=60, interval=0.05), "no output came"
         worker.send_signal(signal.SIGKILL)
@@ -252,7 +253,7 @@ def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(br
         at_kill = outputs.count()
         assert at_kill < len(subjects), "the run finished before the kill: nothing was tested"
         worker = start_generation_worker(url)
-        run.resume()  # queues what is missing; the batches still queued from the start run as well
+        resume_run(run)  # queues what is missing; the batches still queued from the start run as well
         done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=60, interval=0.2)
         assert done, GenerationRun.objects.get(pk=run.pk).progress()
         time.sleep(1.5)  # a duplicate batch still in flight would land now

@@ -7,7 +7,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from generation import llm
-from generation.models import GenerationRun, create_run
+from generation.models import GenerationRun, GenerationSource, create_run
 from tests.factories import add_pairs
 from tests.generation.test_generation_run import FakeGenerator
 
@@ -110,3 +110,11 @@ def test_it_follows_cancels_and_resumes_a_run(api, campaign, monkeypatch):
     listed = api.get("/api/generations/", {"campaign": "demo"}).json()["results"]
     assert [run["id"] for run in listed] == [second, run_id]
     assert api.get("/api/generations/", {"campaign": "other"}).json()["results"] == []
+
+
+@pytest.mark.parametrize("model", ["/etc/shadow", "/etc/no-such-file"])
+def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(api, campaign, model):
+    response = create(api, model=model)
+    assert response.status_code == 400
+    assert f"unknown model '{model}': use one of embedded" in str(response.json())
+    assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()

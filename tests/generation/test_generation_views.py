@@ -5,7 +5,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from generation import llm, templates
-from generation.models import GenerationRun, PromptTemplate, create_run
+from generation.llm import chat_tokenizer as real_chat_tokenizer
+from generation.models import GenerationRun, GenerationSource, PromptTemplate, create_run
+from scoring.metrics.loading import embedded_smollm2_path
 from tests.factories import add_pairs
 
 pytestmark = pytest.mark.django_db
@@ -165,3 +167,32 @@ def test_it_creates_and_edits_a_campaign_template(researcher_client, campaign):
     assert template.turns == [{"role": "user", "content": "B: {source}"}]
     assert "mine" in researcher_client.get(reverse("campaigns-list-generations", args=[campaign.slug])).content.decode()
     assert templates.template_names(campaign) == ["naive", "naive-system", "vulgar", "mine"]
+
+
+@pytest.mark.parametrize("model", ["/etc/shadow", "/etc/no-such-file", "../../etc/passwd"])
+def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(researcher_client, campaign, model, monkeypatch):
+    # A path was once accepted when the file existed: the page was an oracle for the server's files.
+    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    data = {"templates": ["naive"], "sources_from": "text", "sources_text": "A sentence.", "decoding": "greedy"}
+    data.update(model=model, temperature=0.7, top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="x")
+    page = researcher_client.post(url, data).content.decode()
+    assert f"unknown model &#x27;{model}&#x27;: use one of embedded" in page
+    assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()
+    monkeypatch.setattr(llm, "chat_tokenizer", real_chat_tokenizer)
+    preview = reverse("campaigns-preview-template", args=[campaign.slug])
+    partial = researcher_client.get(preview, {"template": "naive", "model": model}, headers={"HX-Request": "true"})
+    assert partial.status_code == 200 and f"unknown model &#x27;{model}&#x27;" in partial.content.decode()
+
+
+def test_it_runs_a_model_named_in_the_settings(researcher_client, campaign, settings):
+    settings.GENERATION_MODELS = {"smol": str(embedded_smollm2_path())}
+    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    data = {"templates": ["naive"], "sources_from": "text", "sources_text": "A sentence.", "decoding": "greedy"}
+    data.update(model="smol", temperature=0.7, top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="x")
+    assert "smol" in researcher_client.get(url).content.decode()  # listed beside the field
+    assert researcher_client.post(url, data).status_code == 302
+    assert GenerationRun.objects.get().model == "smol"
+    settings.GENERATION_MODELS = {"gone": "/no/such/model-directory"}
+    page = researcher_client.post(url, {**data, "model": "gone"}).content.decode()
+    assert "model &#x27;gone&#x27; cannot be used" in page and "GENERATION_MODELS" in page
+    assert GenerationRun.objects.count() == 1
