@@ -224,3 +224,13 @@ def test_it_uses_a_campaign_template_and_rejects_one_without_source(campaign, fa
     template.save()
     run.refresh_from_db()
     assert run.prompts["short"]["turns"][0]["content"] == 'Paraphrase: "{source}"'
+
+
+def test_its_loading_errors_name_the_generation_setting(settings, tmp_path):
+    # The chat-model resolver and loader are shared with ParaPLUIE: each caller's messages name its own setting.
+    settings.GENERATION_MODELS = {"empty": str(tmp_path), "gone": str(tmp_path / "missing")}
+    for model in ["empty", "gone"]:
+        with pytest.raises(GenerationError) as error:
+            llm.Generator(model)
+        assert f"model {model!r}" in str(error.value) and "GENERATION_MODELS" in str(error.value)
+        assert "PARAPLUIE" not in str(error.value)
