@@ -3,7 +3,7 @@
     .venv/bin/python bench/report.py [--pairs 10000] [--db]
 
 Not a test. Prints the seconds of the pure analysis (`build_report`) and, with --db, of
-loading the same data from a fresh SQLite database through `campaigns.reports`.
+loading the same data from a fresh SQLite database through `reports.frames`.
 """
 
 import argparse
@@ -16,7 +16,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from campaigns.analysis import build_report  # noqa: E402
+from reports.analysis import build_report  # noqa: E402
 
 TARGET_SECONDS = 3.0
 CORPORA = ["MRPC", "PAWS", "MCPG", "LLM", "HC"]
@@ -82,7 +82,7 @@ def time_analysis(pairs, judgments):
 
 
 def time_database(pairs, judgments):
-    """Store the synthetic data in a fresh SQLite database and time `campaigns.reports.load_frames`."""
+    """Store the synthetic data in a fresh SQLite database and time `reports.frames.load_frames`."""
     import os
     import tempfile
 
@@ -97,7 +97,7 @@ def time_database(pairs, judgments):
     call_command("migrate", verbosity=0)
     from annotation.models import Assignment, Judge, Judgment
     from campaigns.models import Campaign, Pair
-    from campaigns.reports import load_frames
+    from reports.frames import load_frames
     from scoring.models import Score
 
     campaign = Campaign.objects.create(slug="bench", name="Bench")

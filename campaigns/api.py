@@ -1,18 +1,15 @@
 """REST API for researchers (token or session auth, staff only)."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Judgment
-from scoring.service import pairs_with_scores
 
-from .exports import judgments_frame
 from .importers import CorpusImportError, import_rows
 from .models import Campaign, Pair
-from .views import csv_response
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -114,16 +111,3 @@ class CampaignViewSet(viewsets.ModelViewSet):
         )
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
-
-    @extend_schema(
-        parameters=[OpenApiParameter("kind", str, enum=["pairs", "judgments"], default="pairs")],
-        responses={(200, "text/csv"): OpenApiTypes.STR},
-    )
-    @action(detail=True, methods=["get"])
-    def export(self, request, slug=None):
-        campaign = self.get_object()
-        kind = request.query_params.get("kind", "pairs")
-        if kind not in {"pairs", "judgments"}:
-            return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
-        frame = pairs_with_scores(campaign)[0] if kind == "pairs" else judgments_frame(campaign)
-        return csv_response(frame, f"{campaign.slug}-{kind}.csv")

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from .access import campaign_for, researcher_required
 from .generation import (
     BUILTIN_TEMPLATES,
     ChatTemplate,
@@ -23,7 +24,6 @@ from .generation import (
     sources_of_campaign,
     template_names,
 )
-from .views import campaign_for, researcher_required
 
 PREVIEW_SENTENCE = "The little cat refreshes himself with water every morning."
 SOURCE_CHOICES = [

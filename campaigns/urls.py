@@ -14,8 +14,5 @@ urlpatterns = [
         name="campaigns-toggle-judge-exclusion",
     ),
     path("campaigns/<slug:slug>/toggle/", views.toggle_open, name="campaigns-toggle-open"),
-    path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
-    path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="campaigns-export-signatures"),
-    path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="campaigns-export-judgments"),
     path("", include("campaigns.generation_urls")),
 ]

@@ -1,9 +1,7 @@
-"""Researcher pages: campaigns, corpus upload, dashboard, exports."""
+"""Researcher pages: campaigns, corpus upload, dashboard (exports and reports are in `reports`)."""
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -13,20 +11,11 @@ from annotation.forms import ProtocolForm
 from annotation.models import Judge
 from annotation.reliability import campaign_reliability
 from annotation.stats import campaign_progress
-from scoring.service import metric_columns, pairs_with_scores, signature_lines
 
-from .exports import judgments_frame, write_csv
+from .access import campaign_for, researcher_required
 from .forms import CampaignForm, UploadCorpusForm
 from .importers import CorpusImportError, import_pairs, parse_corpus
 from .models import Campaign
-
-# Researchers are staff users; anyone else is sent to the researcher login.
-researcher_required = staff_member_required(login_url="login")
-
-
-def campaign_for(request, slug):
-    """The campaign if this researcher may see it; anyone else gets a 404, not a hint it exists."""
-    return get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
 
 
 @researcher_required
@@ -107,36 +96,6 @@ def upload_corpus(request, slug):
         except (CorpusImportError, ValueError) as error:
             form.add_error("file", str(error))
     return render(request, "campaigns/upload.html", {"form": form, "campaign": campaign})
-
-
-def csv_response(frame, filename):
-    """A CSV download of a DataFrame."""
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    write_csv(frame, response)
-    return response
-
-
-@researcher_required
-def export_pairs(request, slug):
-    campaign = campaign_for(request, slug)
-    frame, _signatures = pairs_with_scores(campaign)
-    return csv_response(frame, f"{campaign.slug}-pairs.csv")
-
-
-@researcher_required
-def export_signatures(request, slug):
-    campaign = campaign_for(request, slug)
-    _columns, signatures = metric_columns(campaign)
-    response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
-    return response
-
-
-@researcher_required
-def export_judgments(request, slug):
-    campaign = campaign_for(request, slug)
-    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
 
 
 @researcher_required

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "campaigns",
     "annotation",
     "scoring",
+    "reports",
 ]
 
 MIDDLEWARE = [

@@ -1,214 +1,27 @@
-"""Metric-vs-human reports of one or more campaigns: data loading, caching and the pages.
+"""Report pages of one or more campaigns, their table and figure downloads, and the CSV exports.
 
-The statistics live in `campaigns.analysis` (plain pandas); this module reads the database
-into its input frames, caches each computed report under a fingerprint of the data (so a
-report is recomputed only when pairs, judgments or scores changed), and serves it.
+The statistics are `reports.analysis` (plain pandas), read from the database by
+`reports.frames` and cached by `reports.cache`; these views check access and serve them.
 """
 
-import hashlib
-from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-import pandas as pd
-from django.core.cache import cache
-from django.db.models import Count, Max, Sum
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 
-from annotation.models import Judge, Judgment
-from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report, curves_figure, figure2
-from campaigns.analysis.figures import FORMATS
-from campaigns.analysis.present import SHOWN, TITLES, html
-from campaigns.models import Campaign, Pair
-from campaigns.views import campaign_for, csv_response, researcher_required
-from scoring.metrics.registry import METRICS, get_metric_class
-from scoring.models import Score
-from scoring.service import latest_scores, signature_groups
+from campaigns.access import campaign_for, csv_response, researcher_required
+from campaigns.models import Campaign
+from reports.analysis import LABEL_SOURCES, TABLE_NAMES
+from reports.analysis.figures import FORMATS
+from reports.analysis.present import SHOWN, TITLES, html
+from reports.cache import figure_bytes, get_report
+from reports.exports import judgments_frame, pairs_with_scores
+from reports.figures import figure_specs
+from reports.frames import latest_metric_scores
+from scoring.service import signature_lines
 
-ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
-CACHE_SECONDS = 7 * 24 * 3600
 POLL_SECONDS = 20
-# Importing these metrics' modules loads torch or nltk: their direction is known without it.
-DIRECTION_WITHOUT_IMPORT = {
-    "meteor": "higher",
-    "parapluie_direct": "higher",
-    "parapluie_indirect": "higher",
-    "parapluie_fs_direct": "higher",
-}
-METADATA_COLUMNS = ("generator", "template")
-
-
-@dataclass
-class Frames:
-    """The analysis's inputs for a set of campaigns, and which signature each metric column uses."""
-
-    pairs: pd.DataFrame
-    judgments: pd.DataFrame
-    directions: dict[str, str]
-    signatures: dict[str, str]
-    notes: list[str] = field(default_factory=list)
-
-
-def metric_direction(name: str) -> str | None:
-    """'higher' or 'lower' for a registered metric; None for a name the registry does not know."""
-    if name in DIRECTION_WITHOUT_IMPORT:
-        return DIRECTION_WITHOUT_IMPORT[name]
-    if name not in METRICS:
-        return None
-    return get_metric_class(name).direction
-
-
-def load_frames(campaigns) -> Frames:
-    """Real pairs (with one column per metric), non-training judgments, metric directions and signatures."""
-    campaigns = list(campaigns)
-    several = len(campaigns) > 1
-    slug_of = {c.pk: c.slug for c in campaigns}
-    rows = Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False).order_by(
-        "campaign_id", "pk"
-    )
-    rows = rows.values_list(
-        "pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata"
-    )
-    records = []
-    for pk, campaign_id, external_id, corpus, source, hypothesis, gold_label, metadata in rows:
-        slug = slug_of[campaign_id]
-        metadata = metadata if isinstance(metadata, dict) else {}
-        records.append(
-            (
-                pk,
-                f"{slug}:{external_id}" if several else external_id,
-                corpus or slug,
-                source,
-                hypothesis,
-                gold_label,
-                *(metadata.get(key) for key in METADATA_COLUMNS),
-            )
-        )
-    pairs = pd.DataFrame.from_records(
-        records, columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label", *METADATA_COLUMNS]
-    )
-    pairs["gold_label"] = pairs["gold_label"].astype("Int64")
-    pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pairs["pk"].to_numpy())
-
-    # Training answers, control items and excluded judges never reach a report.
-    judgment_rows = (
-        Judgment.objects.filter(pair__campaign__in=campaigns)
-        .counted()
-        .values_list("pair_id", "judge_id", "judge__english_level", "label")
-    )
-    judgments = pd.DataFrame.from_records(list(judgment_rows), columns=["pk", "judge", "english_level", "label"])
-    judgments.insert(0, "pair_id", judgments["pk"].map(pair_id_of_pk))
-    judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
-    judgments = judgments.drop(columns="pk")
-
-    scores, directions, signatures, notes = _scores(campaigns)
-    if not scores.empty:
-        wide = scores.pivot(index="pair_id", columns="metric", values="value")
-        pairs = pairs.join(wide, on="pk")
-    for metric in directions:
-        if metric not in pairs:
-            pairs[metric] = float("nan")
-    return Frames(pairs.drop(columns="pk"), judgments, directions, signatures, notes)
-
-
-def _scores(campaigns):
-    """Score values of the most recent signature of each metric, in registry order."""
-    scores = Score.objects.filter(pair__campaign__in=campaigns, pair__is_training=False, pair__is_control=False)
-    notes = []
-    for metric, (used, *others) in signature_groups(scores).items():
-        if others:
-            ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
-            notes.append(f"{metric}: using the most recent signature {used['signature']}; ignored {ignored}.")
-    values, signatures = latest_scores(scores)
-    directions = {}
-    for metric in signatures:
-        direction = metric_direction(metric)
-        if direction is None:
-            notes.append(f"{metric} is not a registered metric: assumed higher-is-closer.")
-            direction = "higher"
-        directions[metric] = direction
-    frame = pd.DataFrame.from_records(values, columns=["pair_id", "metric", "value"])
-    return frame, directions, signatures, notes
-
-
-def fingerprint(campaigns) -> str:
-    """Changes whenever a report of these campaigns could change."""
-    pairs = Pair.objects.filter(campaign__in=campaigns, is_training=False).aggregate(
-        n=Count("id"), last=Max("id"), gold=Sum("gold_label")
-    )
-    judgments = (
-        Judgment.objects.filter(pair__campaign__in=campaigns)
-        .counted()
-        .aggregate(n=Count("id"), last=Max("id"), judges=Sum("judge_id"))
-    )
-    scores = Score.objects.filter(pair__campaign__in=campaigns).aggregate(
-        n=Count("id"), last=Max("id"), at=Max("created_at")
-    )
-    parts = [ANALYSIS_VERSION, sorted(c.pk for c in campaigns), pairs, judgments, scores]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
-
-
-@dataclass
-class CachedReport:
-    report: object
-    signatures: dict[str, str]
-    computed_at: object
-    key: str
-
-
-def get_report(campaigns, label_source="human") -> CachedReport:
-    """The report of `campaigns`, computed once per state of their data."""
-    key = f"parasol-report:{label_source}:{fingerprint(campaigns)}"
-    cached = cache.get(key)
-    if cached is None:
-        frames = load_frames(campaigns)
-        report = build_report(frames.pairs, frames.judgments, frames.directions, label_source=label_source)
-        report.notes = frames.notes + report.notes
-        cached = CachedReport(report, frames.signatures, timezone.now(), key)
-        cache.set(key, cached, CACHE_SECONDS)
-    return cached
-
-
-@dataclass
-class FigureSpec:
-    name: str  # in URLs and file names
-    title: str
-    kind: str  # figure2, thresholds or ranks
-    corpus: str
-
-
-def figure_specs(report) -> list[FigureSpec]:
-    """Figure 2, then the threshold and rank curves of Global and of each corpus (numbered, as corpus names vary)."""
-    specs = [FigureSpec("figure2", "Figure 2 — scores against the edit distance (all corpora)", "figure2", "Global")]
-    for i, corpus in enumerate(["Global", *report.corpora]):
-        specs.append(FigureSpec(f"thresholds-{i}", f"Rates by threshold — {corpus}", "thresholds", corpus))
-        specs.append(FigureSpec(f"ranks-{i}", f"Rates by rank — {corpus}", "ranks", corpus))
-    return specs
-
-
-def draw_figure(report, spec: FigureSpec, fmt: str) -> bytes:
-    if spec.kind == "figure2":
-        return figure2(report.points, report.metrics, report.directions, corpus=spec.corpus, fmt=fmt)
-    x = "threshold" if spec.kind == "thresholds" else "rank"
-    return curves_figure(report.tables[f"curves_{x}"], report.metrics, corpus=spec.corpus, x=x, fmt=fmt)
-
-
-def figure_bytes(cached: CachedReport, name: str, fmt: str) -> bytes:
-    """A figure of the report, drawn once per state of the data."""
-    specs = {spec.name: spec for spec in figure_specs(cached.report)}
-    if fmt not in FORMATS or name not in specs:
-        raise Http404(f"No figure {name}.{fmt}")
-    key = f"{cached.key}:{name}:{fmt}"
-    data = cache.get(key)
-    if data is None:
-        data = draw_figure(cached.report, specs[name], fmt)
-        cache.set(key, data, CACHE_SECONDS)
-    return data
-
-
-# Views.
 
 
 def _campaigns_of(request, slug=None):
@@ -281,7 +94,7 @@ def _render_report(request, campaigns, label_source, page_url):
             for spec in figure_specs(cached.report)
         ],
     }
-    template = "campaigns/_report_body.html" if request.htmx else "campaigns/report.html"
+    template = "reports/_body.html" if request.htmx else "reports/report.html"
     return render(request, template, context)
 
 
@@ -312,7 +125,35 @@ def download_report_table(request, name):
 def show_report_figure(request, name, fmt):
     campaigns = _campaigns_of(request)
     cached = get_report(campaigns, _label_source(request))
-    response = HttpResponse(figure_bytes(cached, name, fmt), content_type=FORMATS.get(fmt, "application/octet-stream"))
+    spec = next((spec for spec in figure_specs(cached.report) if spec.name == name), None)
+    if fmt not in FORMATS or spec is None:
+        raise Http404(f"No figure {name}.{fmt}")
+    response = HttpResponse(figure_bytes(cached, spec, fmt), content_type=FORMATS[fmt])
     if request.GET.get("download"):
         response["Content-Disposition"] = f'attachment; filename="{name}.{fmt}"'
     return response
+
+
+# Exports: the pairs with judgment counts and metric scores, the judgments, the scores' signatures.
+
+
+@researcher_required
+def export_pairs(request, slug):
+    campaign = campaign_for(request, slug)
+    frame, _signatures = pairs_with_scores(campaign)
+    return csv_response(frame, f"{campaign.slug}-pairs.csv")
+
+
+@researcher_required
+def export_signatures(request, slug):
+    campaign = campaign_for(request, slug)
+    signatures = latest_metric_scores([campaign]).signatures
+    response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
+    return response
+
+
+@researcher_required
+def export_judgments(request, slug):
+    campaign = campaign_for(request, slug)
+    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")

@@ -4,9 +4,9 @@
 paper's section 5 (and more); `figures` draws them. See README.md for the output columns.
 """
 
-from campaigns.analysis.figures import curves_figure, figure2
-from campaigns.analysis.labels import GLOBAL, LABEL_SOURCES, attach_labels, human_labels
-from campaigns.analysis.report import TABLE_NAMES, Report, Settings, build_report
+from reports.analysis.figures import curves_figure, figure2
+from reports.analysis.labels import GLOBAL, LABEL_SOURCES, attach_labels, human_labels
+from reports.analysis.report import TABLE_NAMES, Report, Settings, build_report
 
 __all__ = [
     "GLOBAL",

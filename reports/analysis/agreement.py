@@ -10,8 +10,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis.common import subsets
-from campaigns.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from reports.analysis.common import subsets
+from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 
 def fleiss_kappa(counts) -> float:

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis.classification import best_threshold, scan_thresholds
-from campaigns.analysis.common import labelled_scores, orient
-from campaigns.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
-from campaigns.analysis.ranking import weighted_auc
+from reports.analysis.classification import best_threshold, scan_thresholds
+from reports.analysis.common import labelled_scores, orient
+from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
+from reports.analysis.ranking import weighted_auc
 
 ALL = "all"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis.common import (
+from reports.analysis.common import (
     HIGHER,
     corpora,
     is_parapluie,
@@ -20,7 +20,7 @@ from campaigns.analysis.common import (
     safe_divide,
     subsets,
 )
-from campaigns.analysis.labels import CLASS_NAMES
+from reports.analysis.labels import CLASS_NAMES
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis.labels import GLOBAL
+from reports.analysis.labels import GLOBAL
 
 HIGHER, LOWER = "higher", "lower"
 ARROW = {HIGHER: "↑", LOWER: "↓"}

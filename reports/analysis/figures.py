@@ -16,8 +16,8 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from campaigns.analysis.common import ARROW, is_parapluie  # noqa: E402
-from campaigns.analysis.labels import GLOBAL  # noqa: E402
+from reports.analysis.common import ARROW, is_parapluie  # noqa: E402
+from reports.analysis.labels import GLOBAL  # noqa: E402
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml"}

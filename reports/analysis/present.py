@@ -6,7 +6,7 @@ The CSV files keep the tidy long form; these wide frames are for reading only.
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis.common import ARROW
+from reports.analysis.common import ARROW
 
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from campaigns.analysis.common import orient, subsets
+from reports.analysis.common import orient, subsets
 
 CHUNK_CELLS = 2_000_000  # resamples x pairs processed at once, to bound memory
 

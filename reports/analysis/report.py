@@ -5,9 +5,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis import agreement, breakdowns, classification, ranking, tables
-from campaigns.analysis.common import corpora
-from campaigns.analysis.labels import attach_labels, label_distribution
+from reports.analysis import agreement, breakdowns, classification, ranking, tables
+from reports.analysis.common import corpora
+from reports.analysis.labels import attach_labels, label_distribution
 
 # The files a report writes, in the order a reader meets them; README.md lists their columns.
 TABLE_NAMES = [

@@ -6,8 +6,8 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 from scipy import stats
 
-from campaigns.analysis.common import corpora, subsets
-from campaigns.analysis.labels import CLASS_NAMES, GLOBAL
+from reports.analysis.common import corpora, subsets
+from reports.analysis.labels import CLASS_NAMES, GLOBAL
 
 
 def edit_distances(sources, hypotheses) -> np.ndarray:

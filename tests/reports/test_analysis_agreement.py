@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from campaigns.analysis.agreement import agreement_table, cohen_pairs, fleiss_kappa
-from campaigns.analysis.labels import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from reports.analysis.agreement import agreement_table, cohen_pairs, fleiss_kappa
+from reports.analysis.labels import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 
 def random_judgments(n_pairs=40, n_judges=6, per_pair=3, seed=0):

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_curve
 
-from campaigns.analysis.classification import (
+from reports.analysis.classification import (
     at_threshold,
     best_rows,
     best_threshold,

@@ -2,15 +2,13 @@ import pandas as pd
 import pytest
 
 from annotation.models import ORDINAL_OF_LABEL, PARAPHRASE_OF_LABEL, Label
-from campaigns.analysis.labels import (
+from reports.analysis.labels import (
     ANSWERS,
-    ORDINAL_OF_ANSWER,
-    PARAPHRASE_OF_ANSWER,
     attach_labels,
     human_labels,
     label_distribution,
 )
-from campaigns.analysis.tables import table2
+from reports.analysis.tables import table2
 
 
 def judgments_of(rows):

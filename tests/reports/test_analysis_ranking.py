@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
-from campaigns.analysis.ranking import auc_tables, bootstrap_indices, rank_correlations, weighted_auc
+from reports.analysis.ranking import auc_tables, bootstrap_indices, rank_correlations, weighted_auc
 
 DIRECTIONS = {"good": "higher", "dist": "lower", "weak": "higher"}
 

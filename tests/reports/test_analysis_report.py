@@ -2,8 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from campaigns.analysis import TABLE_NAMES, build_report, curves_figure, figure2
-from campaigns.analysis.breakdowns import by_english_level, by_group
+from reports.analysis import TABLE_NAMES, build_report, curves_figure, figure2
+from reports.analysis.breakdowns import by_english_level, by_group
 
 DIRECTIONS = {"lev": "lower", "bleu": "higher", "parapluie_direct": "higher", "unscored": "higher"}
 FAST = {"n_bootstrap": 20, "n_draws": 5}

@@ -4,7 +4,7 @@ import pytest
 from rapidfuzz.distance import Levenshtein
 from scipy import stats
 
-from campaigns.analysis.tables import edit_distances, pearson, table1, table4
+from reports.analysis.tables import edit_distances, pearson, table1, table4
 
 
 def frame_of(seed=0, n=80):

@@ -6,8 +6,8 @@ from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from annotation.models import Assignment, Judge, Judgment, Label
-from campaigns.exports import JUDGMENT_COLUMNS, PAIR_COLUMNS
 from campaigns.importers import import_pairs
+from reports.exports import JUDGMENT_COLUMNS, PAIR_COLUMNS
 
 
 @pytest.fixture

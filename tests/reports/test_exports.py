@@ -6,9 +6,10 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import Assignment, Judge, Judgment, Label
-from campaigns.exports import PAIR_COLUMNS, judgments_frame, pairs_frame, write_csv
+from campaigns.exports import write_csv
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
+from reports.exports import PAIR_COLUMNS, judgments_frame, pairs_frame
 
 VD, SS, MS, SM, DK = (
     Label.VERY_DIFFERENT,

@@ -10,7 +10,7 @@ from campaigns.importers import import_pairs
 from scoring.metrics.registry import get_metric
 from scoring.models import Score
 
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "mrpc_sample.tsv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mrpc_sample.tsv"
 
 
 def score_pairs(campaign, metric_name):

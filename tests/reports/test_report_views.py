@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign
-from campaigns.reports import get_report
+from reports.cache import get_report
 from scoring.models import Score
 from tests.factories import add_pairs, make_judge
 

@@ -5,9 +5,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.exports import judgments_frame, write_csv
+from campaigns.exports import write_csv
 from campaigns.models import Campaign
-from scoring.service import pairs_with_scores, signature_lines
+from reports.exports import judgments_frame, pairs_with_scores
+from scoring.service import signature_lines
 
 
 class Command(BaseCommand):

@@ -6,10 +6,11 @@ from pathlib import Path
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
-from campaigns.reports import draw_figure, figure_specs, load_frames
+from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.figures import draw_figure, figure_specs
+from reports.frames import load_frames
 
 
 def _file_stem(spec):
