@@ -6,8 +6,6 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from annotation.models import Judgment
-
 from .importers import CorpusImportError, import_rows
 from .models import Campaign, Pair
 
@@ -49,26 +47,6 @@ class PairInputSerializer(serializers.Serializer):
     metadata = serializers.DictField(required=False)
 
 
-class JudgmentSerializer(serializers.ModelSerializer):
-    judge = serializers.CharField(source="judge.pseudonym")
-    english_level = serializers.CharField(source="judge.english_level")
-    pair_id = serializers.CharField(source="pair.external_id")
-    top_sentence = serializers.CharField(source="assignment.top")
-
-    class Meta:
-        model = Judgment
-        fields = [
-            "judge",
-            "english_level",
-            "pair_id",
-            "label",
-            "is_training",
-            "top_sentence",
-            "response_ms",
-            "created_at",
-        ]
-
-
 class CampaignViewSet(viewsets.ModelViewSet):
     serializer_class = CampaignSerializer
     lookup_field = "slug"
@@ -99,15 +77,3 @@ class CampaignViewSet(viewsets.ModelViewSet):
         except CorpusImportError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"created": result.count}, status=status.HTTP_201_CREATED)
-
-    @extend_schema(responses=JudgmentSerializer(many=True))
-    @action(detail=True, methods=["get"], serializer_class=JudgmentSerializer)
-    def judgments(self, request, slug=None):
-        campaign = self.get_object()
-        queryset = (
-            Judgment.objects.filter(pair__campaign=campaign)
-            .select_related("judge", "pair", "assignment")
-            .order_by("pk")
-        )
-        page = self.paginate_queryset(queryset)
-        return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
