@@ -16,22 +16,15 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from annotation.scale import ANSWERS  # noqa: E402
 from reports.analysis import build_report  # noqa: E402
+from scoring.metrics.registry import direction_of, metric_names  # noqa: E402
 
 TARGET_SECONDS = 3.0
 CORPORA = ["MRPC", "PAWS", "MCPG", "LLM", "HC"]
-METRICS = {
-    "lev": "lower",
-    "bleu": "higher",
-    "meteor": "higher",
-    "bertscore": "higher",
-    "parascore": "higher",
-    "sbert": "higher",
-    "parapluie_direct": "higher",
-    "parapluie_indirect": "higher",
-    "parapluie_fs_direct": "higher",
-}
-ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
+# Each metric of the registry, with its direction (stated there, read without importing the metric).
+METRICS = {name: direction_of(name) for name in metric_names()}
+
 WORDS = "the a cat dog sat on mat quickly slowly house river tree small big old new red blue runs walks".split()
 
 
