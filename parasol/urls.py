@@ -14,4 +14,5 @@ urlpatterns = [
     path("j/", include("annotation.urls")),
     path("", include("reports.urls")),
     path("", include("campaigns.urls")),
+    path("", include("annotation.researcher_urls")),
 ]
