@@ -49,9 +49,38 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
     return f"{reverse('campaigns-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
 
 
+def _tables(cached, query):
+    """The tables shown on the page (with their HTML), then those offered as CSV only."""
+
+    def entry(name):
+        return {
+            "name": name,
+            "title": TITLES[name],
+            "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
+        }
+
+    shown = [{**entry(name), "html": html(cached.report, name)} for name in SHOWN]
+    return shown, [entry(name) for name in TABLE_NAMES if name not in SHOWN]
+
+
+def _figures(cached, campaigns, label_source):
+    return [
+        {
+            "name": spec.name,
+            "title": spec.title,
+            # The fingerprint in the URL makes browsers fetch a figure again only when the data changed.
+            "png_url": _figure_url(spec.name, "png", campaigns, label_source, v=cached.key[-12:]),
+            "download_png_url": _figure_url(spec.name, "png", campaigns, label_source, download=1),
+            "download_svg_url": _figure_url(spec.name, "svg", campaigns, label_source, download=1),
+        }
+        for spec in figure_specs(cached.report)
+    ]
+
+
 def _render_report(request, campaigns, label_source, page_url):
     cached = get_report(campaigns, label_source)
     query = _query(campaigns, label_source)
+    tables, downloads = _tables(cached, query)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -64,35 +93,9 @@ def _render_report(request, campaigns, label_source, page_url):
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",
         "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
-        "tables": [
-            {
-                "name": name,
-                "title": TITLES[name],
-                "html": html(cached.report, name),
-                "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
-            }
-            for name in SHOWN
-        ],
-        "downloads": [
-            {
-                "name": name,
-                "title": TITLES[name],
-                "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
-            }
-            for name in TABLE_NAMES
-            if name not in SHOWN
-        ],
-        "figures": [
-            {
-                "name": spec.name,
-                "title": spec.title,
-                # The fingerprint in the URL makes browsers fetch a figure again only when the data changed.
-                "png_url": _figure_url(spec.name, "png", campaigns, label_source, v=cached.key[-12:]),
-                "download_png_url": _figure_url(spec.name, "png", campaigns, label_source, download=1),
-                "download_svg_url": _figure_url(spec.name, "svg", campaigns, label_source, download=1),
-            }
-            for spec in figure_specs(cached.report)
-        ],
+        "tables": tables,
+        "downloads": downloads,
+        "figures": _figures(cached, campaigns, label_source),
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"
     return render(request, template, context)
