@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from campaigns.views import campaign_for, researcher_required
+from campaigns.access import campaign_for, researcher_required
 
 from . import llm
 from .errors import GenerationError

@@ -93,6 +93,7 @@ INSTALLED_APPS = [
     "annotation",
     "scoring",
     "generation",
+    "reports",
 ]
 
 MIDDLEWARE = [

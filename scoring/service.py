@@ -149,35 +149,6 @@ def latest_scores(scores):
     return values, signatures
 
 
-def scores_frame(pairs):
-    """Wide table: one row per pair (`pair_pk`), one column per metric, and the signature each column uses."""
-    import pandas as pd
-
-    values, signatures = latest_scores(Score.objects.filter(pair__in=pairs))
-    if not values:
-        return pd.DataFrame(columns=["pair_pk"]), {}
-    frame = pd.DataFrame(values, columns=["pair_pk", "metric", "value"])
-    wide = frame.pivot(index="pair_pk", columns="metric", values="value").reset_index()
-    wide.columns.name = None
-    return wide[["pair_pk", *signatures]], signatures
-
-
-def metric_columns(campaign):
-    """Per-pair metric scores keyed by the pair's public id (`pair_id`), and each column's signature."""
-    wide, signatures = scores_frame(campaign.real_pairs)
-    ids = dict(campaign.real_pairs.values_list("pk", "external_id"))
-    wide.insert(0, "pair_id", wide.pop("pair_pk").map(ids).astype(object))
-    return wide, signatures
-
-
-def pairs_with_scores(campaign):
-    """The pairs export with one column per metric, and the signatures of those columns."""
-    from campaigns.exports import pairs_frame
-
-    columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns]), signatures
-
-
 def signature_lines(signatures):
     """`metric<TAB>signature` lines, published beside exported scores."""
     return "".join(f"{metric}\t{signature}\n" for metric, signature in sorted(signatures.items()))

@@ -9,7 +9,7 @@ from annotation import assignment as assign
 from annotation.controls import ensure_control_pairs, plan_control_positions, protocol_of
 from annotation.joining import join
 from annotation.models import Judge, Judgment
-from campaigns.exports import pairs_frame
+from reports.exports import pairs_frame
 from tests.factories import add_pairs, make_judge
 
 

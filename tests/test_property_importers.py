@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, assume, example, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from campaigns.exports import FORMULA_TRIGGERS, pairs_frame, write_csv
+from campaigns.exports import FORMULA_TRIGGERS, write_csv
 from campaigns.importers import MRPC_HEADER, PAWS_HEADER, CorpusImportError, import_pairs, parse_corpus
 from campaigns.models import Campaign
+from reports.exports import pairs_frame
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,3 @@
-from datetime import timedelta
-
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -31,33 +29,6 @@ def test_it_never_scores_training_pairs(campaign):
     campaign.ensure_training_pairs()
     service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True)))
     assert not Score.objects.exists()
-
-
-def test_a_new_signature_rescores_without_mixing(pairs):
-    ids = [pair.pk for pair in pairs]
-    service.score_pairs("lev", ids)
-    stale = Score.objects.filter(pair=pairs[0]).get()
-    Score.objects.filter(pk=stale.pk).update(
-        signature="metric:lev|version:0", created_at=stale.created_at - timedelta(days=1)
-    )
-    wide, signatures = service.scores_frame(pairs[0].campaign.real_pairs)
-    assert signatures == {"lev": service.scorer("lev").signature_string()}
-    by_pair = wide.set_index("pair_pk")["lev"]
-    assert by_pair.get(pairs[0].pk) is None or by_pair.isna()[pairs[0].pk]
-    assert by_pair.notna().sum() == 4
-
-
-def test_the_export_gains_one_column_per_metric(pairs, tmp_path):
-    service.score_inline([pair.pk for pair in pairs], ["lev", "bleu"])
-    out = tmp_path / "pairs.csv"
-    call_command("export_pairs", "demo", "--out", str(out))
-    import pandas as pd
-
-    frame = pd.read_csv(out)
-    assert list(frame.columns[-2:]) == ["lev", "bleu"]
-    assert frame["lev"].notna().all()
-    signatures = (tmp_path / "pairs.csv.signatures.txt").read_text()
-    assert "lev\tmetric:lev" in signatures and "bleu\tmetric:bleu" in signatures
 
 
 def test_the_score_command_fills_missing_scores_inline(pairs):
