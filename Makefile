@@ -37,7 +37,7 @@ demo: system-deps install wordnet migrate
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,
 # throwaway PostgreSQL server (concurrency behaves differently there).
-PG_TESTS := tests/test_assignment.py tests/test_judge_views.py tests/test_api.py tests/test_importers.py tests/test_exports.py
+PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/test_exports.py
 
 # axe-core, injected into pages by the accessibility tests.
 node_modules/.installed: package.json package-lock.json

@@ -9,8 +9,8 @@ from campaigns.generation import GenerationRun, PromptTemplate, chat_tokenizer
 from campaigns.models import Campaign
 from campaigns.tasks import generate_batch
 from tests import servers
+from tests.system.test_worker_integration import use_broker
 from tests.test_generation_run import FakeGenerator
-from tests.test_worker_integration import use_broker
 
 
 @pytest.fixture

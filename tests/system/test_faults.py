@@ -26,7 +26,7 @@ from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from scoring.models import Score
 from tests import servers
-from tests.test_worker_integration import use_broker
+from tests.system.test_worker_integration import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
