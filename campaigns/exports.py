@@ -1,33 +1,19 @@
 """A campaign's pairs and judgments as pandas DataFrames, and CSV files of them.
 
-Tie rules of `pairs_frame`:
-- `majority_label` is the answer (of the five, Don't know included) given most often
-  to the pair; if two or more answers share the top count, or there are no judgments,
-  it is empty.
-- `paraphrase` maps each answer to the binary label (Very different and Slightly
-  similar: 0; Mostly similar and Same meaning: 1; Don't know: no vote) and takes the
-  majority; a tie between 0 and 1, or no binary vote at all, leaves it empty.
+`pairs_frame`'s result columns (counts, majority answer, binary label, and their
+tie rules) come from the campaign's task type: `annotation.tasktypes`.
 """
 
 from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment, Label
-from annotation.scale import majority_paraphrase
+from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
 
-COUNT_COLUMN_OF_LABEL = {label: f"n_{label.value}" for label in Label}
-PAIR_COLUMNS = [
-    "pair_id",
-    "corpus",
-    "source",
-    "hypothesis",
-    "gold_label",
-    "n_judgments",
-    *COUNT_COLUMN_OF_LABEL.values(),
-    "majority_label",
-    "paraphrase",
-]
+PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
+# The columns of a similarity campaign (the default task type); another type brings its own results.
+PAIR_COLUMNS = [*PAIR_ID_COLUMNS, *get_task_type(DEFAULT_TASK_TYPE).pair_columns]
 JUDGMENT_COLUMNS = [
     "judge",
     "english_level",
@@ -50,7 +36,7 @@ ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
 
 
 def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False) -> pd.DataFrame:
-    """One row per real pair with its judgment counts, majority answer and binary label.
+    """One row per real pair with its task type's pair-level results (for similarity: counts, majority, binary label).
 
     Each of `extra` is merged on `pair_id` (left join) and its columns appended.
     Judgments of judges the researcher excluded count only with `include_excluded`.
@@ -61,53 +47,28 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
                 "pk", "external_id", "corpus", "source", "hypothesis", "gold_label"
             )
         ),
-        columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label"],
+        columns=["pk", *PAIR_ID_COLUMNS],
     )
-    # Counts in the order of the pairs, on the same positional index.
-    counts = _label_counts(campaign, include_excluded).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
-    frame = pairs.drop(columns="pk")
+    task_type = task_type_of(campaign)
+    # Pair-level results in the order of the pairs, on the same positional index.
+    results = task_type.aggregate(_counted_answers(campaign, task_type, include_excluded), pairs["pk"])
+    frame = pd.concat([pairs.drop(columns="pk"), results.reset_index(drop=True)], axis=1)
     frame["gold_label"] = frame["gold_label"].astype("Int64")
-    frame["n_judgments"] = counts.sum(axis=1)
-    for label, column in COUNT_COLUMN_OF_LABEL.items():
-        frame[column] = counts[label.value]
-    frame["majority_label"] = _majority_label(counts)
-    frame["paraphrase"] = _majority_paraphrase(counts)
-    frame = frame[PAIR_COLUMNS]
+    frame = frame[[*PAIR_ID_COLUMNS, *task_type.pair_columns]]
     for block in extra:
         columns = block(campaign) if callable(block) else block
         frame = frame.merge(columns, on="pair_id", how="left", validate="one_to_one")
     return frame
 
 
-def _label_counts(campaign, include_excluded=False) -> pd.DataFrame:
-    """Counted judgments per pair pk (index) and answer (one column per label value), in one query.
+def _counted_answers(campaign, task_type, include_excluded=False) -> pd.DataFrame:
+    """The counted judgments' answers (`pair_id` = the pair's pk), in one query.
 
     Training answers, control items and (unless asked) excluded judges are left out.
     """
-    rows = (
-        Judgment.objects.filter(pair__campaign=campaign)
-        .counted(include_excluded)
-        .values_list("pair_id", "label")
-        .order_by()
-    )
-    judgments = pd.DataFrame.from_records(list(rows), columns=["pk", "label"])
-    counts = pd.crosstab(judgments["pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
-    return counts.reindex(columns=Label.values, fill_value=0).astype("int64")
-
-
-def _majority_label(counts: pd.DataFrame) -> pd.Series:
-    top = counts.max(axis=1)
-    is_top = counts.eq(top, axis=0)
-    unique_top = (is_top.sum(axis=1) == 1) & (top > 0)
-    return counts.idxmax(axis=1).where(unique_top, None).astype(object)
-
-
-def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
-    votes = {
-        value: counts[[label.value for label, vote in PARAPHRASE_OF_LABEL.items() if vote == value]].sum(axis=1)
-        for value in (0, 1)
-    }
-    return majority_paraphrase(votes[1], votes[0])
+    fields = ["pair_id", *task_type.stored_fields]
+    rows = Judgment.objects.filter(pair__campaign=campaign).counted(include_excluded).values_list(*fields).order_by()
+    return pd.DataFrame.from_records(list(rows), columns=fields)
 
 
 def judgments_frame(campaign) -> pd.DataFrame:

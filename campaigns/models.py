@@ -35,6 +35,11 @@ class Campaign(models.Model):
         default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
     )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
+    # A name from annotation's task type registry (annotation/tasktypes/): this layer
+    # cannot import it, so the name is checked there, not with `choices` here.
+    task_type = models.CharField(
+        max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Judge, Judgment
+from annotation.tasktypes.registry import task_type_of
 from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report, curves_figure, figure2
 from campaigns.analysis.figures import FORMATS
 from campaigns.analysis.present import SHOWN, TITLES, html
@@ -244,6 +245,8 @@ def _render_report(request, campaigns, label_source, page_url):
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
         "label_source": label_source,
         "label_sources": LABEL_SOURCES,
+        # Campaigns compared in one report share a task type (today all are `similarity`).
+        "report_section": task_type_of(campaigns[0]).report_section,
         "page_url": page_url,
         "report": cached.report,
         "signatures": cached.signatures,
