@@ -95,8 +95,8 @@ def time_database(pairs, judgments):
 
     campaign = Campaign.objects.create(slug="bench", name="Bench")
     stored = Pair.objects.bulk_create(
-        Pair(
-            campaign=campaign,
+        Pair.build(
+            campaign,
             external_id=row.pair_id,
             corpus=row.corpus,
             source=row.source,

@@ -9,6 +9,8 @@ class CampaignAdmin(admin.ModelAdmin):
     list_filter = ["is_open"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+    # Checked against annotation's registry, which this layer cannot import: not edited here.
+    readonly_fields = ["task_type"]
 
 
 @admin.register(Pair)

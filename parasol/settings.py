@@ -213,6 +213,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
 CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
+# Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-missing-scores": {
         "task": "scoring.tasks.sweep_all",

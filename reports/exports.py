@@ -1,32 +1,20 @@
 """A campaign's pairs (with judgment counts and metric scores) and judgments, as the frames of its CSV files.
 
-Tie rules of `pairs_frame`:
-- `majority_label` is the answer (of the five, Don't know included) given most often
-  to the pair; if two or more answers share the top count, or there are no judgments,
-  it is empty.
-- `paraphrase` is the binary majority of `annotation.scale` (Don't know casts no vote;
-  a tie, or no binary vote at all, leaves it empty).
+`pairs_frame`'s result columns (for similarity: counts, majority answer, binary label, and
+their tie rules) come from the campaign's task type: `annotation.tasktypes`.
 """
 
 from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
+from annotation.scale import PARAPHRASE_OF_ANSWER
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
 from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table
 
-COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
-PAIR_COLUMNS = [
-    "pair_id",
-    "corpus",
-    "source",
-    "hypothesis",
-    "gold_label",
-    "n_judgments",
-    *COUNT_COLUMN_OF_ANSWER.values(),
-    "majority_label",
-    "paraphrase",
-]
+PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
+# The columns of a similarity campaign (the default task type); another type brings its own results.
+PAIR_COLUMNS = [*PAIR_ID_COLUMNS, *get_task_type(DEFAULT_TASK_TYPE).pair_columns]
 JUDGMENT_COLUMNS = [
     "judge",
     "english_level",
@@ -49,21 +37,18 @@ ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
 
 
 def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False) -> pd.DataFrame:
-    """One row per real pair with its judgment counts, majority answer and binary label.
+    """One row per real pair with its task type's pair-level results (similarity: counts, majority, binary label).
 
     Each of `extra` is merged on `pair_id` (left join) and its columns appended.
     Judgments of judges the researcher excluded count only with `include_excluded`.
     """
     pairs = pair_table([campaign])
-    # Counts in the order of the pairs, on the same positional index.
-    counts = _answer_counts(campaign, include_excluded).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
-    frame = pairs.rename(columns={"external_id": "pair_id"})
-    frame["n_judgments"] = counts.sum(axis=1)
-    for answer, column in COUNT_COLUMN_OF_ANSWER.items():
-        frame[column] = counts[answer]
-    frame["majority_label"] = _majority_answer(counts)
-    frame["paraphrase"] = _majority_paraphrase(counts)
-    frame = frame[PAIR_COLUMNS]
+    task_type = task_type_of(campaign)
+    answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields)
+    # Pair-level results in the order of the pairs, on the same positional index.
+    results = task_type.aggregate(answers.rename(columns={"pair_pk": "pair_id"}), pairs["pk"]).reset_index(drop=True)
+    frame = pd.concat([pairs.rename(columns={"external_id": "pair_id"}), results], axis=1)
+    frame = frame[[*PAIR_ID_COLUMNS, *task_type.pair_columns]]
     for block in extra:
         columns = block(campaign) if callable(block) else block
         frame = frame.merge(columns, on="pair_id", how="left", validate="one_to_one")
@@ -74,27 +59,6 @@ def pairs_with_scores(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
     """The pairs export with one column per metric, and the signatures of those columns."""
     columns, signatures = metric_columns(campaign)
     return pairs_frame(campaign, extra=[columns]), signatures
-
-
-def _answer_counts(campaign, include_excluded=False) -> pd.DataFrame:
-    """Counted judgments per pair pk (index) and answer (one column per answer)."""
-    judgments = counted_judgments([campaign], include_excluded)
-    counts = pd.crosstab(judgments["pair_pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
-    return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
-
-
-def _majority_answer(counts: pd.DataFrame) -> pd.Series:
-    top = counts.max(axis=1)
-    is_top = counts.eq(top, axis=0)
-    unique_top = (is_top.sum(axis=1) == 1) & (top > 0)
-    return counts.idxmax(axis=1).where(unique_top, None).astype(object)
-
-
-def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
-    def votes(value):
-        return counts[[answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == value]].sum(axis=1)
-
-    return majority_paraphrase(votes(1), votes(0))
 
 
 def judgments_frame(campaign) -> pd.DataFrame:

@@ -42,8 +42,8 @@ def pair_table(campaigns) -> pd.DataFrame:
     return pairs
 
 
-def counted_judgments(campaigns, include_excluded=False) -> pd.DataFrame:
-    """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, `label`.
+def counted_judgments(campaigns, include_excluded=False, fields=("label",)) -> pd.DataFrame:
+    """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, `fields`.
 
     `judge` is the judge's public pseudonym; training answers, control items and, unless
     asked, the judges a researcher excluded are left out.
@@ -52,9 +52,9 @@ def counted_judgments(campaigns, include_excluded=False) -> pd.DataFrame:
         Judgment.objects.filter(pair__campaign__in=list(campaigns))
         .counted(include_excluded)
         .order_by("pk")
-        .values_list("pair_id", "judge_id", "judge__english_level", "label")
+        .values_list("pair_id", "judge_id", "judge__english_level", *fields)
     )
-    judgments = pd.DataFrame.from_records(list(rows), columns=["pair_pk", "judge", "english_level", "label"])
+    judgments = pd.DataFrame.from_records(list(rows), columns=["pair_pk", "judge", "english_level", *fields])
     judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
     return judgments
 

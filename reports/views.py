@@ -10,6 +10,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
+from annotation.tasktypes.registry import task_type_of
 from campaigns.access import campaign_for, csv_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
@@ -86,6 +87,8 @@ def _render_report(request, campaigns, label_source, page_url):
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
         "label_source": label_source,
         "label_sources": LABEL_SOURCES,
+        # Campaigns compared in one report share a task type (today all are `similarity`).
+        "report_section": task_type_of(campaigns[0]).report_section,
         "page_url": page_url,
         "report": cached.report,
         "signatures": cached.signatures,

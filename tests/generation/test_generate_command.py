@@ -11,7 +11,7 @@ from generation.models import GenerationRun, PromptTemplate
 from generation.tasks import generate_batch
 from tests import servers
 from tests.generation.test_generation_run import FakeGenerator
-from tests.test_worker_integration import use_broker
+from tests.system.test_worker_integration import use_broker
 
 
 @pytest.fixture

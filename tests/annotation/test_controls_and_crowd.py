@@ -145,32 +145,3 @@ def test_controls_count_towards_the_progress_total(controlled):
     judge = join(controlled, key="k", crowd={})
     assert assign.judge_progress(judge)["real_total"] == 12
     assert Judgment.objects.count() == 0
-
-
-def test_a_researcher_uploads_control_items_with_their_expected_answers(client, researcher, controlled):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    client.force_login(researcher)
-    url = reverse("campaigns-upload-corpus", args=[controlled.slug])
-    body = (
-        b"source,hypothesis,label\nThe sky is blue.,The sky is blue.,1\nThe sky is blue.,Cheese is made from milk.,0\n"
-    )
-    client.post(url, {"file": SimpleUploadedFile("controls.csv", body), "format": "auto", "controls": "on"})
-    controls = list(controlled.control_pairs.order_by("pk"))
-    assert [(c.hypothesis, c.gold_label) for c in controls] == [
-        ("The sky is blue.", 1),
-        ("Cheese is made from milk.", 0),
-    ]
-    assert controlled.real_pairs.count() == 30
-    assert ensure_control_pairs(controlled) == 0  # uploaded controls replace the built ones
-
-
-def test_control_items_without_an_expected_answer_are_refused_whole(client, researcher, controlled):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    client.force_login(researcher)
-    url = reverse("campaigns-upload-corpus", args=[controlled.slug])
-    body = b"source,hypothesis,label\nA.,A.,1\nB.,C.,\n"
-    response = client.post(url, {"file": SimpleUploadedFile("c.csv", body), "format": "auto", "controls": "on"})
-    assert "need a label" in response.content.decode() and "line 3" in response.content.decode()
-    assert not controlled.control_pairs.exists()

@@ -6,7 +6,7 @@ import pytest
 
 from scoring.metrics import HIGHER, LOWER, Metric, format_signature, get_metric, get_metric_class, metric_names
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 
 EXPECTED = {
     "lev": LOWER,

@@ -27,7 +27,7 @@ from generation.models import GenerationOutput, GenerationRun
 from generation.tasks import resume_run, start_run
 from scoring.models import Score
 from tests import servers
-from tests.test_worker_integration import use_broker
+from tests.system.test_worker_integration import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

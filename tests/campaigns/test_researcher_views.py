@@ -1,5 +1,4 @@
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from campaigns.models import Campaign
@@ -58,45 +57,6 @@ def test_it_rejects_a_duplicate_slug(client, campaign, researcher):
         {"name": "Again", "slug": "demo", "pairs_per_judge": 5, "overlap_target": 1},
     )
     assert response.status_code == 200 and "already exists" in response.content.decode()
-
-
-def test_it_uploads_a_corpus(client, campaign, researcher):
-    client.force_login(researcher)
-    upload = SimpleUploadedFile("pairs.csv", b"source,hypothesis,label\nA.,B.,1\nC.,D.,no\n")
-    response = client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
-    assert response.status_code == 302
-    assert campaign.real_pairs.count() == 2
-
-
-def test_a_bad_upload_names_the_problem_and_imports_nothing(client, campaign, researcher):
-    client.force_login(researcher)
-    upload = SimpleUploadedFile("pairs.csv", b"source,hypothesis\nA.,B.\nC.,\n")
-    response = client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
-    assert response.status_code == 200
-    assert "line 3" in response.content.decode().lower()
-    assert campaign.pairs.count() == 0
-
-
-def test_it_replaces_the_training_trial_from_an_upload(client, campaign, researcher):
-    client.force_login(researcher)
-    rows = "".join(f"Training source {i}.,Training hypothesis {i}.\n" for i in range(5))
-    upload = SimpleUploadedFile("training.csv", ("source,hypothesis\n" + rows).encode())
-    client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"})
-    assert list(campaign.training_pairs.values_list("source", flat=True)) == [f"Training source {i}." for i in range(5)]
-    assert campaign.real_pairs.count() == 0
-
-
-def test_it_refuses_to_change_a_training_trial_judges_started(client, campaign, researcher):
-    from annotation.assignment import next_assignment
-
-    next_assignment(make_judge(campaign))
-    client.force_login(researcher)
-    rows = "".join(f"S {i}.,H {i}.\n" for i in range(5))
-    upload = SimpleUploadedFile("training.csv", ("source,hypothesis\n" + rows).encode())
-    response = client.post(
-        reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"}
-    )
-    assert "can no longer change" in response.content.decode()
 
 
 def test_the_dashboard_refreshes_its_progress_partial(client, campaign, researcher):

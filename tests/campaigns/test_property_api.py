@@ -16,7 +16,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from campaigns.models import Campaign, Pair
-from tests.test_property_importers import HOSTILE
+from tests.campaigns.test_property_importers import HOSTILE
 
 pytestmark = pytest.mark.django_db
 
