@@ -45,7 +45,7 @@ def test_it_imports_a_file_into_a_campaign(campaign, corpus_file):
 
 def test_it_honours_an_explicit_format(campaign, tmp_path):
     path = tmp_path / "msr_paraphrase_test.txt"
-    path.write_bytes(b"\xef\xbb\xbfQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\t\"A.\tB.\n")
+    path.write_bytes(b'\xef\xbb\xbfQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\t"A.\tB.\n')
 
     run(campaign.slug, path, "--format", "mrpc")
 
