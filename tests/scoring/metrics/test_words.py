@@ -1,6 +1,6 @@
 import pytest
 
-from annotation.tokens import word_tokens
+from scoring.metrics.words import word_tokens
 
 
 @pytest.mark.parametrize(

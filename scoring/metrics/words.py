@@ -1,4 +1,4 @@
-"""The word tokenisation of span tagging: one rule for display, storage and analysis (no Django).
+"""Words as a reader counts them: span tagging shows, stores and analyses these; lm_fluency divides by them.
 
 A word is a run of letters or digits, with inner apostrophes and hyphens kept (don't,
 well-known), or one punctuation mark. Whitespace never becomes a token, so joining the
