@@ -6,12 +6,12 @@ minimum counts over the hypothesis's and the source's bag sizes. Higher means mo
 that is a *less* dissimilar hypothesis. Words come from nltk's Treebank tokenizer, lower-cased.
 """
 
-from collections import Counter
 from importlib.metadata import version
 
 from nltk.tokenize import TreebankWordTokenizer
 
 from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.bleu import ngram_counts
 
 MAX_ORDER = 4
 _tokenizer = TreebankWordTokenizer()
@@ -19,10 +19,7 @@ _tokenizer = TreebankWordTokenizer()
 
 def ngram_bag(tokens, max_order=MAX_ORDER):
     """Every n-gram of 1 to `max_order` words, with its count."""
-    bag = Counter()
-    for order in range(1, max_order + 1):
-        bag.update(tuple(tokens[start : start + order]) for start in range(len(tokens) - order + 1))
-    return bag
+    return ngram_counts(tokens, max_order)
 
 
 def bag_f1(source_bag, hypothesis_bag):
