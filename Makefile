@@ -49,6 +49,7 @@ $(NODE_TOOLS)/node_modules/.installed: $(NODE_TOOLS)/package.json $(NODE_TOOLS)/
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-cache
 
 test: lint install wordnet $(NODE_TOOLS)/node_modules/.installed
 	OMP_NUM_THREADS=1 $(PY) -m pytest

@@ -138,7 +138,10 @@ class Judgment(models.Model):
     assignment = models.OneToOneField(Assignment, related_name="judgment", on_delete=models.CASCADE)
     judge = models.ForeignKey(Judge, related_name="judgments", on_delete=models.CASCADE)
     pair = models.ForeignKey(Pair, related_name="judgments", on_delete=models.CASCADE)
-    label = models.CharField(max_length=20, choices=Label.choices)
+    # The similarity scale's answer; blank for task types that answer otherwise.
+    label = models.CharField(max_length=20, choices=Label.choices, blank=True)
+    # Answers that are not one label (ratings per criterion, tagged word indexes), keyed by the task type.
+    values = models.JSONField(default=dict, blank=True)
     is_training = models.BooleanField(default=False)
     response_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Display to answer, in ms.")
     created_at = models.DateTimeField(auto_now_add=True)

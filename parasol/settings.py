@@ -228,7 +228,8 @@ PARASOL_METRICS = env_list("PARASOL_METRICS", ALL_METRICS)
 _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")}
+# Metrics that run a language model go to the GPU queue.
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")} | {"lm_fluency"}
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 

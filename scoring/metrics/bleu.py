@@ -42,7 +42,7 @@ def basic_english(line):
     return line.split()
 
 
-def _ngrams(tokens, max_order):
+def ngram_counts(tokens, max_order):
     counts = Counter()
     for order in range(1, max_order + 1):
         counts.update(tuple(tokens[i : i + order]) for i in range(len(tokens) - order + 1))
@@ -51,7 +51,7 @@ def _ngrams(tokens, max_order):
 
 def bleu_statistics(hypothesis_tokens, reference_tokens, max_order=MAX_ORDER):
     """(matches per order, hypothesis n-grams per order, hypothesis length, reference length)."""
-    clipped = _ngrams(hypothesis_tokens, max_order) & _ngrams(reference_tokens, max_order)
+    clipped = ngram_counts(hypothesis_tokens, max_order) & ngram_counts(reference_tokens, max_order)
     matches = [0] * max_order
     for ngram, count in clipped.items():
         matches[len(ngram) - 1] += count

@@ -28,6 +28,8 @@ METRICS = {
     "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER),
     "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER),
     "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER),
+    "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER),
+    "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER),
 }
 
 

@@ -18,10 +18,12 @@ EXPECTED = {
     "parapluie_direct": HIGHER,
     "parapluie_indirect": HIGHER,
     "parapluie_fs_direct": HIGHER,
+    "ngram_f1": HIGHER,
+    "lm_fluency": HIGHER,
 }
 
 
-def test_it_lists_every_metric_of_the_paper():
+def test_it_lists_the_papers_metrics_then_pems():
     assert metric_names() == list(EXPECTED)
 
 

@@ -1,0 +1,221 @@
+"""Systems: what produced each hypothesis, compared by the judges and by every metric (PEM's system level).
+
+A system's human paraphrase rate is the share of its labelled pairs whose label is
+paraphrase. Confidence intervals resample *sources* (the sentences every system
+paraphrased), not pairs: a system's pairs on one source are not independent draws, and
+resampling sources keeps the systems paired. Draws are kept as counts per source
+(weights), so every statistic of a draw is a weighted sum.
+"""
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from annotation.scale import DONT_KNOW, ORDINAL_OF_ANSWER
+from reports.analysis.common import orient
+
+SYSTEM_KEYS_DEFAULT = ("generator", "template")
+MIN_SYSTEMS_FOR_CORRELATION = 4
+CORRELATIONS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+
+
+def system_names(pairs: pd.DataFrame, keys=None) -> pd.Series:
+    """Each pair's system: the `keys` columns joined by " / "; by default `system`, else generator / template.
+
+    A pair with none of the keys filled has no system (empty string).
+    """
+    if keys is None:
+        has_system = "system" in pairs and pairs["system"].fillna("").astype(str).ne("").any()
+        keys = ["system"] if has_system else [key for key in SYSTEM_KEYS_DEFAULT if key in pairs]
+    keys = [key for key in keys if key in pairs]
+    if not keys:
+        return pd.Series("", index=pairs.index, dtype=object)
+    parts = pairs[keys].fillna("").astype(str)
+    joined = parts.apply(lambda row: " / ".join(value for value in row if value), axis=1)
+    return joined.astype(object) if len(parts) else pd.Series("", index=pairs.index, dtype=object)
+
+
+def source_weights(n_sources: int, n_bootstrap: int, seed: int, chunk: int = 200):
+    """Bootstrap draws over sources as counts (draws x sources), in chunks; the same seed gives the same draws."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, n_bootstrap, chunk):
+        size = min(chunk, n_bootstrap - start)
+        picks = rng.integers(0, n_sources, size=(size, n_sources))
+        yield np.stack([np.bincount(row, minlength=n_sources) for row in picks])
+
+
+def _per_source(frame: pd.DataFrame, value: str, sources: pd.Index) -> pd.DataFrame:
+    """Per system x source: the sum and the count of `value` (NaN values left out)."""
+    known = frame[frame[value].notna()]
+    grouped = known.groupby(["system", "source"])[value].agg(["sum", "count"])
+    systems = sorted(frame["system"].unique())
+    full = pd.MultiIndex.from_product([systems, sources], names=["system", "source"])
+    return grouped.reindex(full, fill_value=0)
+
+
+def _rates(per_source: pd.DataFrame, weights: np.ndarray) -> dict[str, np.ndarray]:
+    """Each system's weighted mean for every draw (NaN where a draw holds none of its values)."""
+    rates = {}
+    for system, part in per_source.groupby(level="system"):
+        sums, counts = part["sum"].to_numpy(float), part["count"].to_numpy(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates[system] = (weights @ sums) / (weights @ counts)
+    return rates
+
+
+def bootstrap_system_means(frame, value, n_bootstrap=1000, seed=0) -> dict[str, np.ndarray]:
+    """For each system, `n_bootstrap` means of `value` over resampled sources."""
+    sources = pd.Index(sorted(frame["source"].unique()))
+    per_source = _per_source(frame, value, sources)
+    draws = [_rates(per_source, weights) for weights in source_weights(len(sources), n_bootstrap, seed)]
+    return {system: np.concatenate([draw[system] for draw in draws]) for system in draws[0]} if draws else {}
+
+
+def _interval(values: np.ndarray, level=0.95) -> tuple[float, float]:
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return np.nan, np.nan
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
+
+
+def systems_table(frame, judgments, metrics, n_bootstrap=1000, seed=0) -> pd.DataFrame:
+    """Per system: pairs, labelled pairs, paraphrase rate [95% CI over sources], mean answer, Don't know share, metrics.
+
+    `frame`: one row per pair with `pair_id`, `source`, `system` and `label` (0/1, empty when
+    unlabelled), plus one column per metric; `judgments`: `pair_id` and `label` (answers).
+    """
+    frame = frame[frame["system"].fillna("") != ""].copy()
+    frame["label"] = frame["label"].astype(float)
+    answers = _answers_by_pair(judgments)
+    frame = frame.join(answers, on="pair_id")
+    draws = bootstrap_system_means(frame, "label", n_bootstrap, seed)
+    rows = []
+    for system, part in frame.groupby("system", sort=True):
+        low, high = _interval(draws.get(system, np.array([])))
+        n_answers = part["n_answers"].sum()
+        rows.append(
+            {
+                "system": system,
+                "n_pairs": len(part),
+                "n_labelled": int(part["label"].notna().sum()),
+                "paraphrase_rate": part["label"].mean(),
+                "ci_low": low,
+                "ci_high": high,
+                "mean_ordinal": part["ordinal_sum"].sum() / part["n_ordinal"].sum()
+                if part["n_ordinal"].sum()
+                else np.nan,
+                "share_dont_know": part["n_dont_know"].sum() / n_answers if n_answers else np.nan,
+                **{metric: part[metric].mean() for metric in metrics},
+            }
+        )
+    columns = ["system", "n_pairs", "n_labelled", "paraphrase_rate", "ci_low", "ci_high"]
+    columns += ["mean_ordinal", "share_dont_know", *metrics]
+    return pd.DataFrame(rows, columns=columns).sort_values("paraphrase_rate", ascending=False, ignore_index=True)
+
+
+def _answers_by_pair(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Per pair: answers given, Don't know answers, and the sum and count of the 4-point ordinal."""
+    columns = ["n_answers", "n_dont_know", "ordinal_sum", "n_ordinal"]
+    if judgments.empty:
+        return pd.DataFrame(columns=columns, index=pd.Index([], name="pair_id"), dtype=float)
+    ordinal = judgments["label"].map(ORDINAL_OF_ANSWER).astype(float)
+    work = pd.DataFrame(
+        {
+            "pair_id": judgments["pair_id"].astype(str),
+            "n_answers": 1,
+            "n_dont_know": judgments["label"].eq(DONT_KNOW).astype(int),
+            "ordinal_sum": ordinal.fillna(0),
+            "n_ordinal": ordinal.notna().astype(int),
+        }
+    )
+    return work.groupby("pair_id")[columns].sum()
+
+
+def pairwise_systems(frame, n_bootstrap=1000, seed=0) -> pd.DataFrame:
+    """Every two systems on the sources both have labelled pairs for: rate difference, sign test, paired bootstrap.
+
+    Per shared source, d = rate of A − rate of B. The sign test counts sources with d > 0
+    against d < 0 (ties dropped; scipy's exact binomial test). The paired bootstrap
+    resamples shared sources; its two-sided p-value is twice the smaller share of draws on
+    either side of 0 (capped at 1).
+    """
+    labelled = frame[frame["label"].notna() & (frame["system"].fillna("") != "")]
+    rate = labelled.assign(label=labelled["label"].astype(float)).pivot_table(
+        index="source", columns="system", values="label", aggfunc="mean"
+    )
+    rows = []
+    for first, second in combinations(sorted(rate.columns), 2):
+        shared = rate[[first, second]].dropna()
+        difference = (shared[first] - shared[second]).to_numpy()
+        rows.append({"system_a": first, "system_b": second, **_paired_tests(difference, n_bootstrap, seed)})
+    columns = ["system_a", "system_b", "n_sources", "mean_difference", "n_a_better", "n_b_better"]
+    return pd.DataFrame(rows, columns=[*columns, "p_sign", "p_bootstrap"])
+
+
+def _paired_tests(difference: np.ndarray, n_bootstrap: int, seed: int) -> dict:
+    n = len(difference)
+    wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
+    p_sign = stats.binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else np.nan
+    p_bootstrap = np.nan
+    if n:
+        means = np.concatenate([weights @ difference / n for weights in source_weights(n, n_bootstrap, seed)])
+        p_bootstrap = min(1.0, 2 * min((means <= 0).mean(), (means >= 0).mean()))
+    return {
+        "n_sources": n,
+        "mean_difference": float(difference.mean()) if n else np.nan,
+        "n_a_better": wins,
+        "n_b_better": losses,
+        "p_sign": p_sign,
+        "p_bootstrap": p_bootstrap,
+    }
+
+
+def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0) -> pd.DataFrame:
+    """Per metric: Pearson, Spearman and Kendall between system means of the (oriented) metric and the paraphrase rate.
+
+    Metrics are oriented so that higher means closer (a distance is negated), so a metric
+    that ranks systems as the judges do correlates positively. CIs resample sources and
+    recompute every system mean; `meaningful` is False below four systems.
+    """
+    frame = frame[frame["system"].fillna("") != ""].copy()
+    frame["label"] = frame["label"].astype(float)
+    for metric in metrics:
+        frame[metric] = orient(frame[metric].astype(float), directions.get(metric, "higher"))
+    human = frame.groupby("system")["label"].mean()
+    human_draws = bootstrap_system_means(frame, "label", n_bootstrap, seed)
+    rows = []
+    for metric in metrics:
+        machine = frame.groupby("system")[metric].mean()
+        both = pd.concat([human, machine], axis=1, keys=["human", "metric"]).dropna()
+        metric_draws = bootstrap_system_means(frame, metric, n_bootstrap, seed)
+        row = {"metric": metric, "n_systems": len(both), "meaningful": len(both) >= MIN_SYSTEMS_FOR_CORRELATION}
+        for name, function in CORRELATIONS.items():
+            row[name] = _correlation(function, both["human"], both["metric"])
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _draw_interval(function, human_draws, metric_draws)
+        rows.append(row)
+    columns = ["metric", "n_systems", "meaningful"]
+    columns += [f"{name}{suffix}" for name in CORRELATIONS for suffix in ("", "_ci_low", "_ci_high")]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _correlation(function, x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return np.nan
+    return float(function(x, y)[0])
+
+
+def _draw_interval(function, human_draws, metric_draws):
+    systems = sorted(set(human_draws) & set(metric_draws))
+    if len(systems) < 3:
+        return np.nan, np.nan
+    human = np.column_stack([human_draws[system] for system in systems])
+    machine = np.column_stack([metric_draws[system] for system in systems])
+    values = []
+    for x, y in zip(human, machine):
+        keep = ~(np.isnan(x) | np.isnan(y))
+        values.append(_correlation(function, x[keep], y[keep]))
+    return _interval(np.array(values, dtype=float))

@@ -1,0 +1,116 @@
+"""Systems table, pairwise comparison and system-level correlation against direct computations."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from reports.analysis.systems import pairwise_systems, system_correlation, system_names, systems_table
+
+# Four systems paraphrase the same six sources. Labels (1 = paraphrase) were chosen so the
+# systems rank A > B > C > D by the judges; metric `good` follows that order, `bad` reverses it.
+LABELS = {
+    "A": [1, 1, 1, 1, 1, 0],
+    "B": [1, 1, 1, 0, 1, 0],
+    "C": [1, 0, 0, 1, 0, 0],
+    "D": [0, 0, 0, 0, 1, 0],
+}
+GOOD = {"A": 0.9, "B": 0.7, "C": 0.5, "D": 0.2}
+BAD = {"A": 0.1, "B": 0.4, "C": 0.3, "D": 0.8}
+
+
+def fixture():
+    rows = []
+    for system, labels in LABELS.items():
+        for index, label in enumerate(labels):
+            rows.append(
+                {
+                    "pair_id": f"{system}{index}",
+                    "source": f"s{index}",
+                    "system": system,
+                    "label": label,
+                    "good": GOOD[system] + 0.01 * index,
+                    "bad": BAD[system] - 0.01 * index,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    frame["label"] = pd.array(frame["label"], dtype="Int64")
+    judgments = pd.DataFrame(
+        [
+            {"pair_id": "A0", "label": "same_meaning"},
+            {"pair_id": "A0", "label": "mostly_similar"},
+            {"pair_id": "A1", "label": "dont_know"},
+            {"pair_id": "D0", "label": "very_different"},
+        ]
+    )
+    return frame, judgments
+
+
+def test_it_tabulates_each_system_against_a_direct_count():
+    frame, judgments = fixture()
+    table = systems_table(frame, judgments, ["good"], n_bootstrap=200).set_index("system")
+    for system, labels in LABELS.items():
+        assert table.loc[system, "paraphrase_rate"] == pytest.approx(np.mean(labels))
+        assert table.loc[system, "n_pairs"] == 6 and table.loc[system, "n_labelled"] == 6
+        assert table.loc[system, "ci_low"] <= np.mean(labels) <= table.loc[system, "ci_high"]
+    assert table.loc["A", "mean_ordinal"] == pytest.approx((4 + 3) / 2)
+    assert table.loc["A", "share_dont_know"] == pytest.approx(1 / 3)
+    assert table.loc["D", "mean_ordinal"] == pytest.approx(1.0)
+    assert table.loc["B", "good"] == pytest.approx(np.mean([0.7 + 0.01 * i for i in range(6)]))
+    assert list(table.index) == ["A", "B", "C", "D"]
+
+
+def test_its_interval_collapses_when_every_source_agrees_and_repeats_with_a_seed():
+    frame, judgments = fixture()
+    frame.loc[frame["system"] == "A", "label"] = 1
+    first = systems_table(frame, judgments, [], n_bootstrap=100, seed=3).set_index("system")
+    second = systems_table(frame, judgments, [], n_bootstrap=100, seed=3).set_index("system")
+    assert (first.loc["A", "ci_low"], first.loc["A", "ci_high"]) == (1.0, 1.0)
+    pd.testing.assert_frame_equal(first, second)
+
+
+def test_it_compares_systems_on_shared_sources_like_scipy():
+    frame, _ = fixture()
+    table = pairwise_systems(frame, n_bootstrap=500).set_index(["system_a", "system_b"])
+    difference = np.array(LABELS["A"]) - np.array(LABELS["D"])
+    row = table.loc[("A", "D")]
+    assert row["n_sources"] == 6
+    assert row["mean_difference"] == pytest.approx(difference.mean())
+    assert (row["n_a_better"], row["n_b_better"]) == (4, 0)
+    assert row["p_sign"] == pytest.approx(stats.binomtest(4, 4, 0.5).pvalue)
+    assert 0 <= row["p_bootstrap"] < 0.2
+    assert len(table) == 6
+
+
+def test_it_correlates_system_means_with_the_paraphrase_rate_like_scipy():
+    frame, _ = fixture()
+    frame["distance"] = 1 - frame["good"]  # a distance: lower means closer, so it is negated before correlating
+    directions = {"good": "higher", "bad": "higher", "distance": "lower"}
+    metrics = ["good", "bad", "distance"]
+    table = system_correlation(frame, metrics, directions, n_bootstrap=200).set_index("metric")
+    rate = frame.assign(label=frame["label"].astype(float)).groupby("system")["label"].mean()
+    for metric, sign in (("good", 1), ("bad", 1), ("distance", -1)):
+        means = sign * frame.groupby("system")[metric].mean()
+        assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(rate, means)[0])
+        assert table.loc[metric, "spearman"] == pytest.approx(stats.spearmanr(rate, means)[0])
+        assert table.loc[metric, "kendall"] == pytest.approx(stats.kendalltau(rate, means)[0])
+        assert table.loc[metric, "n_systems"] == 4 and table.loc[metric, "meaningful"]
+    assert table.loc["good", "spearman"] == pytest.approx(1.0)
+    assert table.loc["distance", "spearman"] == pytest.approx(1.0)
+    assert table.loc["bad", "spearman"] < 0
+    assert table.loc["good", "pearson_ci_low"] <= table.loc["good", "pearson"] <= table.loc["good", "pearson_ci_high"]
+
+
+def test_it_flags_correlations_over_fewer_than_four_systems():
+    frame, _ = fixture()
+    frame = frame[frame["system"] != "D"]
+    table = system_correlation(frame, ["good"], {"good": "higher"}, n_bootstrap=50)
+    assert not table.loc[0, "meaningful"] and table.loc[0, "n_systems"] == 3
+
+
+def test_it_names_systems_from_the_system_column_or_generator_and_template():
+    generated = pd.DataFrame({"generator": ["smollm2", "smollm2", ""], "template": ["naive", "fs", ""]})
+    assert list(system_names(generated)) == ["smollm2 / naive", "smollm2 / fs", ""]
+    imported = pd.DataFrame({"system": ["human1", "machine1"], "generator": ["x", "y"]})
+    assert list(system_names(imported)) == ["human1", "machine1"]
+    assert list(system_names(imported, keys=["generator"])) == ["x", "y"]
