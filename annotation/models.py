@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
 
-from .scale import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from .scale import ANSWER_LABELS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 
 class EnglishLevel(models.TextChoices):
@@ -21,11 +21,11 @@ class EnglishLevel(models.TextChoices):
 class Label(models.TextChoices):
     """The five answers, in the order the protocol shows them."""
 
-    VERY_DIFFERENT = "very_different", _("Very different")
-    SLIGHTLY_SIMILAR = "slightly_similar", _("Slightly similar")
-    MOSTLY_SIMILAR = "mostly_similar", _("Mostly similar")
-    SAME_MEANING = "same_meaning", _("Same meaning")
-    DONT_KNOW = "dont_know", _("Don't know")
+    VERY_DIFFERENT = "very_different", _(ANSWER_LABELS["very_different"])
+    SLIGHTLY_SIMILAR = "slightly_similar", _(ANSWER_LABELS["slightly_similar"])
+    MOSTLY_SIMILAR = "mostly_similar", _(ANSWER_LABELS["mostly_similar"])
+    SAME_MEANING = "same_meaning", _(ANSWER_LABELS["same_meaning"])
+    DONT_KNOW = "dont_know", _(ANSWER_LABELS["dont_know"])
 
 
 # The scale's facts live in `annotation.scale`; these views key them by the Label enum.

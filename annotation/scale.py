@@ -11,6 +11,25 @@ import pandas as pd
 ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 DONT_KNOW = "dont_know"
 
+
+def gettext_noop(text):
+    """Marks a string for `makemessages` (which looks for this name) without importing Django."""
+    return text
+
+
+# The answers as the judge and the report's reader see them (the judge page translates them).
+ANSWER_LABELS = {
+    "very_different": gettext_noop("Very different"),
+    "slightly_similar": gettext_noop("Slightly similar"),
+    "mostly_similar": gettext_noop("Mostly similar"),
+    "same_meaning": gettext_noop("Same meaning"),
+    "dont_know": gettext_noop("Don't know"),
+}
+
+# The binary label's two classes, as tables name them.
+PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
+BINARY_LABELS = {PARAPHRASE: "Paraphrase", NON_PARAPHRASE: "Non-paraphrase"}
+
 # The paper's mapping to the binary label; Don't know is indeterminate (None).
 PARAPHRASE_OF_ANSWER = {
     "very_different": 0,

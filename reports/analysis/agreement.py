@@ -13,6 +13,14 @@ import pandas as pd
 from reports.analysis.common import subsets
 from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
+# The statistics of the agreement table, in its order, as a reader names them.
+STATISTIC_LABELS = {
+    "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
+    "fleiss_kappa_binary": "Fleiss' κ (binary)",
+    "cohen_kappa_binary_mean": "Cohen's κ (binary), mean over judge pairs",
+    "cohen_kappa_binary_median": "Cohen's κ (binary), median over judge pairs",
+}
+
 
 def fleiss_kappa(counts) -> float:
     """Fleiss' kappa from an items x categories matrix of counts; items with fewer than 2 ratings are dropped."""

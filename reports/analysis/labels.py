@@ -7,10 +7,16 @@ The answer names, their mappings and the majority rule come from `annotation.sca
 import numpy as np
 import pandas as pd
 
-from annotation.scale import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, majority_paraphrase
+from annotation.scale import (
+    ANSWERS,
+    NON_PARAPHRASE,
+    ORDINAL_OF_ANSWER,
+    PARAPHRASE,
+    PARAPHRASE_OF_ANSWER,
+    majority_paraphrase,
+)
 
 GLOBAL = "Global"
-PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
 CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
 LABEL_SOURCES = ("human", "gold")
 

@@ -1,17 +1,24 @@
-"""The report's tables laid out as in the paper (corpora side by side as columns), for HTML.
+"""The report's tables as a paper sets them: readable words, stated precision, best values in bold.
 
-The CSV files keep the tidy long form; these wide frames are for reading only.
+A formatter turns a tidy table (the CSV's long form) into a `Shown`: a wide frame of strings
+whose index names are the stub's headers, with a mask of the cells to set in bold and the
+sentence saying what bold and the numbers mean. `html` and `latex` write a `Shown`.
+Every internal name goes through `reports.analysis.vocabulary` (`label`, `metric_label`).
 """
+
+from dataclasses import dataclass
+from html import escape
 
 import numpy as np
 import pandas as pd
 
-from reports.analysis.common import ARROW
+from reports.analysis import latex as latex_writer
+from reports.analysis.vocabulary import label, metric_label
 
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",
     "table1": "Table 1 — mean ± standard deviation of each metric, by label",
-    "table3": "Table 3 — best a-posteriori threshold (and ParaPLUIE at 0), with the Mixed Balanced Dataset",
+    "table3": "Table 3 — classification at the best a-posteriori threshold (and ParaPLUIE at 0), with the MBD",
     "table4": "Table 4 — Pearson correlation with the edit distance inside each class",
     "eer": "Equal error rate (non-paraphrases as spoofs)",
     "labels": "Answers given by the judges",
@@ -25,62 +32,92 @@ TITLES = {
     "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
 }
-RATE_LABELS = {"threshold": "Threshold", "accuracy": "Acc.", "f1": "F1", "recall": "Recall", "precision": "Precision"}
-SHOWN = [
-    "table2",
-    "table1",
-    "table3",
-    "table4",
-    "eer",
-    "labels",
-    "agreement",
-    "auc",
-    "auc_tests",
-    "rank_correlation",
-    "by_english_level",
-    "by_group",
-]
+RATES = ["accuracy", "f1", "recall", "precision"]
+DIGITS = 2
+PRECISION = "Numbers to two decimals."
 
 
-def _number(value, digits=2):
-    return "–" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.{digits}f}"
+@dataclass
+class Shown:
+    """A table for reading: `table` holds strings; `bold` (same shape) the best cells; `caption` says both."""
+
+    table: pd.DataFrame
+    bold: pd.DataFrame | None = None
+    caption: str = PRECISION
 
 
-def _ordered(frame, column, order):
-    known = [value for value in order if value in set(frame[column])]
-    return known + [value for value in dict.fromkeys(frame[column]) if value not in known]
+def _number(value, digits=DIGITS):
+    missing = value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
+    return "–" if missing else f"{value:.{digits}f}"
 
 
-def _metric_name(report, metric):
-    return f"{metric} {ARROW.get(report.directions.get(metric), '')}".strip()
+def _interval(value, low, high):
+    """A value and its 95% interval, as "0.73 [0.71, 0.74]"."""
+    if low is None or high is None or low != low or high != high:
+        return _number(value)
+    return f"{_number(value)} [{_number(low)}, {_number(high)}]"
 
 
-def _corpus_columns(report, frame):
+def _ordered(values, order):
+    present = list(dict.fromkeys(values))
+    return [v for v in order if v in present] + [v for v in present if v not in order]
+
+
+def _corpus_order(report, frame):
     """The corpora of `frame` in the report's order, then Global and MBD, then any other."""
-    return _ordered(frame, "corpus", [*report.corpora, "Global", "MBD"])
+    return _ordered(frame["corpus"], [*report.corpora, "Global", "MBD"])
 
 
-def _metric_names(report, frame):
-    return frame["metric"].map(lambda m: _metric_name(report, m))
+def _metric_labels(report, metrics):
+    return [metric_label(m, report.directions.get(m)) for m in metrics]
 
 
-def _rows_by_corpus(report, frame, row, cells):
-    """One row per value of `row` (in order of appearance), one column per corpus."""
-    table = frame.assign(cell=cells).pivot(index=row, columns="corpus", values="cell")
-    return table.reindex(index=list(dict.fromkeys(frame[row])), columns=_corpus_columns(report, frame))
+def best_cells(values: pd.DataFrame, *, axis: int, higher=True) -> pd.DataFrame:
+    """True where a cell holds the best value of its column (axis=0) or row (axis=1); ties all bold."""
+    values = values.apply(pd.to_numeric, errors="coerce").astype(float)
+    best = values.max(axis=axis) if higher else values.min(axis=axis)
+    return values.eq(best, axis=1 - axis) & values.notna()
 
 
-def _metrics_by_corpus_and_label(report, frame, cells):
-    """One row per metric, two columns (paraphrase, non-paraphrase) per corpus."""
-    frame = frame.assign(metric=_metric_names(report, frame), cell=cells)
-    table = frame.pivot(index="metric", columns=["corpus", "label"], values="cell")
-    columns = [(c, label) for c in _corpus_columns(report, frame) for label in ("paraphrase", "non_paraphrase")]
-    return table.reindex(index=list(dict.fromkeys(frame["metric"])), columns=columns)
+def _grid(frame, row, column, value, *, rows_order=None, columns_order=None):
+    """A pivot of `value` keeping the given (or first-seen) orders of rows and columns."""
+    table = frame.pivot_table(index=row, columns=column, values=value, aggfunc="first", sort=False, dropna=False)
+    rows = rows_order if rows_order is not None else list(dict.fromkeys(frame[row]))
+    columns = columns_order if columns_order is not None else list(dict.fromkeys(frame[column]))
+    return table.reindex(index=rows, columns=columns)
+
+
+def _metrics_by_corpus(report, frame, cells, *, sub=None):
+    """One row per metric; one column per corpus (and per `sub` value inside each corpus when given)."""
+    frame = frame.assign(cell=cells)
+    columns = "corpus" if sub is None else ["corpus", sub]
+    table = frame.pivot_table(index="metric", columns=columns, values="cell", aggfunc="first", sort=False)
+    metrics = list(dict.fromkeys(frame["metric"]))
+    corpora = _corpus_order(report, frame)
+    if sub is None:
+        order = corpora
+    else:
+        subs = list(dict.fromkeys(frame[sub]))
+        order = pd.MultiIndex.from_tuples([(c, s) for c in corpora for s in subs])
+    table = table.reindex(index=metrics, columns=order)
+    return _relabel(report, table)
+
+
+def _relabel(report, table):
+    """Metric rows named as printed (with arrows), corpus and sub-column headers in the reader's words."""
+    table = table.copy()
+    table.index = pd.Index(_metric_labels(report, table.index), name="Metric")
+    if isinstance(table.columns, pd.MultiIndex):
+        table.columns = pd.MultiIndex.from_tuples([(str(c), label(s)) for c, s in table.columns])
+    else:
+        table.columns = pd.Index([str(c) for c in table.columns])
+    return table
 
 
 def _table1(report, frame):
     cells = [f"{_number(m)} ± {_number(s)}" if n else "–" for m, s, n in zip(frame["mean"], frame["std"], frame["n"])]
-    return _metrics_by_corpus_and_label(report, frame, cells)
+    table = _metrics_by_corpus(report, frame, cells, sub="label")
+    return Shown(table, caption=f"Mean ± standard deviation of each metric's scores. {PRECISION}")
 
 
 def _table2(report, frame):
@@ -88,68 +125,124 @@ def _table2(report, frame):
         return [f"{n} : {_number(100 * s, 0)}%" for n, s in zip(frame[f"n_{kind}"], frame[f"share_{kind}"])]
 
     columns = {
-        "Size": frame["size"].to_numpy(),
-        "P.": count_and_share("paraphrase"),
-        "Not P.": count_and_share("non_paraphrase"),
-        "Unlabelled": frame["n_unlabelled"].to_numpy(),
-        "Ties": frame["n_ties"].to_numpy(),
+        "Size": frame["size"].astype(str).to_numpy(),
+        "Paraphrase": count_and_share("paraphrase"),
+        "Non-paraphrase": count_and_share("non_paraphrase"),
+        "Unlabelled": frame["n_unlabelled"].astype(str).to_numpy(),
+        "Ties": frame["n_ties"].astype(str).to_numpy(),
     }
-    return pd.DataFrame(columns, index=pd.Index(frame["corpus"], name="corpus"))
+    table = pd.DataFrame(columns, index=pd.Index(frame["corpus"].astype(str), name="Corpus"))
+    return Shown(table, caption="Pairs per corpus; labels as count : share of the labelled pairs.")
 
 
 def _table3(report, frame):
-    """Each metric's rates as rows; each corpus at its a-posteriori threshold and, as `corpus (0)`, at 0."""
-    rows = []
+    """Metrics side by side (ParaPLUIE also at 0); one block of rates per corpus; best rate of each row in bold."""
+    records = []
     for row in frame.to_dict("records"):
-        column = row["corpus"] if row["threshold_kind"] == "a_posteriori" else f"{row['corpus']} (0)"
-        for key, label in RATE_LABELS.items():
+        column = (row["metric"], row["threshold_kind"])
+        for key in [*RATES, "threshold"]:
             ci = row.get(f"{key}_ci95")
-            cell = _number(row[key]) + (f" ± {_number(ci)}" if ci is not None and ci == ci else "")
-            rows.append({"metric": _metric_name(report, row["metric"]), "row": label, "column": column, "cell": cell})
-    cells = pd.DataFrame(rows)
-    order = [*report.corpora, "Global", "MBD"]
-    columns = [c for corpus in order for c in (corpus, f"{corpus} (0)") if c in set(cells["column"])]
-    table = cells.pivot_table(index=["metric", "row"], columns="column", values="cell", aggfunc="first", sort=False)
-    return table.reindex(columns=columns)
+            has_ci = ci is not None and ci == ci
+            value = row[key]
+            cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
+            records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
+    long = pd.DataFrame(records)
+    rows = pd.MultiIndex.from_tuples(
+        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", ""]
+    )
+    columns = list(dict.fromkeys(long["column"]))
+    keyed = long.assign(row=list(zip(long["corpus"], long["rate"])))
+    cells = _grid(keyed, "row", "column", "cell", rows_order=list(rows), columns_order=columns)
+    values = _grid(keyed, "row", "column", "value", rows_order=list(rows), columns_order=columns)
+    bold = best_cells(values, axis=1) & np.array([[r != "threshold"] for _, r in rows])
+    header = pd.MultiIndex.from_tuples([(metric_label(m, report.directions.get(m)), label(k)) for m, k in columns])
+    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", ""])
+    cells.index, cells.columns = row_labels, header
+    bold.index, bold.columns = row_labels, header
+    caption = (
+        "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold (by accuracy); "
+        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval. "
+        f"Bold: the best value of each row. {PRECISION}"
+    )
+    return Shown(cells, bold, caption)
 
 
 def _table4(report, frame):
-    return _metrics_by_corpus_and_label(report, frame, frame["pearson_r"].map(_number))
+    table = _metrics_by_corpus(report, frame, frame["pearson_r"].map(_number), sub="label")
+    values = _metrics_by_corpus(report, frame, frame["pearson_r"].abs(), sub="label")
+    caption = (
+        "Pearson's r between each metric and the edit distance. "
+        f"Bold: the weakest correlation of each column. {PRECISION}"
+    )
+    return Shown(table, best_cells(values, axis=0, higher=False), caption)
 
 
 def _eer(report, frame):
-    long = frame.melt(id_vars=["metric", "corpus"], value_vars=["eer", "threshold"], var_name="row")
-    long = long.assign(metric=_metric_names(report, long), cell=long["value"].map(_number))
-    table = long.pivot_table(index=["metric", "row"], columns="corpus", values="cell", aggfunc="first", sort=False)
-    return table.reindex(columns=_corpus_columns(report, frame))
+    long = frame.melt(id_vars=["metric", "corpus"], value_vars=["eer", "threshold"], var_name="measure")
+    table = _metrics_by_corpus(report, long, long["value"].map(_number), sub="measure")
+    values = _metrics_by_corpus(report, long, long["value"], sub="measure")
+    bold = best_cells(values, axis=0, higher=False) & (values.columns.get_level_values(1) == label("eer"))
+    caption = (
+        f"Equal error rate and the threshold where it is reached. Bold: the lowest EER of each column. {PRECISION}"
+    )
+    return Shown(table, bold, caption)
+
+
+def _by_corpus(report, frame, row, cells, name):
+    table = _grid(frame.assign(cell=cells), row, "corpus", "cell", columns_order=_corpus_order(report, frame))
+    table.index = pd.Index([label(r) for r in table.index], name=name)
+    table.columns = pd.Index([str(c) for c in table.columns])
+    return table
 
 
 def _labels(report, frame):
     cells = [f"{n} ({_number(100 * s, 0)}%)" for n, s in zip(frame["n"], frame["share"])]
-    return _rows_by_corpus(report, frame, "answer", cells)
+    table = _by_corpus(report, frame, "answer", cells, "Answer")
+    return Shown(table, caption="Judgments per answer, and their share within the corpus (whole percent).")
 
 
 def _agreement(report, frame):
     cells = [f"{_number(v)} (n={n})" for v, n in zip(frame["value"], frame["n_pairs"])]
-    return _rows_by_corpus(report, frame, "statistic", cells)
+    table = _by_corpus(report, frame, "statistic", cells, "Statistic")
+    return Shown(
+        table, caption=f"Agreement on the pairs two or more judges answered; n: pairs (or judge pairs). {PRECISION}"
+    )
 
 
 def _auc(report, frame):
-    cells = [
-        f"{_number(a)} [{_number(lo)}, {_number(hi)}]"
-        for a, lo, hi in zip(frame["auc"], frame["ci95_low"], frame["ci95_high"])
-    ]
-    return _rows_by_corpus(report, frame.assign(metric=_metric_names(report, frame)), "metric", cells)
+    cells = [_interval(a, lo, hi) for a, lo, hi in zip(frame["auc"], frame["ci95_low"], frame["ci95_high"])]
+    table = _metrics_by_corpus(report, frame, cells)
+    bold = best_cells(_metrics_by_corpus(report, frame, frame["auc"]), axis=0)
+    caption = f"ROC AUC with its bootstrap 95% interval. Bold: the highest AUC of each column. {PRECISION}"
+    return Shown(table, bold, caption)
 
 
 def _rank_correlation(report, frame):
-    cells = [f"ρ {_number(r)} / τ {_number(t)}" for r, t in zip(frame["spearman_rho"], frame["kendall_tau"])]
-    return _rows_by_corpus(report, frame.assign(metric=_metric_names(report, frame)), "metric", cells)
+    long = frame.melt(id_vars=["metric", "corpus"], value_vars=["spearman_rho", "kendall_tau"], var_name="measure")
+    table = _metrics_by_corpus(report, long, long["value"].map(_number), sub="measure")
+    bold = best_cells(_metrics_by_corpus(report, long, long["value"]), axis=0)
+    caption = (
+        f"Rank correlation of each metric with the judges' mean answer. Bold: the highest of each column. {PRECISION}"
+    )
+    return Shown(table, bold, caption)
+
+
+NAMED_VALUES = ("answer", "statistic", "group_by", "label", "english_level")
+METRIC_VALUES = ("metric", "metric_a", "metric_b")
 
 
 def _as_is(report, frame):
-    """Tables without a layout of their own: the tidy frame, floats rounded."""
-    return frame.map(lambda v: _number(v, 3) if isinstance(v, float) else v)
+    """Tables without a layout of their own: names in the reader's words, floats to the stated precision."""
+    table = frame.copy()
+    for column in table.columns:
+        if column in METRIC_VALUES:
+            table[column] = _metric_labels(report, table[column])
+        elif column in NAMED_VALUES:
+            table[column] = table[column].map(lambda v: (lambda t: t[:1].upper() + t[1:])(label(v)))
+        else:
+            table[column] = table[column].map(lambda v: _number(v) if isinstance(v, float) else str(v))
+    table.columns = [label(c) for c in table.columns]
+    return Shown(table.reset_index(drop=True), caption=PRECISION)
 
 
 FORMATTERS = {
@@ -165,18 +258,143 @@ FORMATTERS = {
 }
 
 
-def wide(report, name) -> pd.DataFrame:
-    """The table `name` of `report` as a wide frame of formatted strings."""
+def shown(report, name) -> Shown | None:
+    """The table `name` of `report` laid out for reading; None when it has no rows."""
     frame = report.tables[name]
     if frame.empty:
-        return frame
-    return FORMATTERS.get(name, _as_is)(report, frame)
+        return None
+    result = FORMATTERS.get(name, _as_is)(report, frame)
+    return result if isinstance(result, Shown) else Shown(result)
+
+
+def wide(report, name) -> pd.DataFrame:
+    """The table `name` as a wide frame of formatted strings (empty when the table is)."""
+    result = shown(report, name)
+    return pd.DataFrame() if result is None else result.table
+
+
+# Writing a Shown table.
 
 
 def html(report, name) -> str:
-    """The wide table as HTML; pandas escapes every cell."""
-    table = wide(report, name)
-    if table.empty:
+    """The table as HTML: header cells with `scope`, stub headers in words, best cells in <strong>."""
+    result = shown(report, name)
+    if result is None:
         return '<p class="muted">Nothing to show yet.</p>'
-    index = not isinstance(table.index, pd.RangeIndex)
-    return table.to_html(classes="report-table", na_rep="–", border=0, index=index, escape=True)
+    return table_html(result)
+
+
+def table_html(result: Shown) -> str:
+    table = result.table
+    bold = result.bold if result.bold is not None else pd.DataFrame(False, index=table.index, columns=table.columns)
+    stub = [] if isinstance(table.index, pd.RangeIndex) else list(table.index.names)
+    parts = ['<table class="report-table">', f"<caption>{escape(result.caption)}</caption>", "<thead>"]
+    parts += _header_rows(table.columns, stub)
+    parts.append("</thead><tbody>")
+    for position, (_key, row) in enumerate(table.iterrows()):
+        cells = _stub_cells(table.index, position) if stub else []
+        for value, strong in zip(row, bold.iloc[position]):
+            text = escape("–" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
+            cells.append(f'<td class="num">{f"<strong>{text}</strong>" if strong else text}</td>')
+        parts.append(f"<tr>{''.join(cells)}</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def _header_rows(columns, stub):
+    levels = columns.nlevels
+    rows = []
+    for level in range(levels):
+        cells = []
+        if level == 0:
+            cells += [f'<th scope="col" rowspan="{levels}">{escape(str(s or ""))}</th>' for s in stub]
+        if level < levels - 1:
+            for text, span in _runs([tuple(c[: level + 1]) for c in columns]):
+                cells.append(f'<th scope="colgroup" colspan="{span}">{escape(str(text[-1]))}</th>')
+        else:
+            names = [c[-1] if isinstance(c, tuple) else c for c in columns]
+            cells += [f'<th scope="col">{escape(str(n))}</th>' for n in names]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    return rows
+
+
+def _stub_cells(index, position):
+    """Row headers; an outer level spans its block of rows (`rowgroup`), shown once."""
+    key = index[position]
+    key = key if isinstance(key, tuple) else (key,)
+    cells = []
+    for level, value in enumerate(key):
+        if level < len(key) - 1:
+            prefixes = [tuple(k[: level + 1]) for k in index]
+            if position and prefixes[position - 1] == prefixes[position]:
+                continue
+            span = next((span for text, span, start in _runs_at(prefixes) if start == position), 1)
+            cells.append(f'<th scope="rowgroup" rowspan="{span}">{escape(str(value))}</th>')
+        else:
+            cells.append(f'<th scope="row">{escape(str(value))}</th>')
+    return cells
+
+
+def _runs(values):
+    return [(text, span) for text, span, _ in _runs_at(values)]
+
+
+def _runs_at(values):
+    """(value, length, start) of each run of equal consecutive values."""
+    runs = []
+    for position, value in enumerate(values):
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += 1
+        else:
+            runs.append([value, 1, position])
+    return [tuple(run) for run in runs]
+
+
+def latex(report, name) -> str | None:
+    """The table as a booktabs LaTeX table, caption and label included; None when it has no rows."""
+    result = shown(report, name)
+    if result is None:
+        return None
+    flat, bold = _flat(result)
+    caption = f"{TITLES.get(name, label(name))}. {result.caption}"
+    return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold)
+
+
+def _flat(result: Shown):
+    """The stub's levels as leading columns (an outer level shown once per block), for LaTeX."""
+    table = result.table
+    bold = result.bold if result.bold is not None else pd.DataFrame(False, index=table.index, columns=table.columns)
+    if isinstance(table.index, pd.RangeIndex):
+        return table, bold
+    names = [n or "" for n in table.index.names]
+    keys = [k if isinstance(k, tuple) else (k,) for k in table.index]
+    stub = {}
+    for level, name in enumerate(names):
+        shown_values = [
+            "" if level < len(names) - 1 and i and keys[i - 1][: level + 1] == k[: level + 1] else str(k[level])
+            for i, k in enumerate(keys)
+        ]
+        stub[(name, "") if table.columns.nlevels == 2 else name] = shown_values
+    stub_frame = pd.DataFrame(stub)
+    if table.columns.nlevels == 2:
+        stub_frame.columns = pd.MultiIndex.from_tuples(stub_frame.columns)
+    flat = pd.concat([stub_frame, table.reset_index(drop=True)], axis=1)
+    flat_bold = pd.concat([stub_frame.map(lambda _: False), bold.reset_index(drop=True)], axis=1)
+    return flat, flat_bold
+
+
+# The tables the page shows (the others download as CSV).
+SHOWN = [
+    "table2",
+    "table1",
+    "table3",
+    "table4",
+    "eer",
+    "labels",
+    "agreement",
+    "auc",
+    "auc_tests",
+    "rank_correlation",
+    "by_english_level",
+    "by_group",
+]

@@ -16,20 +16,21 @@ LOWER = "lower"  # a lower score means closer (distances)
 class Entry:
     path: str  # module.Class, imported when the metric is first asked for
     direction: str  # HIGHER or LOWER
+    label: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
 
 
 METRICS = {
-    "lev": Entry("scoring.metrics.lev.Levenshtein", LOWER),
-    "bleu": Entry("scoring.metrics.bleu.Bleu", HIGHER),
-    "meteor": Entry("scoring.metrics.meteor.Meteor", HIGHER),
-    "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER),
-    "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER),
-    "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER),
-    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER),
-    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER),
-    "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER),
-    "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER),
-    "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER),
+    "lev": Entry("scoring.metrics.lev.Levenshtein", LOWER, "Lev."),
+    "bleu": Entry("scoring.metrics.bleu.Bleu", HIGHER, "BLEU"),
+    "meteor": Entry("scoring.metrics.meteor.Meteor", HIGHER, "METEOR"),
+    "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER, "BERTScore"),
+    "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER, "ParaScore"),
+    "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER, "SBERT"),
+    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct"),
+    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect"),
+    "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct"),
+    "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
+    "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency"),
 }
 
 
@@ -47,6 +48,12 @@ def _entry(name) -> Entry:
 def direction_of(name) -> str:
     """HIGHER or LOWER for a registered metric, without importing it; ``KeyError`` names the known metrics."""
     return _entry(name).direction
+
+
+def label_of(name) -> str:
+    """The metric's printed name; a name the registry does not know (an old score) is shown as it is."""
+    entry = METRICS.get(name)
+    return entry.label if entry else str(name)
 
 
 def get_metric_class(name):

@@ -1,0 +1,80 @@
+"""The words a reader sees for the analysis' internal names, behind one lookup: `label`.
+
+The names are defined where they are made (metrics in the metric registry, answers and
+classes in the similarity scale, agreement statistics in `agreement`); this module only
+gathers them, so the report page, the LaTeX tables and the one-file report agree.
+"""
+
+from annotation.scale import ANSWER_LABELS, BINARY_LABELS
+from reports.analysis.agreement import STATISTIC_LABELS
+from reports.analysis.common import ARROW
+from scoring.metrics.registry import label_of
+
+# Column names of the tidy tables, as a table's header shows them.
+COLUMN_LABELS = {
+    "corpus": "Corpus",
+    "metric": "Metric",
+    "metric_a": "Metric A",
+    "metric_b": "Metric B",
+    "n": "n",
+    "n_paraphrase": "n P.",
+    "n_non_paraphrase": "n Not P.",
+    "auc": "AUC",
+    "auc_a": "AUC A",
+    "auc_b": "AUC B",
+    "difference": "Difference",
+    "p_value": "p",
+    "n_bootstrap": "Bootstrap draws",
+    "threshold": "Threshold",
+    "accuracy": "Acc.",
+    "f1": "F1",
+    "recall": "Recall",
+    "precision": "Precision",
+    "eer": "EER",
+    "english_level": "English level",
+    "n_judges": "Judges",
+    "n_judgments": "Judgments",
+    "share_dont_know": "Share of Don't know",
+    "mean_ordinal": "Mean answer (1–4)",
+    "agreement_with_gold": "Agreement with gold",
+    "n_with_gold": "n (gold)",
+    "agreement_with_others": "Agreement with the others",
+    "n_with_others": "n (others)",
+    "judge_a": "Judge A",
+    "judge_b": "Judge B",
+    "n_shared": "Shared pairs",
+    "observed_agreement": "Observed agreement",
+    "kappa": "Cohen's κ",
+    "group_by": "Grouped by",
+    "group": "Group",
+    "mean_score": "Mean score",
+    "best_accuracy": "Best acc.",
+    "spearman_rho": "Spearman ρ",
+    "kendall_tau": "Kendall τ",
+    "generator": "Generator",
+    "rank": "Rank",
+    "score": "Score",
+    "all": "All levels",
+    "template": "Template",
+    "a_posteriori": "Best threshold",
+    "a_priori": "Threshold 0",
+    "human": "Judges' majority",
+    "gold": "Gold",
+}
+LABELS = {**COLUMN_LABELS, **STATISTIC_LABELS, **BINARY_LABELS, **ANSWER_LABELS}
+
+
+def label(name) -> str:
+    """The reader's word for an internal name; an unknown snake_case name is spelled out ("very_new" → "Very new")."""
+    text = str(name)
+    if text in LABELS:
+        return LABELS[text]
+    if "_" in text and text == text.lower():
+        spelled = text.replace("_", " ")
+        return spelled[:1].upper() + spelled[1:]
+    return text
+
+
+def metric_label(metric, direction=None) -> str:
+    """The metric's printed name, with its direction's arrow when known ("Lev. ↓")."""
+    return f"{label_of(metric)} {ARROW.get(direction, '')}".strip()

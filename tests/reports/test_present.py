@@ -1,0 +1,80 @@
+"""The tables for reading: the reader's words, no index artefacts, best values in bold, intervals."""
+
+import re
+
+import pandas as pd
+import pytest
+
+from annotation.scale import ANSWERS
+from reports.analysis import build_report
+from reports.analysis.agreement import STATISTIC_LABELS
+from reports.analysis.present import best_cells, html, latex, shown
+from reports.analysis.vocabulary import label, metric_label
+from scoring.metrics.registry import METRICS
+from tests.reports.test_analysis_report import DIRECTIONS, FAST, data
+
+INTERNAL_NAMES = [*METRICS, *ANSWERS, *STATISTIC_LABELS, "non_paraphrase", "a_posteriori", "a_priori"]
+
+
+@pytest.fixture(scope="module")
+def report():
+    pairs, judgments = data()
+    return build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST)
+
+
+def visible_text(markup):
+    return re.sub(r"<[^>]+>", " ", markup)
+
+
+def test_it_names_metrics_as_papers_print_them_with_their_direction():
+    assert metric_label("lev", "lower") == "Lev. ↓"
+    assert metric_label("parapluie_fs_direct", "higher") == "ParaPLUIE FS-Direct ↑"
+    assert metric_label("not_registered") == "not_registered"
+
+
+def test_it_spells_out_internal_names():
+    assert label("non_paraphrase") == "Non-paraphrase"
+    assert label("krippendorff_alpha_ordinal") == "Krippendorff's α (ordinal)"
+    assert label("same_meaning") == "Same meaning" and label("dont_know") == "Don't know"
+    assert label("something_new") == "Something new"
+
+
+@pytest.mark.parametrize("name", ["table1", "table3", "table4", "eer", "labels", "agreement", "auc", "by_group"])
+def test_no_internal_name_or_index_artefact_reaches_the_page(report, name):
+    text = visible_text(html(report, name))
+    words = set(re.findall(r"[A-Za-z_]+", text))
+    assert not words & set(INTERNAL_NAMES), words & set(INTERNAL_NAMES)
+    headers = set(re.findall(r"<th[^>]*>([^<]*)</th>", html(report, name)))
+    assert not headers & {"column", "row", "metric", "corpus", "label"}, headers
+    assert 'scope="col"' in html(report, name)
+
+
+def test_table3_sets_metrics_side_by_side_and_bolds_the_best_rate_of_each_row(report):
+    table3 = shown(report, "table3")
+    assert list(table3.table.columns.get_level_values(0).unique()) == ["Lev. ↓", "BLEU ↑", "ParaPLUIE Direct ↑"]
+    assert ("ParaPLUIE Direct ↑", "Threshold 0") in table3.table.columns
+    accuracy = table3.table.loc[("A", "Acc.")]
+    best = table3.bold.loc[("A", "Acc.")]
+    values = accuracy.map(lambda cell: float(cell.split()[0]) if cell != "–" else float("nan"))
+    assert best.any() and values[best].min() == values.max()
+    assert not table3.bold.xs("Threshold", level=1).to_numpy().any()
+    assert "Bold: the best value of each row" in table3.caption
+    assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", table3.table.loc[("MBD", "Acc.")].iloc[0])
+
+
+def test_auc_cells_read_as_value_and_interval(report):
+    auc = shown(report, "auc").table
+    assert all(re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", cell) for cell in auc.to_numpy().ravel())
+    assert "<strong>" in html(report, "auc") and "Bold: the highest AUC of each column" in html(report, "auc")
+
+
+def test_best_cells_bold_every_tie_and_skip_missing_values():
+    values = pd.DataFrame({"a": [0.5, 0.9, 0.9], "b": [None, 0.1, 0.2]})
+    assert best_cells(values, axis=0).to_numpy().tolist() == [[False, False], [True, False], [True, True]]
+    assert best_cells(values, axis=0, higher=False)["b"].tolist() == [False, True, False]
+
+
+def test_the_latex_of_a_table_has_its_stub_and_bold_cells(report):
+    tex = latex(report, "auc")
+    assert "\\toprule" in tex and "\\textbf{" in tex and "\\label{tab:auc}" in tex
+    assert "Metric" in tex and "Lev. $\\downarrow$" in tex
