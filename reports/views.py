@@ -15,11 +15,12 @@ from campaigns.access import campaign_for, csv_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
-from reports.analysis.present import SHOWN, TITLES, html
+from reports.analysis.present import TITLES, html
 from reports.cache import figure_bytes, get_report
 from reports.exports import judgments_frame, pairs_with_scores
 from reports.figures import figure_specs
 from reports.frames import latest_metric_scores
+from reports.sections import SECTIONS, sections_of
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
@@ -50,18 +51,40 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
     return f"{reverse('campaigns-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
 
 
-def _tables(cached, query):
-    """The tables shown on the page (with their HTML), then those offered as CSV only."""
+def _table_entry(name, query):
+    return {
+        "name": name,
+        "title": TITLES[name],
+        "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
+    }
 
-    def entry(name):
-        return {
-            "name": name,
-            "title": TITLES[name],
-            "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
-        }
 
-    shown = [{**entry(name), "html": html(cached.report, name)} for name in SHOWN]
-    return shown, [entry(name) for name in TABLE_NAMES if name not in SHOWN]
+def _sections(cached, query):
+    """The page's sections with their tables' HTML (none for a section with nothing to show)."""
+    sections = []
+    for item in sections_of(cached.report):
+        section = item["section"]
+        tables = (
+            []
+            if item["reason"]
+            else [{**_table_entry(n, query), "html": html(cached.report, n)} for n in section.tables]
+        )
+        sections.append(
+            {
+                "slug": section.slug,
+                "title": section.title,
+                "template": section.template,
+                "reason": item["reason"],
+                "tables": tables,
+            }
+        )
+    return sections
+
+
+def _downloads(query):
+    """The tables no section shows, offered as downloads only."""
+    shown = {name for section in SECTIONS for name in section.tables}
+    return [_table_entry(name, query) for name in TABLE_NAMES if name not in shown]
 
 
 def _figures(cached, campaigns, label_source):
@@ -81,7 +104,7 @@ def _figures(cached, campaigns, label_source):
 def _render_report(request, campaigns, label_source, page_url):
     cached = get_report(campaigns, label_source)
     query = _query(campaigns, label_source)
-    tables, downloads = _tables(cached, query)
+    sections = _sections(cached, query)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -96,8 +119,8 @@ def _render_report(request, campaigns, label_source, page_url):
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",
         "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
-        "tables": tables,
-        "downloads": downloads,
+        "sections": sections,
+        "downloads": _downloads(query),
         "figures": _figures(cached, campaigns, label_source),
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"

@@ -114,3 +114,26 @@ def test_the_report_is_recomputed_only_when_the_data_changes(judged_campaign):
     assert changed.key != first.key
     assert changed.signatures["bleu"] == "metric:bleu|version:2"
     assert any("bleu: using the most recent signature metric:bleu|version:2" in note for note in changed.report.notes)
+
+
+def test_a_gold_only_campaign_shows_each_empty_section_as_one_line(client, campaign, researcher):
+    pairs = add_pairs(campaign, 6)
+    for i, pair in enumerate(pairs):
+        pair.gold_label = i % 2
+        pair.save()
+        Score.objects.create(pair=pair, metric="bleu", signature="metric:bleu|version:1", value=i / 10)
+    client.force_login(researcher)
+    body = client.get(reverse("campaigns-show-report", args=["demo"]) + "?label=gold").content.decode()
+    assert "No judgments yet: agreement appears once two judges share a pair." in body
+    assert "No judgments yet: the judges&#x27; answers appear" in body
+    assert "Krippendorff" not in body and "0 (–%)" not in body
+    assert 'href="#report-classification"' in body and 'id="report-classification"' in body
+    assert "Table 3" in body and "<strong>" in body
+
+
+def test_the_human_label_page_has_a_contents_list_linking_every_section(client, judged_campaign, researcher):
+    client.force_login(researcher)
+    body = client.get(reverse("campaigns-show-report", args=["demo"]) + "?label=human").content.decode()
+    for slug in ("corpora", "judges", "agreement", "scores", "classification", "figures"):
+        assert f'href="#report-{slug}"' in body and f'id="report-{slug}"' in body
+    assert "Krippendorff&#x27;s α (ordinal)" in body and "krippendorff_alpha_ordinal" not in body
