@@ -8,6 +8,9 @@ sections (systems, criteria, spans...) join by appending a `Section` to `SECTION
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from reports.analysis import TABLE_NAMES
+from reports.analysis.present import TITLES, html
+
 TABLE_TEMPLATE = "reports/_section.html"
 
 
@@ -80,6 +83,39 @@ SECTIONS: list[Section] = [
 ]
 
 
-def sections_of(report) -> list[dict]:
-    """Each section with the reason it is empty (None when it has something to show)."""
-    return [{"section": section, "reason": section.reason(report)} for section in SECTIONS]
+def sections_of(report, links=lambda name: {}) -> list[dict]:
+    """The sections for a template: title, anchor, the reason it is empty or its tables' HTML.
+
+    `links(name)` gives a table's download URLs (none in the one-file report).
+    """
+    result = []
+    for section in SECTIONS:
+        reason = section.reason(report)
+        tables = [] if reason else [_table(report, name, links) for name in section.tables]
+        result.append(
+            {
+                "slug": section.slug,
+                "title": section.title,
+                "template": section.template,
+                "reason": reason,
+                "tables": tables,
+            }
+        )
+    return result
+
+
+def _table(report, name, links):
+    return {"name": name, "title": TITLES[name], "html": html(report, name), **links(name)}
+
+
+def download_only() -> list[str]:
+    """The tables no section shows: offered as downloads only."""
+    shown = {name for section in SECTIONS for name in section.tables}
+    return [name for name in TABLE_NAMES if name not in shown]
+
+
+def tables_with_content(report) -> list[str]:
+    """The tables worth exporting: those of sections with something to show, then download-only ones with rows."""
+    names = [name for section in SECTIONS if not section.reason(report) for name in section.tables]
+    extra = [name for name in download_only() if not name.startswith("curves_") and not report.tables[name].empty]
+    return names + extra

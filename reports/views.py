@@ -15,12 +15,14 @@ from campaigns.access import campaign_for, csv_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
-from reports.analysis.present import TITLES, html
+from reports.analysis.present import TITLES, latex
+from reports.analysis.vocabulary import label
 from reports.cache import figure_bytes, get_report
 from reports.exports import judgments_frame, pairs_with_scores
 from reports.figures import figure_specs
 from reports.frames import latest_metric_scores
-from reports.sections import SECTIONS, sections_of
+from reports.sections import download_only, sections_of, tables_with_content
+from reports.standalone import standalone_html
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
@@ -51,40 +53,14 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
     return f"{reverse('campaigns-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
 
 
-def _table_entry(name, query):
-    return {
-        "name": name,
-        "title": TITLES[name],
-        "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
-    }
+def _table_links(query):
+    def links(name):
+        return {
+            "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
+            "tex_url": f"{reverse('campaigns-download-report-latex', args=[name])}?{query}",
+        }
 
-
-def _sections(cached, query):
-    """The page's sections with their tables' HTML (none for a section with nothing to show)."""
-    sections = []
-    for item in sections_of(cached.report):
-        section = item["section"]
-        tables = (
-            []
-            if item["reason"]
-            else [{**_table_entry(n, query), "html": html(cached.report, n)} for n in section.tables]
-        )
-        sections.append(
-            {
-                "slug": section.slug,
-                "title": section.title,
-                "template": section.template,
-                "reason": item["reason"],
-                "tables": tables,
-            }
-        )
-    return sections
-
-
-def _downloads(query):
-    """The tables no section shows, offered as downloads only."""
-    shown = {name for section in SECTIONS for name in section.tables}
-    return [_table_entry(name, query) for name in TABLE_NAMES if name not in shown]
+    return links
 
 
 def _figures(cached, campaigns, label_source):
@@ -96,6 +72,7 @@ def _figures(cached, campaigns, label_source):
             "png_url": _figure_url(spec.name, "png", campaigns, label_source, v=cached.key[-12:]),
             "download_png_url": _figure_url(spec.name, "png", campaigns, label_source, download=1),
             "download_svg_url": _figure_url(spec.name, "svg", campaigns, label_source, download=1),
+            "download_pdf_url": _figure_url(spec.name, "pdf", campaigns, label_source, download=1),
         }
         for spec in figure_specs(cached.report)
     ]
@@ -104,7 +81,7 @@ def _figures(cached, campaigns, label_source):
 def _render_report(request, campaigns, label_source, page_url):
     cached = get_report(campaigns, label_source)
     query = _query(campaigns, label_source)
-    sections = _sections(cached, query)
+    links = _table_links(query)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -118,9 +95,10 @@ def _render_report(request, campaigns, label_source, page_url):
         "computed_at": cached.computed_at,
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",
-        "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
-        "sections": sections,
-        "downloads": _downloads(query),
+        "switch_urls": [(source, label(source), f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
+        "html_url": f"{reverse('campaigns-download-report-html')}?{query}",
+        "sections": sections_of(cached.report, links),
+        "downloads": [{"name": n, "title": TITLES[n], **links(n)} for n in download_only()],
         "figures": _figures(cached, campaigns, label_source),
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"
@@ -148,6 +126,36 @@ def download_report_table(request, name):
     cached = get_report(campaigns, label_source)
     filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.csv"
     return csv_response(cached.report.tables[name], filename)
+
+
+@researcher_required
+def download_report_table_latex(request, name):
+    if name not in TABLE_NAMES:
+        raise Http404(f"No table {name}")
+    campaigns = _campaigns_of(request)
+    label_source = _label_source(request)
+    report = get_report(campaigns, label_source).report
+    if name not in tables_with_content(report):
+        raise Http404(f"Table {name} has nothing to show yet.")
+    response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
+    filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.tex"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@researcher_required
+def download_report_html(request):
+    campaigns = _campaigns_of(request)
+    label_source = _label_source(request)
+    cached = get_report(campaigns, label_source)
+    page = standalone_html(
+        campaigns, cached.report, cached.signatures, figure_png=lambda spec: figure_bytes(cached, spec, "png")
+    )
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{"+".join(c.slug for c in campaigns)}-{label_source}-report.html"'
+    )
+    return response
 
 
 @researcher_required

@@ -1,4 +1,4 @@
-"""Figures as PNG or SVG bytes (matplotlib's Agg canvas, no pyplot global state).
+"""Figures as PNG, SVG or PDF bytes (matplotlib's Agg canvas, no pyplot global state).
 
 - `figure2`: each metric's score against the edit distance, paraphrases as blue circles,
   non-paraphrases as orange squares, ParaPLUIE's natural threshold as a red line at 0.
@@ -16,11 +16,12 @@ matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from reports.analysis.common import ARROW, is_parapluie  # noqa: E402
+from reports.analysis.common import is_parapluie  # noqa: E402
 from reports.analysis.labels import GLOBAL  # noqa: E402
+from reports.analysis.vocabulary import label, metric_label  # noqa: E402
 
 MAX_CURVE_POINTS = 1500
-FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
+FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
 RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "precision": "tab:purple"}
 
 
@@ -50,8 +51,8 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png") -> bytes:
     figure, axes = _grid(len(metrics))
     for axis, metric in zip(axes, metrics):
         for value, colour, marker, name in (
-            (1, "tab:blue", "o", "paraphrase"),
-            (0, "tab:orange", "s", "non-paraphrase"),
+            (1, "tab:blue", "o", label("paraphrase")),
+            (0, "tab:orange", "s", label("non_paraphrase")),
         ):
             part = labelled[(labelled["label"] == value) & labelled[metric].notna()]
             axis.scatter(
@@ -67,7 +68,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png") -> bytes:
             )
         if is_parapluie(metric):
             axis.axhline(0, color="red", linewidth=1)
-        axis.set_title(f"{metric} {ARROW.get(directions[metric], '')}")
+        axis.set_title(metric_label(metric, directions[metric]))
         axis.set_xlabel("edit distance")
         axis.set_ylabel("score")
     if metrics:
@@ -88,8 +89,8 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
         if len(rows) > MAX_CURVE_POINTS:  # more points than pixels: draw an even subsample, ends kept
             rows = rows.iloc[np.unique(np.linspace(0, len(rows) - 1, MAX_CURVE_POINTS).astype(int))]
         for rate, colour in RATE_STYLES.items():
-            axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=rate)
-        axis.set_title(metric)
+            axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=label(rate))
+        axis.set_title(metric_label(metric))
         axis.set_xlabel("score threshold" if x == "threshold" else "rank")
         axis.set_ylim(-0.02, 1.02)
     if shown:

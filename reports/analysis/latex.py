@@ -8,7 +8,17 @@ the best values of a table are set in bold, as the paper marks them.
 import pandas as pd
 
 # Symbols the page uses that pdfLaTeX's utf8 input does not know, as math-mode commands.
-SYMBOLS = {"↑": "$\\uparrow$", "↓": "$\\downarrow$", "α": "$\\alpha$", "≥": "$\\geq$", "≤": "$\\leq$", "±": "$\\pm$"}
+SYMBOLS = {
+    "↑": "$\\uparrow$",
+    "↓": "$\\downarrow$",
+    "α": "$\\alpha$",
+    "κ": "$\\kappa$",
+    "ρ": "$\\rho$",
+    "τ": "$\\tau$",
+    "≥": "$\\geq$",
+    "≤": "$\\leq$",
+    "±": "$\\pm$",
+}
 SPECIALS = {
     "\\": "\\textbackslash{}",
     "&": "\\&",
@@ -33,7 +43,7 @@ def latex_table(display: pd.DataFrame, *, caption: str, label: str, bold: pd.Dat
     frame = display.astype(str).reset_index(drop=True)
     styler = frame.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
     if bold is not None:
-        mask = bold.reset_index(drop=True).reindex_like(frame).fillna(False).astype(bool)
+        mask = bold.reset_index(drop=True).reindex_like(frame).eq(True)
         styler = styler.apply(lambda _: mask.replace({True: "textbf: --rwrap;", False: ""}), axis=None)
     body = styler.to_latex(
         hrules=True,

@@ -1,3 +1,5 @@
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -105,3 +107,47 @@ def test_it_names_a_missing_campaign(db, tmp_path):
 def test_it_refuses_a_campaign_without_pairs(campaign, tmp_path):
     with pytest.raises(CommandError, match="no pairs to report on"):
         call_command("report", campaign.slug, "--out", str(tmp_path))
+
+
+def test_latex_and_html_exports_hold_every_table_the_figures_as_pdf_and_no_external_reference(
+    scored_campaign, tmp_path
+):
+    campaign, _, _ = scored_campaign
+    call_command("report", campaign.slug, "--label-source", "gold", "--out", str(tmp_path), "--latex", "--html")
+    for name in ("table1", "table2", "table3", "table4", "eer", "auc"):
+        tex = (tmp_path / f"{name}.tex").read_text(encoding="utf-8")
+        assert tex.count("\\toprule") == 1 and tex.count("\\bottomrule") == 1 and f"\\label{{tab:{name}}}" in tex
+    assert "\\textbf{" in (tmp_path / "table3.tex").read_text(encoding="utf-8")
+    for stem in ("figure2", "thresholds_global", "ranks_mrpc"):
+        assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
+        assert (tmp_path / f"{stem}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert_self_contained(page)
+    assert page.count('src="data:image/png;base64,') == len(list(tmp_path.glob("*.png")))
+    assert "Appendix A: metric signatures" in page and "metric:bleu" in page
+    assert "Judgments wanted per pair" in page and "Lev. ↓" in page
+
+
+def assert_self_contained(page):
+    """No attribute fetches or links outside the file: no http(s) or protocol-relative src/href, no stylesheet link."""
+    import re
+
+    references = re.findall(r"""\b(?:src|href)\s*=\s*["']?([^"'\s>]+)""", page, flags=re.IGNORECASE)
+    external = [r for r in references if not (r.startswith("#") or r.startswith("data:"))]
+    assert external == [], external
+    assert not re.search(r"<link\b|<script\b[^>]*\bsrc|@import|url\((?!['\"]?data:)", page, flags=re.IGNORECASE)
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine (structure checked above)")
+def test_the_exported_tables_compile_in_a_standard_article(scored_campaign, tmp_path):
+    campaign, _, _ = scored_campaign
+    call_command("report", campaign.slug, "--label-source", "gold", "--out", str(tmp_path), "--latex", "--no-figures")
+    result = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (tmp_path / "tables.pdf").read_bytes().startswith(b"%PDF")

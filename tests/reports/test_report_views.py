@@ -7,6 +7,7 @@ from campaigns.models import Campaign
 from reports.cache import get_report
 from scoring.models import Score
 from tests.factories import add_pairs, make_judge
+from tests.reports.test_report_command import assert_self_contained
 
 
 @pytest.fixture(autouse=True)
@@ -38,10 +39,12 @@ def report_urls():
         reverse("campaigns-show-cross-report") + query,
         reverse("campaigns-download-report-table", args=["table3"]) + query,
         reverse("campaigns-show-report-figure", args=["figure2", "png"]) + query,
+        reverse("campaigns-download-report-latex", args=["table3"]) + query,
+        reverse("campaigns-download-report-html") + query,
     ]
 
 
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(6))
 def test_anonymous_users_and_outsiders_are_sent_to_login(client, campaign, outsider, index):
     url = report_urls()[index]
     response = client.get(url)
@@ -137,3 +140,23 @@ def test_the_human_label_page_has_a_contents_list_linking_every_section(client, 
     for slug in ("corpora", "judges", "agreement", "scores", "classification", "figures"):
         assert f'href="#report-{slug}"' in body and f'id="report-{slug}"' in body
     assert "Krippendorff&#x27;s α (ordinal)" in body and "krippendorff_alpha_ordinal" not in body
+
+
+def test_it_downloads_a_table_as_latex_and_the_report_as_one_html_file(client, judged_campaign, researcher):
+    client.force_login(researcher)
+    tex = client.get(reverse("campaigns-download-report-latex", args=["auc"]) + "?c=demo&label=gold")
+    assert tex.status_code == 200 and 'filename="demo-gold-auc.tex"' in tex["Content-Disposition"]
+    assert "\\begin{tabular}" in tex.content.decode() and "\\toprule" in tex.content.decode()
+    page = client.get(reverse("campaigns-download-report-html") + "?c=demo&label=human")
+    assert page.status_code == 200 and "attachment" in page["Content-Disposition"]
+    body = page.content.decode()
+    assert_self_contained(body)
+    assert "data:image/png;base64," in body and "Appendix B: protocol and analysis settings" in body
+    assert client.get(reverse("campaigns-download-report-latex", args=["nope"]) + "?c=demo").status_code == 404
+
+
+def test_the_latex_of_an_empty_table_is_a_404_naming_it(client, campaign, researcher):
+    add_pairs(campaign, 3)
+    client.force_login(researcher)
+    response = client.get(reverse("campaigns-download-report-latex", args=["agreement"]) + "?c=demo")
+    assert response.status_code == 404

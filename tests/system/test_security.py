@@ -164,6 +164,8 @@ GET_ONLY = {
     "campaigns-show-report",
     "campaigns-show-cross-report",
     "campaigns-download-report-table",
+    "campaigns-download-report-latex",
+    "campaigns-download-report-html",
     "campaigns-show-report-figure",
     "api-schema",
 }

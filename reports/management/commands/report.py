@@ -1,4 +1,4 @@
-"""Write a campaign report (tables as CSV, figures as PNG) to a folder."""
+"""Write a campaign report to a folder: tables as CSV (and LaTeX), figures as PNG (and SVG, PDF), one HTML file."""
 
 import re
 from pathlib import Path
@@ -9,8 +9,12 @@ from django.core.management.base import BaseCommand, CommandError
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.analysis.latex import latex_document
+from reports.analysis.present import latex
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
+from reports.sections import tables_with_content
+from reports.standalone import standalone_html
 
 
 def _file_stem(spec):
@@ -18,6 +22,15 @@ def _file_stem(spec):
     if spec.kind == "figure2":
         return "figure2"
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
+
+
+def _write_latex(report, out):
+    """Each table with something to show as `<name>.tex`; `tables.tex` (an article of them all) checks they compile."""
+    tables = {name: latex(report, name) for name in tables_with_content(report)}
+    tables = {name: table for name, table in tables.items() if table is not None}
+    for name, table in tables.items():
+        (out / f"{name}.tex").write_text(table, encoding="utf-8")
+    (out / "tables.tex").write_text(latex_document(list(tables.values())), encoding="utf-8")
 
 
 class Command(BaseCommand):
@@ -29,6 +42,12 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, help="folder to write into (created if missing)")
         parser.add_argument("--seed", type=int, default=2024, help="seed of the MBD draws and the bootstrap")
         parser.add_argument("--no-figures", action="store_true", help="write the tables only")
+        parser.add_argument(
+            "--latex",
+            action="store_true",
+            help="also write each table as a booktabs .tex and the figures as PDF and SVG",
+        )
+        parser.add_argument("--html", action="store_true", help="also write report.html: one self-contained file")
 
     def handle(self, *args, **options):
         slugs = list(dict.fromkeys(options["campaigns"]))
@@ -60,9 +79,16 @@ class Command(BaseCommand):
         )
         write_csv(signatures, out / "signatures.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
+        if options["latex"]:
+            _write_latex(report, out)
         if not options["no_figures"] and report.metrics:
+            formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
             for spec in figure_specs(report):
-                (out / f"{_file_stem(spec)}.png").write_bytes(draw_figure(report, spec, "png"))
+                for fmt in formats:
+                    (out / f"{_file_stem(spec)}.{fmt}").write_bytes(draw_figure(report, spec, fmt))
+        if options["html"]:
+            page = standalone_html([campaigns[slug] for slug in slugs], report, frames.signatures)
+            (out / "report.html").write_text(page, encoding="utf-8")
         for note in report.notes:
             self.stderr.write(f"note: {note}")
         self.stdout.write(
