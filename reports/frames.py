@@ -11,7 +11,7 @@ import pandas as pd
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Pair
-from scoring.metrics.registry import METRICS, direction_of
+from scoring.metrics.registry import METRICS, direction_of, label_of
 from scoring.models import Score
 from scoring.service import latest_scores, signature_groups
 
@@ -108,7 +108,7 @@ def latest_metric_scores(campaigns) -> Scores:
     for metric, (used, *others) in signature_groups(scores).items():
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
-            notes.append(f"{metric}: using the most recent signature {used['signature']}; ignored {ignored}.")
+            notes.append(f"{label_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
     values, signatures = latest_scores(scores)
     long = pd.DataFrame.from_records(values, columns=["pair_pk", "metric", "value"])
     wide = long.pivot(index="pair_pk", columns="metric", values="value") if values else pd.DataFrame()

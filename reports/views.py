@@ -16,7 +16,7 @@ from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import TITLES, latex
-from reports.analysis.vocabulary import label
+from reports.analysis.vocabulary import label, metric_label
 from reports.cache import figure_bytes, get_report
 from reports.exports import judgments_frame, pairs_with_scores
 from reports.figures import figure_specs
@@ -78,6 +78,15 @@ def _figures(cached, campaigns, label_source):
     ]
 
 
+def _scored(cached):
+    """Each metric the report asked for: its printed name, pairs scored and the signature used."""
+    report = cached.report
+    return [
+        {"label": metric_label(m, report.directions.get(m)), "n": n, "signature": cached.signatures.get(m, "")}
+        for m, n in report.summary["n_scored"].items()
+    ]
+
+
 def _render_report(request, campaigns, label_source, page_url):
     cached = get_report(campaigns, label_source)
     query = _query(campaigns, label_source)
@@ -86,12 +95,14 @@ def _render_report(request, campaigns, label_source, page_url):
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
         "label_source": label_source,
+        "label_source_name": label(label_source),
         "label_sources": LABEL_SOURCES,
         # Campaigns compared in one report share a task type (today all are `similarity`).
         "report_section": task_type_of(campaigns[0]).report_section,
         "page_url": page_url,
         "report": cached.report,
         "signatures": cached.signatures,
+        "scored": _scored(cached),
         "computed_at": cached.computed_at,
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",

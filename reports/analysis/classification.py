@@ -21,6 +21,7 @@ from reports.analysis.common import (
     subsets,
 )
 from reports.analysis.labels import CLASS_NAMES
+from reports.analysis.vocabulary import label
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
 
@@ -248,8 +249,8 @@ def mixed_balanced(
             any_larger = any_larger or available > per_label
             if available < per_label:
                 notes.append(
-                    f"MBD: corpus {corpus} has {available} labelled {name} pair(s), fewer than {per_label}; "
-                    f"each draw uses all {available}."
+                    f"MBD: corpus {corpus} has {available} labelled {label(name).lower()} pair(s), "
+                    f"fewer than {per_label}; each draw uses all {available}."
                 )
     rows = []
     draws_of_mask = {}

@@ -8,6 +8,7 @@ import pandas as pd
 from reports.analysis import agreement, breakdowns, classification, ranking, tables
 from reports.analysis.common import corpora
 from reports.analysis.labels import attach_labels, label_distribution
+from scoring.metrics.registry import label_of
 
 # The files a report writes, in the order a reader meets them; README.md lists their columns.
 TABLE_NAMES = [
@@ -67,15 +68,19 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
     metrics = []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
-            notes.append(f"{metric} has no scores yet.")
+            notes.append(f"{label_of(metric)} has no scores yet.")
             continue
         frame[metric] = pd.to_numeric(frame[metric], errors="coerce").astype(float)
         metrics.append(metric)
         scored = frame[metric].notna()
         if not scored.all():
-            notes.append(f"{metric} has scored {int(scored.sum())} of {len(frame)} pairs so far; its rows use those.")
+            notes.append(
+                f"{label_of(metric)} has scored {int(scored.sum())} of {len(frame)} pairs so far; its rows use those."
+            )
         if np.ptp(frame.loc[scored, metric].to_numpy()) == 0:
-            notes.append(f"{metric} gives the same score to every pair: thresholds and correlations say nothing.")
+            notes.append(
+                f"{label_of(metric)} gives the same score to every pair: thresholds and correlations say nothing."
+            )
     notes += tables.corpus_notes(frame)
 
     table3 = classification.table3(frame, metrics, directions)

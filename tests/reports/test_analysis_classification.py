@@ -174,7 +174,7 @@ def test_the_mbd_is_reproducible_and_notes_short_corpora():
     first, notes = mixed_balanced(frame, list(DIRECTIONS), DIRECTIONS, seed=7)
     again, _ = mixed_balanced(frame, list(DIRECTIONS), DIRECTIONS, seed=7)
     pd.testing.assert_frame_equal(first, again)
-    assert notes == ["MBD: corpus B has 12 labelled non_paraphrase pair(s), fewer than 45; each draw uses all 12."]
+    assert notes == ["MBD: corpus B has 12 labelled non-paraphrase pair(s), fewer than 45; each draw uses all 12."]
     row = first[(first["metric"] == "m")].iloc[0]
     assert row["n"] == 45 + 45 + 45 + 12 and row["n_paraphrase"] == 90
     assert row["accuracy_ci95"] > 0

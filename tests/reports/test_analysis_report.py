@@ -63,7 +63,7 @@ def test_constant_scores_and_a_lone_judge_give_notes_not_errors():
     pairs["bleu"] = 0.5
     judgments = judgments.assign(judge="judge-00001").drop_duplicates(["pair_id", "judge"])
     report = build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST)
-    assert any(note.startswith("bleu gives the same score to every pair") for note in report.notes)
+    assert any(note.startswith("BLEU gives the same score to every pair") for note in report.notes)
     assert "Fewer than two judges: inter-annotator agreement is undefined." in report.notes
     assert report.tables["agreement"]["value"].isna().all()
 

@@ -116,7 +116,7 @@ def test_the_report_is_recomputed_only_when_the_data_changes(judged_campaign):
     changed = get_report([judged_campaign], "gold")
     assert changed.key != first.key
     assert changed.signatures["bleu"] == "metric:bleu|version:2"
-    assert any("bleu: using the most recent signature metric:bleu|version:2" in note for note in changed.report.notes)
+    assert any("BLEU: using the most recent signature metric:bleu|version:2" in note for note in changed.report.notes)
 
 
 def test_a_gold_only_campaign_shows_each_empty_section_as_one_line(client, campaign, researcher):
