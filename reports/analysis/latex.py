@@ -38,8 +38,13 @@ PREAMBLE = (
 )
 
 
-def latex_table(display: pd.DataFrame, *, caption: str, label: str, bold: pd.DataFrame | None = None) -> str:
-    """One `table` environment: booktabs rules, escaped cells and headers, bold where `bold` is True."""
+def latex_table(
+    display: pd.DataFrame, *, caption: str, label: str, bold: pd.DataFrame | None = None, stub: int = 1
+) -> str:
+    """One `table` environment: booktabs rules, escaped cells and headers, bold where `bold` is True.
+
+    The first `stub` columns hold row headers (left-aligned); the others hold numbers (right-aligned).
+    """
     frame = display.astype(str).reset_index(drop=True)
     styler = frame.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
     if bold is not None:
@@ -51,7 +56,7 @@ def latex_table(display: pd.DataFrame, *, caption: str, label: str, bold: pd.Dat
         label=label,
         position="htbp",
         position_float="centering",
-        column_format="l" + "r" * (len(frame.columns) - 1),
+        column_format="l" * stub + "r" * (len(frame.columns) - stub),
     )
     return PREAMBLE + _symbols(body)
 

@@ -357,7 +357,8 @@ def latex(report, name) -> str | None:
         return None
     flat, bold = _flat(result)
     caption = f"{TITLES.get(name, label(name))}. {result.caption}"
-    return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold)
+    stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
+    return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold, stub=max(stub, 1))
 
 
 def _flat(result: Shown):

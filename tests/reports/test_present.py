@@ -78,3 +78,10 @@ def test_the_latex_of_a_table_has_its_stub_and_bold_cells(report):
     tex = latex(report, "auc")
     assert "\\toprule" in tex and "\\textbf{" in tex and "\\label{tab:auc}" in tex
     assert "Metric" in tex and "Lev. $\\downarrow$" in tex
+
+
+def test_the_latex_stub_columns_are_left_aligned_and_numbers_right_aligned(report):
+    tex = latex(report, "table3")
+    n_columns = len(shown(report, "table3").table.columns)
+    assert f"\\begin{{tabular}}{{ll{'r' * n_columns}}}" in tex
+    assert "\\multicolumn{2}{r}{ParaPLUIE Direct $\\uparrow$}" in tex
