@@ -165,6 +165,15 @@ def _directions(metrics):
     return directions, notes
 
 
+def label_sources_with_labels(campaigns) -> dict[str, bool]:
+    """Whether each label source has anything to offer: a counted judgment (human), a gold label (gold)."""
+    pairs = Pair.objects.filter(campaign__in=list(campaigns), is_training=False, is_control=False)
+    return {
+        "human": Judgment.objects.filter(pair__in=pairs).counted().exists(),
+        "gold": pairs.filter(gold_label__isnull=False).exists(),
+    }
+
+
 def metric_columns(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
     """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature."""
     scores = latest_metric_scores([campaign])

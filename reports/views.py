@@ -20,7 +20,7 @@ from reports.analysis.vocabulary import label, metric_label
 from reports.cache import figure_bytes, get_report
 from reports.exports import judgments_frame, pairs_with_scores
 from reports.figures import figure_specs
-from reports.frames import latest_metric_scores
+from reports.frames import label_sources_with_labels, latest_metric_scores
 from reports.sections import download_only, sections_of, tables_with_content
 from reports.standalone import standalone_html
 from scoring.service import signature_lines
@@ -38,8 +38,12 @@ def _campaigns_of(request, slug=None):
     return sorted(campaigns, key=lambda c: slugs.index(c.slug))
 
 
-def _label_source(request):
-    label_source = request.GET.get("label", "human")
+def _label_source(request, campaigns):
+    """The `label` asked for; without one, the judges' labels if there are any, else gold labels if imported."""
+    if "label" not in request.GET:
+        available = label_sources_with_labels(campaigns)
+        return next((source for source in LABEL_SOURCES if available[source]), LABEL_SOURCES[0])
+    label_source = request.GET.get("label")
     if label_source not in LABEL_SOURCES:
         raise Http404(f"label must be one of {', '.join(LABEL_SOURCES)}")
     return label_source
@@ -78,6 +82,15 @@ def _figures(cached, campaigns, label_source):
     ]
 
 
+def _switch_urls(campaigns, page_url):
+    """(source, its name, URL, whether it has labels) for the label-source buttons."""
+    available = label_sources_with_labels(campaigns)
+    return [
+        (source, label(source), f"{page_url}?{_query(campaigns, source)}", available[source])
+        for source in LABEL_SOURCES
+    ]
+
+
 def _scored(cached):
     """Each metric the report asked for: its printed name, pairs scored and the signature used."""
     report = cached.report
@@ -106,7 +119,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "computed_at": cached.computed_at,
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",
-        "switch_urls": [(source, label(source), f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
+        "switch_urls": _switch_urls(campaigns, page_url),
         "html_url": f"{reverse('campaigns-download-report-html')}?{query}",
         "sections": sections_of(cached.report, links),
         "downloads": [{"name": n, "title": TITLES[n], **links(n)} for n in download_only()],
@@ -119,13 +132,15 @@ def _render_report(request, campaigns, label_source, page_url):
 @researcher_required
 def show_report(request, slug):
     campaigns = _campaigns_of(request, slug)
-    return _render_report(request, campaigns, _label_source(request), reverse("campaigns-show-report", args=[slug]))
+    return _render_report(
+        request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-report", args=[slug])
+    )
 
 
 @researcher_required
 def show_cross_report(request):
     campaigns = _campaigns_of(request)
-    return _render_report(request, campaigns, _label_source(request), reverse("campaigns-show-cross-report"))
+    return _render_report(request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-cross-report"))
 
 
 @researcher_required
@@ -133,7 +148,7 @@ def download_report_table(request, name):
     if name not in TABLE_NAMES:
         raise Http404(f"No table {name}")
     campaigns = _campaigns_of(request)
-    label_source = _label_source(request)
+    label_source = _label_source(request, campaigns)
     cached = get_report(campaigns, label_source)
     filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.csv"
     return csv_response(cached.report.tables[name], filename)
@@ -144,7 +159,7 @@ def download_report_table_latex(request, name):
     if name not in TABLE_NAMES:
         raise Http404(f"No table {name}")
     campaigns = _campaigns_of(request)
-    label_source = _label_source(request)
+    label_source = _label_source(request, campaigns)
     report = get_report(campaigns, label_source).report
     if name not in tables_with_content(report):
         raise Http404(f"Table {name} has nothing to show yet.")
@@ -157,7 +172,7 @@ def download_report_table_latex(request, name):
 @researcher_required
 def download_report_html(request):
     campaigns = _campaigns_of(request)
-    label_source = _label_source(request)
+    label_source = _label_source(request, campaigns)
     cached = get_report(campaigns, label_source)
     page = standalone_html(
         campaigns, cached.report, cached.signatures, figure_png=lambda spec: figure_bytes(cached, spec, "png")
@@ -172,7 +187,7 @@ def download_report_html(request):
 @researcher_required
 def show_report_figure(request, name, fmt):
     campaigns = _campaigns_of(request)
-    cached = get_report(campaigns, _label_source(request))
+    cached = get_report(campaigns, _label_source(request, campaigns))
     spec = next((spec for spec in figure_specs(cached.report) if spec.name == name), None)
     if fmt not in FORMATS or spec is None:
         raise Http404(f"No figure {name}.{fmt}")

@@ -160,3 +160,13 @@ def test_the_latex_of_an_empty_table_is_a_404_naming_it(client, campaign, resear
     client.force_login(researcher)
     response = client.get(reverse("campaigns-download-report-latex", args=["agreement"]) + "?c=demo")
     assert response.status_code == 404
+
+
+def test_without_a_label_source_the_page_reads_what_the_data_has(client, campaign, researcher):
+    pairs = add_pairs(campaign, 4)
+    for i, pair in enumerate(pairs):
+        pair.gold_label = i % 2
+        pair.save()
+    client.force_login(researcher)
+    body = client.get(reverse("campaigns-show-report", args=["demo"])).content.decode()
+    assert "the corpus's gold labels" in body and "Judges&#x27; majority labels (none yet)" in body
