@@ -151,3 +151,21 @@ def test_the_exported_tables_compile_in_a_standard_article(scored_campaign, tmp_
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "tables.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_the_demo_campaign_exports_latex_tables_pdf_figures_and_one_html_file(db, tmp_path):
+    from campaigns.models import Campaign
+
+    call_command("load_demo")
+    demo = Campaign.objects.get(slug="demo")
+    for name in ("lev", "bleu"):
+        score_pairs(demo, name)
+    call_command("report", "demo", "--label-source", "gold", "--out", str(tmp_path), "--latex", "--html")
+    assert {"table1.tex", "table3.tex", "auc.tex", "tables.tex", "figure2.pdf", "thresholds_demo.pdf"} <= {
+        path.name for path in tmp_path.iterdir()
+    }
+    # Gold labels only: the judges' sections are left out of the LaTeX, as they are of the page.
+    assert not (tmp_path / "agreement.tex").exists() and not (tmp_path / "labels.tex").exists()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert_self_contained(page)
+    assert "No judgments yet: agreement appears once two judges share a pair." in page
