@@ -45,11 +45,12 @@ def _no_labelled_scores(report):
 
 
 def _no_ordinal_answers(report):
-    return _no_labelled_scores(report) or (
-        None
-        if not report.tables["rank_correlation"].empty and report.tables["rank_correlation"]["n"].gt(0).any()
-        else "No judgment on the 4-point scale yet: rank correlations need the judges' answers."
-    )
+    if not report.metrics:
+        return _no_labelled_scores(report)
+    ranked = report.tables["rank_correlation"]
+    if ranked.empty or not ranked["n"].gt(0).any():
+        return "No judgment on the 4-point scale yet: rank correlations need the judges' answers."
+    return None
 
 
 def _no_groups(report):
