@@ -135,6 +135,16 @@ def _table2(report, frame):
     return Shown(table, caption="Pairs per corpus; labels as count : share of the labelled pairs.")
 
 
+def _threshold_note(row):
+    """After Table 3's threshold: the tied range when several reach the best accuracy; at 0, the answer setting."""
+    if row["threshold_kind"] == "a_priori":
+        return f" (answer {row['answer']})" if row.get("answer") else ""
+    low, high = row.get("threshold_low"), row.get("threshold_high")
+    if low is None or low != low or low == high:
+        return ""
+    return f" (tied {_number(low)} to {_number(high)})"
+
+
 def _table3(report, frame):
     """Metrics side by side (ParaPLUIE also at 0); one block of rates per corpus; best rate of each row in bold."""
     records = []
@@ -145,6 +155,8 @@ def _table3(report, frame):
             has_ci = ci is not None and ci == ci
             value = row[key]
             cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
+            if key == "threshold":
+                cell += _threshold_note(row)
             records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
     long = pd.DataFrame(records)
     rows = pd.MultiIndex.from_tuples(

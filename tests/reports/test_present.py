@@ -85,3 +85,16 @@ def test_the_latex_stub_columns_are_left_aligned_and_numbers_right_aligned(repor
     n_columns = len(shown(report, "table3").table.columns)
     assert f"\\begin{{tabular}}{{ll{'r' * n_columns}}}" in tex
     assert "\\multicolumn{2}{r}{ParaPLUIE Direct $\\uparrow$}" in tex
+
+
+def test_table3_states_a_tied_threshold_range_when_the_analysis_gives_one(report):
+    frame = report.tables["table3"].copy()
+    first = frame.index[(frame["corpus"] == "A") & (frame["threshold_kind"] == "a_posteriori")][0]
+    frame.loc[first, ["threshold_low", "threshold_high"]] = [0.25, 0.5]
+
+    class Tied:
+        tables = {"table3": frame}
+        directions, corpora = report.directions, report.corpora
+
+    cell = shown(Tied, "table3").table.loc[("A", "Threshold")].iloc[0]
+    assert cell.endswith("(tied 0.25 to 0.50)")
