@@ -23,11 +23,12 @@ from campaigns.analysis.figures import FORMATS
 from campaigns.analysis.present import SHOWN, TITLES, html
 from campaigns.models import Campaign, Pair
 from campaigns.views import campaign_for, csv_response, researcher_required
+from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, get_metric_class
 from scoring.models import Score
 from scoring.service import latest_scores, signature_groups
 
-ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "2"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 POLL_SECONDS = 20
 # Importing these metrics' modules loads torch or nltk: their direction is known without it.
@@ -49,6 +50,12 @@ class Frames:
     directions: dict[str, str]
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def answers(self) -> dict[str, str]:
+        """Per ParaPLUIE column, its yes/no answer setting as its signature records it ("Yes/No:10539/5230")."""
+        parsed = {metric: parse_signature(line) for metric, line in self.signatures.items()}
+        return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
 def metric_direction(name: str) -> str | None:
@@ -164,7 +171,9 @@ def get_report(campaigns, label_source="human") -> CachedReport:
     cached = cache.get(key)
     if cached is None:
         frames = load_frames(campaigns)
-        report = build_report(frames.pairs, frames.judgments, frames.directions, label_source=label_source)
+        report = build_report(
+            frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source
+        )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
         cache.set(key, cached, CACHE_SECONDS)

@@ -11,7 +11,10 @@ from campaigns.analysis.common import ARROW
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",
     "table1": "Table 1 — mean ± standard deviation of each metric, by label",
-    "table3": "Table 3 — best a-posteriori threshold (and ParaPLUIE at 0), with the Mixed Balanced Dataset",
+    "table3": (
+        "Table 3 — best a-posteriori threshold (the strictest of tied ones; [lowest, highest] tied), "
+        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the Mixed Balanced Dataset"
+    ),
     "table4": "Table 4 — Pearson correlation with the edit distance inside each class",
     "eer": "Equal error rate (non-paraphrases as spoofs)",
     "labels": "Answers given by the judges",
@@ -53,6 +56,16 @@ def _ordered(frame, column, order):
 
 def _metric_name(report, metric):
     return f"{metric} {ARROW.get(report.directions.get(metric), '')}".strip()
+
+
+def _threshold_note(row):
+    """Table 3's threshold cell: the tied range when several thresholds reach the best accuracy, the answer at 0."""
+    if row["threshold_kind"] == "a_priori":
+        return f" (answer {row['answer']})" if row.get("answer") else ""
+    low, high = row.get("threshold_low"), row.get("threshold_high")
+    if low is None or low != low or low == high:
+        return ""
+    return f" [{_number(low)}, {_number(high)}]"
 
 
 def wide(report, name) -> pd.DataFrame:
@@ -97,6 +110,8 @@ def wide(report, name) -> pd.DataFrame:
             for key, label in RATE_LABELS.items():
                 ci = row.get(f"{key}_ci95")
                 cell = _number(row[key]) + (f" ± {_number(ci)}" if ci is not None and ci == ci else "")
+                if key == "threshold":
+                    cell += _threshold_note(row)
                 column = row["corpus"] if row["threshold_kind"] == "a_posteriori" else f"{row['corpus']} (0)"
                 rows.append(
                     {"metric": _metric_name(report, row["metric"]), "row": label, "column": column, "cell": cell}
