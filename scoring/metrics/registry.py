@@ -10,6 +10,7 @@ METRICS = {
     "lev": "scoring.metrics.lev.Levenshtein",
     "bleu": "scoring.metrics.bleu.Bleu",
     "meteor": "scoring.metrics.meteor.Meteor",
+    "wer": "scoring.metrics.wer.WordErrorRate",
     "bertscore": "scoring.metrics.bertscore.BertScore",
     "parascore": "scoring.metrics.parascore.ParaScore",
     "sbert": "scoring.metrics.sbert.SBert",
