@@ -131,3 +131,11 @@ def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
         decided = votes[2 * votes["sum"] != votes["count"]]
         assert table.loc[level, "n"] == len(decided)
         assert table.loc[level, "n_paraphrase"] == int((2 * decided["sum"] > decided["count"]).sum())
+
+
+def test_a_gold_report_ranks_against_the_gold_labels_and_a_human_one_against_the_judges():
+    pairs, judgments = data()
+    gold = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST).tables["rank_correlation"]
+    human = build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST).tables["rank_correlation"]
+    assert set(gold["against"]) == {"label"} and gold["spearman_rho"].notna().all()
+    assert set(human["against"]) == {"mean_ordinal"}

@@ -21,7 +21,7 @@ TITLES = {
     "agreement": "Inter-annotator agreement",
     "auc": "ROC AUC with bootstrap 95% CI",
     "auc_tests": "Paired bootstrap tests of AUC differences",
-    "rank_correlation": "Rank correlation with the judges' 4-point answers (pair means)",
+    "rank_correlation": "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
     "by_english_level": "Judges by English level",
     "by_group": "Metrics by generator, template and judges' English level",
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",

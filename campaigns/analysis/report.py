@@ -95,7 +95,7 @@ def build_report(
     auc, auc_tests = ranking.auc_tables(
         frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
     )
-    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions)
+    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions, settings.label_source)
     corpus_of_pair = frame.set_index("pair_id")["corpus"]
     agreement_frame, cohen, agreement_notes = agreement.agreement_table(
         judgments, corpus_of_pair, min_shared=settings.min_shared

@@ -13,8 +13,8 @@ from campaigns.reports import draw_figure, figure_specs, load_frames
 
 
 def _file_stem(spec):
-    """figure2, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2":
+    """figure2, figure2_mrpc, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "figure2" and spec.corpus == "Global":
         return "figure2"
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
