@@ -35,6 +35,8 @@ def test_production_refuses_to_start_without_a_secret_key():
         ("PARASOL_IMPORT_MAX_ROWS", "many", "PARASOL_IMPORT_MAX_ROWS must be an integer"),
         ("DJANGO_DEBUG", "perhaps", "DJANGO_DEBUG must be a boolean"),
         ("PARASOL_METRICS", "lev,rouge", "PARASOL_METRICS names unknown metrics: rouge"),
+        ("BERTSCORE_NUM_LAYERS", "nine", "BERTSCORE_NUM_LAYERS must be an integer"),
+        ("BERTSCORE_NUM_LAYERS", "0", "BERTSCORE_NUM_LAYERS must be at least 1"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):
