@@ -67,6 +67,7 @@ def test_it_finds_the_best_threshold_by_hand_with_ties():
         "threshold_low": 0.2,
         "threshold_high": 0.9,
         "n_tied": 3,
+        "threshold_pick": "strictest",
     }
 
 

@@ -76,9 +76,10 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase)
 
 
-# Which of the tied thresholds the single `threshold` is: the first in the scan's order.
+# Which of the tied thresholds the single `threshold` is: the first in the scan's order,
+# the highest score for a higher-is-closer metric, the lowest for a distance.
 TIE_PICK = "strictest"
-TIE_COLUMNS = ["threshold_low", "threshold_high", "n_tied"]
+TIE_COLUMNS = ["threshold_low", "threshold_high", "n_tied", "threshold_pick"]
 
 
 def best_threshold(scan: Scan) -> dict[str, float]:
@@ -88,7 +89,7 @@ def best_threshold(scan: Scan) -> dict[str, float]:
     threshold, reach the best accuracy; `n_tied` counts them (they need not be adjacent).
     """
     if len(scan.thresholds) == 0:
-        return {"threshold": np.nan, **dict.fromkeys(RATE_NAMES, np.nan), **dict.fromkeys(TIE_COLUMNS, np.nan)}
+        return {"threshold": np.nan, **dict.fromkeys(RATE_NAMES, np.nan), **dict.fromkeys(TIE_COLUMNS[:3], np.nan)}
     values = scan.rates()
     best = int(np.argmax(values["accuracy"]))  # the scan is strictest first
     tied = scan.thresholds[values["accuracy"] == values["accuracy"][best]]
@@ -98,6 +99,7 @@ def best_threshold(scan: Scan) -> dict[str, float]:
         "threshold_low": float(tied.min()),
         "threshold_high": float(tied.max()),
         "n_tied": len(tied),
+        "threshold_pick": TIE_PICK,
     }
 
 
@@ -315,7 +317,10 @@ def mixed_balanced(
             best["threshold_low"], best["threshold_high"] = -best["threshold_high"], -best["threshold_low"]
         counts = {"n": draws.shape[1], "n_paraphrase": int(drawn_labels[0].sum())}
         counts["n_non_paraphrase"] = counts["n"] - counts["n_paraphrase"]
-        rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **counts})
+        pick = {"threshold_pick": TIE_PICK}  # per draw; `threshold_low`/`_high` are means of the draws' bounds
+        rows.append(
+            {"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **pick, **counts}
+        )
         if is_parapluie(metric):
             predicted = called_paraphrase(oriented, orient([NATURAL_THRESHOLD], directions[metric])[0], HIGHER)
             tp = (predicted & drawn_labels).sum(axis=1)
