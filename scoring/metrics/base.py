@@ -12,8 +12,19 @@ from typing import ClassVar
 
 import numpy as np
 
-HIGHER = "higher"  # a higher score means the hypothesis is closer to the source
-LOWER = "lower"  # a lower score means closer (distances)
+from scoring.metrics.registry import HIGHER, LOWER, direction_of
+
+__all__ = [
+    "HIGHER",
+    "LOWER",
+    "Metric",
+    "MetricUnavailable",
+    "called_paraphrase",
+    "format_signature",
+    "NATURAL_THRESHOLD",
+    "parse_signature",
+    "setting",
+]
 
 # ParaPLUIE's a-priori threshold (paper, 3.1): log p(yes) = log p(no).
 NATURAL_THRESHOLD = 0.0
@@ -69,9 +80,15 @@ class Metric:
     """Score hypotheses against their sources; see the metric cards in README.md."""
 
     name: ClassVar[str]
-    direction: ClassVar[str]  # HIGHER or LOWER
+    direction: ClassVar[str]  # HIGHER or LOWER, read from the registry
     # Bump when a change to the code can change a score: stored scores carry it.
     version: ClassVar[str] = "1"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # The registry states each metric's direction; a class naming itself takes it from there.
+        if "name" in cls.__dict__:
+            cls.direction = direction_of(cls.name)
 
     def score(self, *, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """One score per (source, hypothesis) pair, in input order."""

@@ -12,7 +12,7 @@ from importlib.metadata import version
 from nltk.tokenize import word_tokenize
 from nltk.translate.meteor_score import meteor_score
 
-from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.base import Metric
 from scoring.metrics.wordnet import load_wordnet, nltk_data_dir
 
 
@@ -31,7 +31,6 @@ TOKENIZERS = {"treebank": treebank_tokens, "whitespace": whitespace_tokens}
 
 class Meteor(Metric):
     name = "meteor"
-    direction = HIGHER
     version = "2"  # 2: Treebank tokens by default (1 split on whitespace)
 
     def __init__(self, *, nltk_data=None, tokenizer="treebank"):

@@ -9,7 +9,7 @@ from importlib.metadata import version
 
 import jiwer
 
-from scoring.metrics.base import LOWER, Metric
+from scoring.metrics.base import Metric
 
 
 def word_edits(source, hypothesis):
@@ -26,7 +26,6 @@ def word_error_rate(source, hypothesis):
 
 class WordErrorRate(Metric):
     name = "wer"
-    direction = LOWER
 
     def _score_pair(self, source, hypothesis):
         return word_error_rate(source, hypothesis)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from campaigns.analysis import build_report
+from reports.analysis import build_report
 from scoring.metrics import get_metric
 from scoring.metrics.wordnet import install_wordnet
 
