@@ -66,6 +66,7 @@ test: lint install wordnet $(NODE_TOOLS)/node_modules/.installed
 bench: install
 	$(PY) bench/lexical.py --pairs 500
 	$(PY) bench/report.py --pairs 500 --db
+	$(PY) bench/metric_cards.py --metrics lev bleu wer
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles var

@@ -10,7 +10,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-# The registry is plain data (names to dotted paths); it imports no metric.
+# Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
+# neither imports a metric or a model library.
+from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import METRICS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -231,6 +233,15 @@ if _unknown_metrics:
 # Metrics that run a language model go to the GPU queue.
 PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")} | {"lm_fluency"}
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+# BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
+# (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
+# all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands
+# them to the scorers (scoring/metrics, Django-free, reads the same variables when used alone).
+BERTSCORE_MODEL = env_str("BERTSCORE_MODEL", "").strip() or EMBEDDED
+BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
+PARASOL_METRIC_OPTIONS = {
+    name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
+}
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 
 # Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").

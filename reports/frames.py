@@ -11,6 +11,7 @@ import pandas as pd
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Pair
+from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of
 from scoring.models import Score
 from scoring.service import latest_scores, signature_groups
@@ -126,6 +127,12 @@ class Frames:
     directions: dict[str, str]
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def answers(self) -> dict[str, str]:
+        """Per ParaPLUIE column, its yes/no answer setting as its signature records it ("Yes/No:10539/5230")."""
+        parsed = {metric: parse_signature(line) for metric, line in self.signatures.items()}
+        return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
 def load_frames(campaigns) -> Frames:

@@ -34,8 +34,8 @@ def check_metric_names(names):
 
 @cache
 def scorer(metric):
-    """One scorer per metric per process: models load once, not per task."""
-    return get_metric(metric)
+    """One scorer per metric per process: models load once, not per task; options from settings."""
+    return get_metric(metric, **settings.PARASOL_METRIC_OPTIONS.get(metric, {}))
 
 
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):

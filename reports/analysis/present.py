@@ -11,14 +11,17 @@ from reports.analysis.common import ARROW
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",
     "table1": "Table 1 — mean ± standard deviation of each metric, by label",
-    "table3": "Table 3 — best a-posteriori threshold (and ParaPLUIE at 0), with the Mixed Balanced Dataset",
+    "table3": (
+        "Table 3 — best a-posteriori threshold (the strictest of tied ones; [lowest, highest] tied), "
+        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the Mixed Balanced Dataset"
+    ),
     "table4": "Table 4 — Pearson correlation with the edit distance inside each class",
     "eer": "Equal error rate (non-paraphrases as spoofs)",
     "labels": "Answers given by the judges",
     "agreement": "Inter-annotator agreement",
     "auc": "ROC AUC with bootstrap 95% CI",
     "auc_tests": "Paired bootstrap tests of AUC differences",
-    "rank_correlation": "Rank correlation with the judges' 4-point answers (pair means)",
+    "rank_correlation": "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
     "by_english_level": "Judges by English level",
     "by_group": "Metrics by generator, template and judges' English level",
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",
@@ -97,6 +100,16 @@ def _table2(report, frame):
     return pd.DataFrame(columns, index=pd.Index(frame["corpus"], name="corpus"))
 
 
+def _threshold_note(row):
+    """After Table 3's threshold: the tied range when several thresholds reach the best accuracy; at 0, the answer."""
+    if row["threshold_kind"] == "a_priori":
+        return f" (answer {row['answer']})" if row.get("answer") else ""
+    low, high = row.get("threshold_low"), row.get("threshold_high")
+    if low is None or low != low or low == high:
+        return ""
+    return f" [{_number(low)}, {_number(high)}]"
+
+
 def _table3(report, frame):
     """Each metric's rates as rows; each corpus at its a-posteriori threshold and, as `corpus (0)`, at 0."""
     rows = []
@@ -105,6 +118,8 @@ def _table3(report, frame):
         for key, label in RATE_LABELS.items():
             ci = row.get(f"{key}_ci95")
             cell = _number(row[key]) + (f" ± {_number(ci)}" if ci is not None and ci == ci else "")
+            if key == "threshold":
+                cell += _threshold_note(row)
             rows.append({"metric": _metric_name(report, row["metric"]), "row": label, "column": column, "cell": cell})
     cells = pd.DataFrame(rows)
     order = [*report.corpora, "Global", "MBD"]

@@ -52,11 +52,14 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], **options) -> Report:
+def build_report(
+    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, answers=None, **options
+) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
 
     `pairs`: pair_id, corpus, source, hypothesis, gold_label, optional generator/template, one
-    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training).
+    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training);
+    `answers`: per ParaPLUIE metric, its yes/no answer setting, shown beside its threshold-0 rows.
     """
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
@@ -78,15 +81,21 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
             notes.append(f"{metric} gives the same score to every pair: thresholds and correlations say nothing.")
     notes += tables.corpus_notes(frame)
 
-    table3 = classification.table3(frame, metrics, directions)
+    table3 = classification.table3(frame, metrics, directions, answers)
     mbd, mbd_notes = classification.mixed_balanced(
-        frame, metrics, directions, per_label=settings.per_label, n_draws=settings.n_draws, seed=settings.seed
+        frame,
+        metrics,
+        directions,
+        per_label=settings.per_label,
+        n_draws=settings.n_draws,
+        seed=settings.seed,
+        answers=answers,
     )
     table4, table4_notes = tables.table4(frame, metrics)
     auc, auc_tests = ranking.auc_tables(
         frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
     )
-    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions)
+    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions, settings.label_source)
     corpus_of_pair = frame.set_index("pair_id")["corpus"]
     agreement_frame, cohen, agreement_notes = agreement.agreement_table(
         judgments, corpus_of_pair, min_shared=settings.min_shared

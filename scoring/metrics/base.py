@@ -10,9 +10,39 @@ import os
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
+
 from scoring.metrics.registry import HIGHER, LOWER, direction_of
 
-__all__ = ["HIGHER", "LOWER", "Metric", "MetricUnavailable", "format_signature", "setting"]
+__all__ = [
+    "HIGHER",
+    "LOWER",
+    "Metric",
+    "MetricUnavailable",
+    "called_paraphrase",
+    "format_signature",
+    "NATURAL_THRESHOLD",
+    "parse_signature",
+    "setting",
+]
+
+# ParaPLUIE's a-priori threshold (paper, 3.1): log p(yes) = log p(no).
+NATURAL_THRESHOLD = 0.0
+
+
+def called_paraphrase(scores, threshold, direction):
+    """The one decision rule: a score at least as close as ``threshold`` is called a paraphrase.
+
+    The paper (5.2) labels couples "with a score under a given threshold" non-paraphrases
+    "whereas others are labeled paraphrases": so ``score >= threshold`` (``<=`` for a
+    distance), and a ParaPLUIE score of exactly 0 is a paraphrase. Works on arrays.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if direction == HIGHER:
+        return scores >= threshold
+    if direction == LOWER:
+        return scores <= threshold
+    raise ValueError(f"direction must be {HIGHER!r} or {LOWER!r}, got {direction!r}")
 
 
 class MetricUnavailable(RuntimeError):
@@ -39,6 +69,11 @@ def setting(name, default=None, *, choices=None, value=None):
 def format_signature(signature):
     """One line for a signature dict, in sacrebleu's ``key:value|key:value`` style."""
     return "|".join(f"{key}:{value}" for key, value in signature.items())
+
+
+def parse_signature(line):
+    """The dict :func:`format_signature` wrote (a value may itself hold ':')."""
+    return dict(field.partition(":")[::2] for field in line.split("|") if field)
 
 
 class Metric:

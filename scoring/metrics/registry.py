@@ -22,6 +22,7 @@ METRICS = {
     "lev": Entry("scoring.metrics.lev.Levenshtein", LOWER),
     "bleu": Entry("scoring.metrics.bleu.Bleu", HIGHER),
     "meteor": Entry("scoring.metrics.meteor.Meteor", HIGHER),
+    "wer": Entry("scoring.metrics.wer.WordErrorRate", LOWER),
     "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER),
     "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER),
     "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER),

@@ -37,6 +37,8 @@ def test_production_refuses_to_start_without_a_secret_key():
         ("PARASOL_METRICS", "lev,rouge", "PARASOL_METRICS names unknown metrics: rouge"),
         ("GENERATION_MODELS", "/models/mistral", "GENERATION_MODELS must be name=value items"),
         ("GENERATION_MODELS", "embedded=/tmp/x.gguf", "GENERATION_MODELS names 'embedded' twice or redefines"),
+        ("BERTSCORE_NUM_LAYERS", "nine", "BERTSCORE_NUM_LAYERS must be an integer"),
+        ("BERTSCORE_NUM_LAYERS", "0", "BERTSCORE_NUM_LAYERS must be at least 1"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):

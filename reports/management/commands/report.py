@@ -14,8 +14,8 @@ from reports.frames import load_frames
 
 
 def _file_stem(spec):
-    """figure2, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2":
+    """figure2, figure2_mrpc, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "figure2" and spec.corpus == "Global":
         return "figure2"
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
@@ -48,6 +48,7 @@ class Command(BaseCommand):
             frames.pairs,
             frames.judgments,
             frames.directions,
+            answers=frames.answers,
             label_source=options["label_source"],
             seed=options["seed"],
         )

@@ -12,6 +12,7 @@ EXPECTED = {
     "lev": LOWER,
     "bleu": HIGHER,
     "meteor": HIGHER,
+    "wer": LOWER,
     "bertscore": HIGHER,
     "parascore": HIGHER,
     "sbert": HIGHER,
