@@ -16,7 +16,17 @@ FORMAT_CHOICES = [
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "adaptive_overlap", "overlap_max", "is_open", "shared_with"]
+        fields = [
+            "name",
+            "slug",
+            "description",
+            "pairs_per_judge",
+            "overlap_target",
+            "adaptive_overlap",
+            "overlap_max",
+            "is_open",
+            "shared_with",
+        ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 

@@ -104,6 +104,7 @@ def load_frames(campaigns) -> Frames:
     judgments = judgments.drop(columns="pk")
 
     scores, directions, signatures, notes = _scores(campaigns)
+    notes += [note for note in (c.overlap_note() for c in campaigns) if note]
     if not scores.empty:
         wide = scores.pivot(index="pair_id", columns="metric", values="value")
         pairs = pairs.join(wide, on="pk")

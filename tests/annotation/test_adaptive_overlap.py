@@ -1,0 +1,116 @@
+"""Adaptive overlap with simulated judges: agreeing pairs stop early, disputed ones reach the maximum."""
+
+import random
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.urls import reverse
+
+from annotation import assignment as assign
+from annotation.joining import join
+from annotation.models import Judgment
+from annotation.stats import campaign_progress
+from campaigns.reports import load_frames
+from tests.factories import add_pairs, without_controls
+
+pytestmark = pytest.mark.django_db
+
+# What simulated judges answer on each kind of pair.
+CLEAR_YES = ["same_meaning", "mostly_similar"]
+CLEAR_NO = ["very_different", "slightly_similar"]
+
+
+def answer_for(assignment, rng):
+    """Pairs 1-10 are clear paraphrases, 11-20 clear non-paraphrases; 21-30 split their judges in turn."""
+    pair_number = int(assignment.pair.external_id[1:])
+    if pair_number <= 10:
+        return rng.choice(CLEAR_YES)
+    if pair_number <= 20:
+        return rng.choice(CLEAR_NO)
+    earlier = Judgment.objects.filter(pair=assignment.pair).count()
+    return rng.choice(CLEAR_YES if earlier % 2 else CLEAR_NO)
+
+
+def run_judges(campaign, judges):
+    rng = random.Random(7)
+    for number in range(judges):
+        judge = join(campaign, key=f"k{number}", crowd={})
+        if judge is None:
+            return number
+        while (current := assign.next_assignment(judge)) is not None:
+            assign.record_judgment(current, "dont_know" if current.is_training else answer_for(current, rng))
+    return judges
+
+
+@pytest.fixture
+def adaptive(campaign):
+    add_pairs(campaign, 30)
+    campaign.adaptive_overlap = True
+    campaign.overlap_target = 2
+    campaign.overlap_max = 5
+    campaign.pairs_per_judge = 10
+    campaign.save()
+    return without_controls(campaign)
+
+
+def per_pair(campaign):
+    counts = {n: 0 for n in range(1, 31)}
+    for external_id in (
+        Judgment.objects.counted().filter(pair__campaign=campaign).values_list("pair__external_id", flat=True)
+    ):
+        counts[int(external_id[1:])] += 1
+    return counts
+
+
+def test_agreeing_pairs_stop_at_two_and_disputed_pairs_reach_five(adaptive):
+    joined = run_judges(adaptive, judges=40)
+    counts = per_pair(adaptive)
+    assert all(counts[n] == 2 for n in range(1, 21)), counts
+    assert all(counts[n] == 5 for n in range(21, 31)), counts
+    # 80 judgments instead of 150 had every pair been asked five times.
+    assert sum(counts.values()) == 20 * 2 + 10 * 5
+    assert joined < 40, "once every pair is settled, new judges are told nothing is left"
+
+
+def test_the_dashboard_shows_the_judgments_saved(client, researcher, adaptive):
+    run_judges(adaptive, judges=40)
+    progress = campaign_progress(adaptive)
+    assert progress["adaptive"] == {"n_pairs": 20, "n_saved": 20 * (5 - 2)}
+    client.force_login(researcher)
+    page = client.get(reverse("campaigns-show-campaign", args=[adaptive.slug])).content.decode()
+    assert "60" in page and "judgments saved by adaptive overlap" in page
+
+
+def test_a_dont_know_is_no_agreement(adaptive):
+    pair = adaptive.real_pairs.get(external_id="p1")
+    for number, label in enumerate(["same_meaning", "dont_know"]):
+        judge = join(adaptive, key=f"k{number}", crowd={})
+        assignment = judge.assignments.create(pair=pair, position=99, top="source")
+        assign.record_judgment(assignment, label)
+    assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
+    assert not assign.settled_early(adaptive).filter(pk=pair.pk).exists()
+
+
+def test_fixed_overlap_is_the_default_and_unchanged(campaign):
+    add_pairs(campaign, 30)
+    campaign.overlap_target = 2
+    campaign.pairs_per_judge = 10
+    campaign.save()
+    without_controls(campaign)
+    assert campaign.adaptive_overlap is False
+    run_judges(campaign, judges=40)
+    assert set(per_pair(campaign).values()) == {2}
+    assert campaign_progress(campaign)["adaptive"] is None
+
+
+def test_the_report_notes_the_rule(adaptive):
+    notes = load_frames([adaptive]).notes
+    assert any("adaptive overlap" in note and "up to 5" in note for note in notes)
+
+
+def test_the_maximum_cannot_be_below_the_first_judges(campaign):
+    campaign.adaptive_overlap = True
+    campaign.overlap_target = 3
+    campaign.overlap_max = 2
+    with pytest.raises(ValidationError, match="maximum"):
+        campaign.full_clean()
