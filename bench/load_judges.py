@@ -1,9 +1,10 @@
 """Load test of the judge protocol against the real stack, with its invariants.
 
     .venv/bin/python bench/load_judges.py [--judges 100] [--think-ms 8000] [--arrival-s 30] [--sqlite]
+    .venv/bin/python bench/load_judges.py --sqlite --judges 30 --web-workers 3   # the embedded default
 
 Starts a throwaway PostgreSQL (or SQLite with --sqlite), Redis, gunicorn
-(4 sync workers) and a Celery worker scoring with lev and bleu, all on
+(4 sync workers, or --web-workers) and a Celery worker scoring with lev and bleu, all on
 127.0.0.1; creates a campaign (300 pairs, overlap 3, 20 pairs per judge) and
 runs concurrent simulated judges, each a thread with its own cookie jar, from
 consent to the thank-you page. Some double-click (the same answer posted twice
@@ -438,7 +439,11 @@ def percentile(values, fraction):
 
 
 def latency_lines(stats, seconds):
-    lines = [f"{stats.requests} requests in {seconds:.1f} s: {stats.requests / seconds:.1f} requests/s"]
+    server_errors = sum(n for status, n in stats.statuses.items() if status >= 500)
+    lines = [
+        f"{stats.requests} requests in {seconds:.1f} s: {stats.requests / seconds:.1f} requests/s",
+        f"HTTP errors (5xx): {server_errors} (target 0); statuses {dict(sorted(stats.statuses.items()))}",
+    ]
     for kind in ("show", "answer", *sorted(set(stats.latencies) - {"show", "answer"})):
         values = stats.latencies.get(kind)
         if not values:
@@ -509,7 +514,11 @@ def server_env(database_env, redis_url, metrics="lev,bleu"):
 
 @contextmanager
 def stack(args):
-    """Database, Redis, migrations, gunicorn and a Celery worker; yields (port, env)."""
+    """Database, Redis, migrations, gunicorn and a Celery worker; yields (port, env).
+
+    With --sqlite the database is a fresh SQLite file configured exactly as the
+    embedded default (settings.sqlite_database: WAL, busy timeout, IMMEDIATE).
+    """
     from tests.pgserver import postgres_server
 
     with ExitStack() as cleanup:
