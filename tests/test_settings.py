@@ -14,7 +14,7 @@ def run_manage(*args, **env):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PARASOL_"))}
     environment.update(env)
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=60
+        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300
     )
 
 

@@ -31,12 +31,13 @@ def web():
     servers.stop(process)
 
 
-def test_sixteen_judges_joining_and_answering_at_once_on_sqlite_see_no_error(web):
+def test_sixteen_judges_joining_and_answering_at_once_on_sqlite_see_no_error(web, monkeypatch):
+    monkeypatch.setattr(load_judges, "REQUEST_TIMEOUT", 120)  # generous: cores may be saturated
     load_judges.make_campaign("sqlite", pairs=30, overlap=3, per_judge=6, control_share=0.1)
     habits = load_judges.Habits(double_click=0.15, go_back=0.1, reload=0.15, resume=0.3)
 
     stats, ledger, _seconds = load_judges.run_judges(
-        web, "sqlite", judges=16, habits=habits, time_limit=240, max_items=40, stagger_s=0.3
+        web, "sqlite", judges=16, habits=habits, time_limit=300, max_items=40, stagger_s=0.3
     )
 
     results = load_judges.check_invariants("sqlite", stats, ledger)
