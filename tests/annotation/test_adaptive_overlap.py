@@ -10,6 +10,7 @@ from annotation import assignment as assign
 from annotation.joining import join
 from annotation.models import Judgment
 from annotation.stats import campaign_progress
+from campaigns.models import Campaign
 from campaigns.reports import load_frames
 from tests.factories import add_pairs, without_controls
 
@@ -114,3 +115,14 @@ def test_the_maximum_cannot_be_below_the_first_judges(campaign):
     campaign.overlap_max = 2
     with pytest.raises(ValidationError, match="maximum"):
         campaign.full_clean()
+
+
+def test_a_researcher_turns_adaptive_overlap_on_in_the_campaign_form(client, researcher):
+    client.force_login(researcher)
+    form = {"name": "Pilot", "pairs_per_judge": 10, "overlap_target": 2, "is_open": "on", "adaptive_overlap": "on"}
+    response = client.post(reverse("campaigns-create-campaign"), form | {"slug": "low", "overlap_max": 1})
+    assert "cannot be below" in response.content.decode()
+    assert not Campaign.objects.filter(slug="low").exists()
+    client.post(reverse("campaigns-create-campaign"), form | {"slug": "pilot", "overlap_max": 4})
+    campaign = Campaign.objects.get(slug="pilot")
+    assert campaign.adaptive_overlap and campaign.overlap_max == 4
