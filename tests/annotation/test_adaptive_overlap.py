@@ -12,7 +12,7 @@ from annotation.models import Judgment
 from annotation.stats import campaign_progress
 from campaigns.models import Campaign
 from campaigns.reports import load_frames
-from tests.factories import add_pairs, without_controls
+from tests.factories import add_pairs, make_judge, without_controls
 
 pytestmark = pytest.mark.django_db
 
@@ -84,9 +84,8 @@ def test_the_dashboard_shows_the_judgments_saved(client, researcher, adaptive):
 
 def test_a_dont_know_is_no_agreement(adaptive):
     pair = adaptive.real_pairs.get(external_id="p1")
-    for number, label in enumerate(["same_meaning", "dont_know"]):
-        judge = join(adaptive, key=f"k{number}", crowd={})
-        assignment = judge.assignments.create(pair=pair, position=99, top="source")
+    for label in ["same_meaning", "dont_know"]:
+        assignment = make_judge(adaptive).assignments.create(pair=pair, position=1, top="source")
         assign.record_judgment(assignment, label)
     assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
     assert not assign.settled_early(adaptive).filter(pk=pair.pk).exists()
@@ -126,3 +125,20 @@ def test_a_researcher_turns_adaptive_overlap_on_in_the_campaign_form(client, res
     client.post(reverse("campaigns-create-campaign"), form | {"slug": "pilot", "overlap_max": 4})
     campaign = Campaign.objects.get(slug="pilot")
     assert campaign.adaptive_overlap and campaign.overlap_max == 4
+
+
+def test_the_api_sets_adaptive_overlap_and_refuses_a_maximum_below_the_first_judges(researcher):
+    from rest_framework.test import APIClient
+
+    researcher.is_superuser = True
+    researcher.save()
+    api = APIClient()
+    api.force_authenticate(researcher)
+    body = {"slug": "api", "name": "API", "overlap_target": 3, "adaptive_overlap": True, "overlap_max": 2}
+    response = api.post("/api/campaigns/", body, format="json")
+    assert response.status_code == 400 and "overlap_max" in response.json()
+    response = api.post("/api/campaigns/", body | {"overlap_max": 6}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["adaptive_overlap"] is True and Campaign.objects.get(slug="api").overlap_max == 6
+    response = api.patch("/api/campaigns/api/", {"overlap_max": 1}, format="json")
+    assert response.status_code == 400
