@@ -20,7 +20,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, Pair
 
 from .models import Assignment, Judgment
-from .scale import PARAPHRASE_OF_ANSWER
+from .tasktypes.registry import task_type_of
 
 # A client-side timing beyond a day is not a measurement; fall back to the server's.
 MAX_PLAUSIBLE_RESPONSE_MS = 24 * 3600 * 1000
@@ -30,9 +30,15 @@ def _lock_campaign(campaign_id):
     Campaign.objects.filter(pk=campaign_id).update(assignment_seq=F("assignment_seq") + 1)
 
 
-# Votes on the binary label, read from the scale: Don't know votes neither way.
-PARAPHRASE_ANSWERS = [answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == 1]
-NON_PARAPHRASE_ANSWERS = [answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == 0]
+def _votes(campaign):
+    """With adaptive overlap on a task type that has a binary outcome: the stored field and the answers
+    voting each way (for similarity, the scale's mapping: Don't know votes neither way); else None."""
+    if not campaign.adaptive_overlap:
+        return None
+    task_type = task_type_of(campaign)
+    if task_type.binary_votes is None:
+        return None
+    return task_type.stored_fields[0], task_type.binary_votes
 
 
 def pairs_with_load(campaign):
@@ -43,11 +49,14 @@ def pairs_with_load(campaign):
     reserved_since = timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
     counts = Q(assignments__judgment__isnull=False) | Q(assignments__assigned_at__gte=reserved_since)
     pairs = campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
-    if campaign.adaptive_overlap:
+    votes = _votes(campaign)
+    if votes is not None:
+        field, answers = votes
+        voted = f"assignments__judgment__{field}__in"
         pairs = pairs.annotate(
             answered=Count("assignments", filter=Q(assignments__judgment__isnull=False)),
-            paraphrase=Count("assignments", filter=Q(assignments__judgment__label__in=PARAPHRASE_ANSWERS)),
-            non_paraphrase=Count("assignments", filter=Q(assignments__judgment__label__in=NON_PARAPHRASE_ANSWERS)),
+            paraphrase=Count("assignments", filter=Q(**{voted: answers[1]})),
+            non_paraphrase=Count("assignments", filter=Q(**{voted: answers[0]})),
         )
     return pairs
 
@@ -64,7 +73,7 @@ def open_pairs(campaign):
     judges did not all agree wants more, up to `overlap_max`.
     """
     wanted = Q(load__lt=campaign.overlap_target)
-    if campaign.adaptive_overlap:
+    if _votes(campaign) is not None:
         disputed = Q(answered__gte=campaign.overlap_target) & ~_first_judges_agree()
         wanted |= Q(load__lt=campaign.overlap_max) & disputed
     return pairs_with_load(campaign).filter(wanted)
@@ -72,7 +81,7 @@ def open_pairs(campaign):
 
 def settled_early(campaign):
     """With adaptive overlap: pairs whose first judges all agreed, so they stopped there."""
-    if not campaign.adaptive_overlap:
+    if _votes(campaign) is None:
         return campaign.real_pairs.none()
     return pairs_with_load(campaign).filter(_first_judges_agree(), answered__gte=campaign.overlap_target)
 
@@ -184,9 +193,10 @@ def _response_ms(assignment, client_ms):
     return int((timezone.now() - assignment.shown_at).total_seconds() * 1000)
 
 
-def record_judgment(assignment, label, client_ms=None):
+def record_judgment(assignment, answer, client_ms=None):
     """Store the answer once; a repeated submission (double click, retry) changes nothing.
 
+    The campaign's task type says how the answer is stored (for similarity: the label).
     Returns (judgment, created).
     """
     existing = Judgment.objects.filter(assignment=assignment).first()
@@ -198,9 +208,9 @@ def record_judgment(assignment, label, client_ms=None):
                 assignment=assignment,
                 judge_id=assignment.judge_id,
                 pair_id=assignment.pair_id,
-                label=label,
                 is_training=assignment.is_training,
                 response_ms=_response_ms(assignment, client_ms),
+                **task_type_of(assignment.judge.campaign).judgment_fields(answer),
             )
     except IntegrityError:
         # Another request for the same assignment won the race: keep its answer.

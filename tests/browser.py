@@ -16,7 +16,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+# axe-core comes from tests/system/package.json (`make test` installs it there).
+AXE = Path(__file__).resolve().parent / "system" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "var" / "screenshots"
 # Playwright's assertions retry until their condition holds; these are only the
 # bounds after which they give up, generous for a machine with saturated cores.

@@ -52,6 +52,7 @@ def demo_env(tmp_path):
         REDIS_URL=redis_url,
         PARASOL_METRICS="lev",
         PARASOL_CACHE_DIR=str(tmp_path / "cache"),
+        PARASOL_BEAT_SCHEDULE=str(tmp_path / "beat" / "celerybeat-schedule"),
         PYTHONUNBUFFERED="1",
     )
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=servers.REPO, env=env, check=True)

@@ -22,7 +22,7 @@ WEB_WORKERS = 3
 @pytest.fixture
 def web():
     if connection.vendor != "sqlite":
-        pytest.skip("this is the SQLite run; tests/test_load_invariants.py covers PostgreSQL")
+        pytest.skip("this is the SQLite run; tests/system/test_load_invariants.py covers PostgreSQL")
     env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
     port = servers.free_port()
     process = load_judges.start_gunicorn(env, port, workers=WEB_WORKERS)

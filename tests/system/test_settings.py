@@ -1,0 +1,67 @@
+"""Settings read from the environment: production checks, and loud failures on bad values."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_manage(*args, **env):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PARASOL_"))}
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300
+    )
+
+
+def test_the_production_settings_pass_check_deploy():
+    result = run_manage("check", "--deploy", DJANGO_DEBUG="false", DJANGO_SECRET_KEY="k" * 20 + "-Zq8#vL2!pW9" * 4)
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    result = run_manage("check", DJANGO_DEBUG="false")
+    assert result.returncode != 0 and "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "variable, value, message",
+    [
+        ("PARASOL_IMPORT_MAX_ROWS", "many", "PARASOL_IMPORT_MAX_ROWS must be an integer"),
+        ("DJANGO_DEBUG", "perhaps", "DJANGO_DEBUG must be a boolean"),
+        ("PARASOL_METRICS", "lev,rouge", "PARASOL_METRICS names unknown metrics: rouge"),
+        ("GENERATION_MODELS", "/models/mistral", "GENERATION_MODELS must be name=value items"),
+        ("GENERATION_MODELS", "embedded=/tmp/x.gguf", "GENERATION_MODELS names 'embedded' twice or redefines"),
+    ],
+)
+def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):
+    result = run_manage("check", **{variable: value})
+    assert result.returncode != 0 and message in result.stderr
+
+
+SHOW_SQLITE = (
+    "from django.db import connection; c = connection.cursor(); "
+    "print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('PRAGMA synchronous').fetchone()[0], "
+    "c.execute('PRAGMA busy_timeout').fetchone()[0], connection.transaction_mode)"
+)
+
+
+@pytest.mark.parametrize("how", ["default", "url"])
+def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_configured(how, tmp_path):
+    path = tmp_path / "parasol.sqlite3"
+    env = {"SQLITE_PATH": str(path)} if how == "default" else {"DATABASE_URL": f"sqlite:///{path}"}
+    result = run_manage("shell", "-c", SHOW_SQLITE, **env)
+    assert result.returncode == 0, result.stderr
+    # synchronous=1 is NORMAL; the busy timeout is in milliseconds.
+    assert result.stdout.splitlines()[-1].split() == ["wal", "1", "30000", "IMMEDIATE"]
+    assert path.exists()
+
+
+def test_an_sqlite_url_must_name_a_file():
+    result = run_manage("check", DATABASE_URL="sqlite://:memory:")
+    assert result.returncode != 0 and "DATABASE_URL must name an SQLite file" in result.stderr
