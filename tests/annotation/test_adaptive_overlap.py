@@ -10,8 +10,9 @@ from annotation import assignment as assign
 from annotation.joining import join
 from annotation.models import Judgment
 from annotation.stats import campaign_progress
+from annotation.tasktypes.similarity import Similarity
 from campaigns.models import Campaign
-from campaigns.reports import load_frames
+from reports.frames import load_frames
 from tests.factories import add_pairs, make_judge, without_controls
 
 pytestmark = pytest.mark.django_db
@@ -89,6 +90,17 @@ def test_a_dont_know_is_no_agreement(adaptive):
         assign.record_judgment(assignment, label)
     assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
     assert not assign.settled_early(adaptive).filter(pk=pair.pk).exists()
+
+
+def test_a_task_type_without_a_binary_outcome_keeps_the_fixed_overlap(adaptive, monkeypatch):
+    monkeypatch.setattr(Similarity, "binary_votes", None)
+    pair = adaptive.real_pairs.get(external_id="p1")
+    for label in ["same_meaning", "very_different"]:  # a disagreement that adaptive overlap would reopen
+        assignment = make_judge(adaptive).assignments.create(pair=pair, position=1, top="source")
+        assign.record_judgment(assignment, label)
+    assert not assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
+    monkeypatch.undo()
+    assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
 
 
 def test_fixed_overlap_is_the_default_and_unchanged(campaign):
