@@ -159,7 +159,8 @@ def load_frames(campaigns) -> Frames:
     scores = latest_metric_scores(campaigns)
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(table["pk"]).set_axis(pairs.index))
-    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes)
+    overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
+    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes)
 
 
 def _directions(metrics):
