@@ -18,6 +18,8 @@ EXPECTED = {
     "parapluie_direct": HIGHER,
     "parapluie_indirect": HIGHER,
     "parapluie_fs_direct": HIGHER,
+    "llm_vote": HIGHER,
+    "llm_checked": HIGHER,
 }
 
 

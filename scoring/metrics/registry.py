@@ -16,6 +16,8 @@ METRICS = {
     "parapluie_direct": "scoring.metrics.parapluie.ParaPluieDirect",
     "parapluie_indirect": "scoring.metrics.parapluie.ParaPluieIndirect",
     "parapluie_fs_direct": "scoring.metrics.parapluie.ParaPluieFewShotDirect",
+    "llm_vote": "scoring.metrics.llm_vote.LlmVote",
+    "llm_checked": "scoring.metrics.llm_checked.LlmChecked",
 }
 
 
