@@ -59,9 +59,15 @@ def score_pairs(metric, pair_ids):
     todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
     if not todo:
         return 0
-    values = metric_scorer.score(sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo])
+    values, details = metric_scorer.score_with_details(
+        sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo]
+    )
+    details = details or [None] * len(todo)
     Score.objects.bulk_create(
-        [Score(pair_id=row[0], metric=metric, signature=signature, value=value) for row, value in zip(todo, values)],
+        [
+            Score(pair_id=row[0], metric=metric, signature=signature, value=value, details=detail)
+            for row, value, detail in zip(todo, values, details)
+        ],
         ignore_conflicts=True,
     )
     return len(todo)
@@ -170,12 +176,41 @@ def metric_columns(campaign):
     return wide, signatures
 
 
+def latest_details(scores):
+    """(pair_pk, metric, details) of each metric's most recent signature, for metrics that keep details."""
+    signatures = {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+    rows = []
+    for metric, signature in signatures.items():
+        kept = scores.filter(metric=metric, signature=signature, details__isnull=False)
+        rows += kept.values_list("pair_id", "metric", "details")
+    return rows
+
+
+def detail_columns(campaign):
+    """One `<metric>_details` column (compact JSON: an oracle's raw answers...) per metric that keeps details."""
+    import json
+
+    import pandas as pd
+
+    rows = latest_details(Score.objects.filter(pair__in=campaign.real_pairs))
+    if not rows:
+        return pd.DataFrame(columns=["pair_id"])
+    ids = dict(campaign.real_pairs.values_list("pk", "external_id"))
+    frame = pd.DataFrame(
+        [(ids[pk], f"{metric}_details", json.dumps(details, ensure_ascii=False)) for pk, metric, details in rows],
+        columns=["pair_id", "column", "details"],
+    )
+    wide = frame.pivot(index="pair_id", columns="column", values="details").reset_index()
+    wide.columns.name = None
+    return wide.astype({"pair_id": object})
+
+
 def pairs_with_scores(campaign):
-    """The pairs export with one column per metric, and the signatures of those columns."""
+    """The pairs export with one column per metric (then each metric's details), and the signatures of those columns."""
     from campaigns.exports import pairs_frame
 
     columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns]), signatures
+    return pairs_frame(campaign, extra=[columns, detail_columns]), signatures
 
 
 def signature_lines(signatures):
