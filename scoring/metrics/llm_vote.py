@@ -61,9 +61,13 @@ def vote(answers):
     return verdict, consistency, (counts[YES] / n if n else 0.0)
 
 
-def fill(template, first, second):
-    # str.replace, not str.format: braces inside the sentences stay literal.
-    return template.replace("{first}", first).replace("{second}", second)
+_PLACEHOLDER = re.compile(r"\{(first|second|paraphrase)\}")
+
+
+def fill(template, first, second="", paraphrase=""):
+    """The prompt text; one regex pass, so braces inside the sentences stay literal."""
+    values = {"first": first, "second": second, "paraphrase": paraphrase}
+    return _PLACEHOLDER.sub(lambda match: values[match[1]], template)
 
 
 class Oracle:
@@ -150,6 +154,18 @@ class Oracle:
         }
 
 
+def ask_votes(oracle, sources, hypotheses, *, template, k):
+    """Per pair: the k parsed answers, the raw replies, the majority verdict, self-consistency, share of yes."""
+    answers, replies = oracle.ask(list(zip(sources, hypotheses)), template=template, k=k)
+    details = []
+    for parsed, raw in zip(answers, replies):
+        verdict, consistency, yes_share = vote(parsed)
+        details.append(
+            {"answers": parsed, "replies": raw, "verdict": verdict, "consistency": consistency, "yes_share": yes_share}
+        )
+    return details
+
+
 def template_digest(*templates):
     return hashlib.sha256("\n\x00".join(templates).encode()).hexdigest()[:10]
 
@@ -183,13 +199,8 @@ class LlmVote(Metric):
         self.oracle = build_oracle(model=model, temperature=temperature, seed=seed, **oracle_options)
 
     def _score_batch_with_details(self, sources, hypotheses):
-        answers, replies = self.oracle.ask(list(zip(sources, hypotheses)), template=self.template, k=self.k)
-        scores, details = [], []
-        for parsed, raw in zip(answers, replies):
-            verdict, consistency, yes_share = vote(parsed)
-            scores.append(yes_share)
-            details.append({"answers": parsed, "replies": raw, "verdict": verdict, "consistency": consistency})
-        return scores, details
+        details = ask_votes(self.oracle, sources, hypotheses, template=self.template, k=self.k)
+        return [detail["yes_share"] for detail in details], details
 
     def _signature_fields(self):
         return {**self.oracle.signature_fields(), "k": str(self.k), "template": template_digest(self.template)}
