@@ -20,12 +20,13 @@ from django.utils import timezone
 from annotation.models import Judge, Judgment
 from campaigns.analysis import LABEL_SOURCES, TABLE_NAMES, build_report, curves_figure, figure2
 from campaigns.analysis.figures import FORMATS
+from campaigns.analysis.oracle import verdicts_frame
 from campaigns.analysis.present import SHOWN, TITLES, html
 from campaigns.models import Campaign, Pair
 from campaigns.views import campaign_for, csv_response, researcher_required
 from scoring.metrics.registry import METRICS, get_metric_class
 from scoring.models import Score
-from scoring.service import latest_scores, signature_groups
+from scoring.service import latest_details, latest_scores, signature_groups
 
 ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
@@ -36,6 +37,8 @@ DIRECTION_WITHOUT_IMPORT = {
     "parapluie_direct": "higher",
     "parapluie_indirect": "higher",
     "parapluie_fs_direct": "higher",
+    "llm_vote": "higher",
+    "llm_checked": "higher",
 }
 METADATA_COLUMNS = ("generator", "template")
 
@@ -49,6 +52,7 @@ class Frames:
     directions: dict[str, str]
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    verdicts: pd.DataFrame = field(default_factory=pd.DataFrame)  # the LLM oracle's, from Score.details
 
 
 def metric_direction(name: str) -> str | None:
@@ -110,7 +114,9 @@ def load_frames(campaigns) -> Frames:
     for metric in directions:
         if metric not in pairs:
             pairs[metric] = float("nan")
-    return Frames(pairs.drop(columns="pk"), judgments, directions, signatures, notes)
+    detail_rows = latest_details(Score.objects.filter(pair__pk__in=pairs["pk"].tolist()))
+    verdicts = verdicts_frame((pair_id_of_pk.get(pk), metric, details) for pk, metric, details in detail_rows)
+    return Frames(pairs.drop(columns="pk"), judgments, directions, signatures, notes, verdicts)
 
 
 def _scores(campaigns):
@@ -164,7 +170,9 @@ def get_report(campaigns, label_source="human") -> CachedReport:
     cached = cache.get(key)
     if cached is None:
         frames = load_frames(campaigns)
-        report = build_report(frames.pairs, frames.judgments, frames.directions, label_source=label_source)
+        report = build_report(
+            frames.pairs, frames.judgments, frames.directions, verdicts=frames.verdicts, label_source=label_source
+        )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
         cache.set(key, cached, CACHE_SECONDS)

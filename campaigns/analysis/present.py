@@ -24,6 +24,7 @@ TITLES = {
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",
     "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
+    "oracle": "LLM oracle: verdicts by label, checker acceptance, accuracy when accepted, self-consistency",
 }
 RATE_LABELS = {"threshold": "Threshold", "accuracy": "Acc.", "f1": "F1", "recall": "Recall", "precision": "Precision"}
 SHOWN = [
@@ -39,6 +40,7 @@ SHOWN = [
     "rank_correlation",
     "by_english_level",
     "by_group",
+    "oracle",
 ]
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from campaigns.analysis import agreement, breakdowns, classification, ranking, tables
+from campaigns.analysis import agreement, breakdowns, classification, oracle, ranking, tables
 from campaigns.analysis.common import corpora
 from campaigns.analysis.labels import attach_labels, label_distribution
 
@@ -26,6 +26,7 @@ TABLE_NAMES = [
     "by_group",
     "curves_threshold",
     "curves_rank",
+    "oracle",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -52,11 +53,14 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], **options) -> Report:
+def build_report(
+    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, verdicts=None, **options
+) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
 
     `pairs`: pair_id, corpus, source, hypothesis, gold_label, optional generator/template, one
-    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training).
+    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training);
+    `verdicts`: the LLM oracle's verdicts per pair (`oracle.verdicts_frame`), if any.
     """
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
@@ -113,6 +117,7 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         "by_group": by_group,
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
+        "oracle": oracle.oracle_table(frame, verdicts),
     }
     summary = {
         "n_pairs": len(frame),

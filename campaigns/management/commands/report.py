@@ -47,6 +47,7 @@ class Command(BaseCommand):
             frames.pairs,
             frames.judgments,
             frames.directions,
+            verdicts=frames.verdicts,
             label_source=options["label_source"],
             seed=options["seed"],
         )
