@@ -126,7 +126,7 @@ class Oracle:
             **options,
         )
         texts = self.tokenizer.batch_decode(output[:, width:], skip_special_tokens=True)
-        self.calls += len(texts) if sampling else len(texts) * k
+        self.calls += len(texts)  # greedy: one reply stands for all k
         if not sampling:
             return [[text.strip()] * k for text in texts]
         return [[text.strip() for text in texts[row * k : (row + 1) * k]] for row in range(len(prompts))]
