@@ -21,8 +21,8 @@ ORACLE_COLUMNS = ["metric", "part", "label", "verdict", "checker", "group", "n",
 def verdicts_frame(rows) -> pd.DataFrame:
     """One row per (pair_id, metric, details) of llm_vote / llm_checked: verdict, consistency, checker outcomes.
 
-    `accepted` and the checker columns are empty for a metric without a checker (llm_vote)
-    and for a checker that did not run on that verdict.
+    `accepted` and the checker columns are empty for a metric without a checker (llm_vote),
+    for a pair without a verdict, and for a checker that did not run on that verdict.
     """
     records = []
     for pair_id, metric, details in rows:
@@ -35,7 +35,8 @@ def verdicts_frame(rows) -> pd.DataFrame:
                 metric,
                 details["verdict"] or NO_VERDICT,
                 details.get("consistency"),
-                details.get("accepted") if "accepted" in details else None,
+                # Without a verdict no checker ran: nothing was accepted or rejected.
+                details.get("accepted") if details["verdict"] else None,
                 yes_check.get("phi_or"),
                 yes_check.get("phi_and"),
                 no_check.get("accepted"),
