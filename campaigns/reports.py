@@ -28,7 +28,7 @@ from scoring.metrics.registry import METRICS, get_metric_class
 from scoring.models import Score
 from scoring.service import latest_details, latest_scores, signature_groups
 
-ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "2"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 POLL_SECONDS = 20
 # Importing these metrics' modules loads torch or nltk: their direction is known without it.
@@ -114,7 +114,8 @@ def load_frames(campaigns) -> Frames:
     for metric in directions:
         if metric not in pairs:
             pairs[metric] = float("nan")
-    detail_rows = latest_details(Score.objects.filter(pair__pk__in=pairs["pk"].tolist()))
+    scores = Score.objects.filter(pair__campaign__in=campaigns, pair__is_training=False, pair__is_control=False)
+    detail_rows = latest_details(scores)
     verdicts = verdicts_frame((pair_id_of_pk.get(pk), metric, details) for pk, metric, details in detail_rows)
     return Frames(pairs.drop(columns="pk"), judgments, directions, signatures, notes, verdicts)
 
