@@ -11,7 +11,7 @@ import re
 
 from scipy.stats import binomtest
 
-from scoring.metrics.base import HIGHER, Metric, setting
+from scoring.metrics.base import Metric, setting
 from scoring.metrics.llm_vote import (
     EQUIVALENCE_PROMPT,
     NO,
@@ -170,7 +170,6 @@ class LlmChecked(Metric):
     """+1 accepted yes, -1 accepted no, 0 unproven (the checker rejected the oracle's verdict)."""
 
     name = "llm_checked"
-    direction = HIGHER
 
     def __init__(
         self,

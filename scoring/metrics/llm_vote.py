@@ -13,7 +13,7 @@ from importlib.metadata import version
 
 import torch
 
-from scoring.metrics.base import HIGHER, Metric, setting
+from scoring.metrics.base import Metric, setting
 from scoring.metrics.loading import EMBEDDED, default_device, embedded_smollm2_path, load_causal_lm, model_revision
 
 YES, NO = "yes", "no"
@@ -188,7 +188,6 @@ class LlmVote(Metric):
     """Share of "yes" among k sampled answers to the equivalence question; higher = paraphrase."""
 
     name = "llm_vote"
-    direction = HIGHER
 
     def __init__(self, *, model=None, template=None, k=None, temperature=None, seed=None, **oracle_options):
         """``oracle_options``: device, dtype, batch_size (see :func:`build_oracle`)."""

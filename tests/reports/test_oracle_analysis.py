@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from campaigns.analysis.oracle import ORACLE_COLUMNS, oracle_table, verdicts_frame
+from reports.analysis.oracle import ORACLE_COLUMNS, oracle_table, verdicts_frame
 
 
 def checked(verdict, consistency, accepted, phi=None, no=None):

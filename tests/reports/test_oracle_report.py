@@ -45,4 +45,5 @@ def test_the_report_page_shows_the_oracle_table(client, checked_campaign, resear
     response = client.get(reverse("campaigns-show-report", args=[checked_campaign.slug]) + "?label=gold")
     body = response.content.decode()
     assert response.status_code == 200
-    assert "LLM oracle" in body and "accuracy_by_acceptance" in body
+    assert "LLM oracle" in body and "near chance" in body
+    assert "Verdict = label, accepted vs rejected" in body and "2 / 2" in body

@@ -1,6 +1,4 @@
-"""An LLM oracle metric through the scoring service: details stored, scoring idempotent, export shows answers."""
-
-import json
+"""An LLM oracle metric through the scoring service: details stored once, scoring idempotent."""
 
 import pytest
 
@@ -29,18 +27,10 @@ def test_it_stores_the_answers_once_even_when_run_twice(campaign, small_vote):
     for score in scores:
         assert len(score.details["answers"]) == 2
         assert score.value == score.details["answers"].count("yes") / 2
-
-    frame, signatures = service.pairs_with_scores(campaign)
-    assert "k:2" in signatures["llm_vote"]
-    exported = frame.set_index("pair_id")["llm_vote_details"]
-    for pair in pairs:
-        stored = Score.objects.get(pair=pair, metric="llm_vote").details
-        assert json.loads(exported[pair.external_id]) == stored
+    assert "k:2" in scores[0].signature
 
 
-def test_metrics_without_details_store_none_and_add_no_column(campaign):
+def test_metrics_without_details_store_none(campaign):
     pairs = add_pairs(campaign, 2)
     service.score_pairs("lev", [pair.pk for pair in pairs])
     assert list(Score.objects.values_list("details", flat=True)) == [None, None]
-    frame, _ = service.pairs_with_scores(campaign)
-    assert not [column for column in frame if column.endswith("_details")]
