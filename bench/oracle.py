@@ -13,6 +13,7 @@ import json
 import sys
 import time
 from collections import Counter
+from itertools import zip_longest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -25,8 +26,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def read_pairs(path, limit):
+    """The pairs, or `limit` of them taken alternately from each label (the demo file lists paraphrases first)."""
     rows = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
-    return rows[:limit] if limit else rows
+    if not limit:
+        return rows
+    by_label = [[row for row in rows if row["label"] == label] for label in (1, 0)]
+    alternating = [row for pair in zip_longest(*by_label) for row in pair if row is not None]
+    return alternating[:limit]
 
 
 def share(part, whole):
@@ -82,7 +88,7 @@ def run(name, rows, options):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default=str(REPO / "fixtures" / "demo_pairs.jsonl"))
-    parser.add_argument("--limit", type=int, default=0, help="first N pairs only (0: all)")
+    parser.add_argument("--limit", type=int, default=0, help="N pairs, alternately of each label (0: all)")
     parser.add_argument("--metrics", nargs="+", default=["llm_vote", "llm_checked"])
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--m", type=int, default=5)

@@ -10,7 +10,12 @@ SIGNATURE = "metric:llm_vote|version:1|k:3"
 
 
 def _vote(pair, answers, signature=SIGNATURE):
-    details = {"raw": [f" {a.title()}." for a in answers], "answers": answers, "verdict": "yes", "consistency": 2 / 3}
+    details = {
+        "replies": [f" {a.title()}." for a in answers],
+        "answers": answers,
+        "verdict": "yes",
+        "consistency": 2 / 3,
+    }
     value = answers.count("yes") / len(answers)
     return Score.objects.create(pair=pair, metric="llm_vote", signature=signature, value=value, details=details)
 
