@@ -250,7 +250,7 @@ _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")} | {"lm_fluency"}
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency"}
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged

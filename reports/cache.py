@@ -54,7 +54,12 @@ def get_report(campaigns, label_source="human") -> CachedReport:
     if cached is None:
         frames = load_frames(campaigns)
         report = build_report(
-            frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source
+            frames.pairs,
+            frames.judgments,
+            frames.directions,
+            answers=frames.answers,
+            verdicts=frames.verdicts,
+            label_source=label_source,
         )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)

@@ -27,6 +27,8 @@ TITLES = {
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",
     "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
+    "oracle": "LLM oracle (llm_vote, llm_checked): verdicts by label, checker acceptance, accuracy when accepted, "
+    "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
 }
 RATE_LABELS = {"threshold": "Threshold", "accuracy": "Acc.", "f1": "F1", "recall": "Recall", "precision": "Precision"}
 SHOWN = [
@@ -42,7 +44,16 @@ SHOWN = [
     "rank_correlation",
     "by_english_level",
     "by_group",
+    "oracle",
 ]
+ORACLE_PARTS = {
+    "verdict_by_label": "Verdict by label (Table 2)",
+    "agreement": "Verdict = label",
+    "accepted_by_label": "Accepted by the checker, by label (Table 3)",
+    "accepted_by_verdict": "Accepted by the checker, by verdict",
+    "accuracy_by_acceptance": "Verdict = label, accepted vs rejected",
+    "consistency": "Self-consistency (pairs per value)",
+}
 
 
 def _number(value, digits=2):
@@ -162,6 +173,24 @@ def _rank_correlation(report, frame):
     return _rows_by_corpus(report, frame.assign(metric=_metric_names(report, frame)), "metric", cells)
 
 
+def _oracle(report, frame):
+    """One row per figure: which verdicts it counts (label, verdict, checker, group), count / n and share."""
+    of = [
+        " · ".join(str(v) for v in values if v not in ("all", "")) or "labelled pairs"
+        for values in zip(frame["label"], frame["verdict"], frame["checker"], frame["group"])
+    ]
+    table = pd.DataFrame(
+        {
+            "metric": frame["metric"],
+            "part": frame["part"].map(ORACLE_PARTS),
+            "of": of,
+            "count / n": [f"{c} / {n}" for c, n in zip(frame["count"], frame["n"])],
+            "share": [f"{_number(100 * s, 0)}%" if n else "–" for s, n in zip(frame["share"], frame["n"])],
+        }
+    )
+    return table.set_index(["metric", "part", "of"])
+
+
 def _as_is(report, frame):
     """Tables without a layout of their own: the tidy frame, floats rounded."""
     return frame.map(lambda v: _number(v, 3) if isinstance(v, float) else v)
@@ -177,6 +206,7 @@ FORMATTERS = {
     "agreement": _agreement,
     "auc": _auc,
     "rank_correlation": _rank_correlation,
+    "oracle": _oracle,
 }
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, ranking, tables
+from reports.analysis import agreement, breakdowns, classification, oracle, ranking, tables
 from reports.analysis.common import corpora
 from reports.analysis.labels import attach_labels, label_distribution
 
@@ -26,6 +26,7 @@ TABLE_NAMES = [
     "by_group",
     "curves_threshold",
     "curves_rank",
+    "oracle",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -53,13 +54,14 @@ class Report:
 
 
 def build_report(
-    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, answers=None, **options
+    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, answers=None, verdicts=None, **options
 ) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
 
     `pairs`: pair_id, corpus, source, hypothesis, gold_label, optional generator/template, one
     float column per metric; `judgments`: pair_id, judge, english_level, label (non-training);
     `answers`: per ParaPLUIE metric, its yes/no answer setting, shown beside its threshold-0 rows.
+    `verdicts`: the LLM oracle's verdicts per pair (`oracle.verdicts_frame`), if any.
     """
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
@@ -122,6 +124,7 @@ def build_report(
         "by_group": by_group,
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
+        "oracle": oracle.oracle_table(frame, verdicts),
     }
     summary = {
         "n_pairs": len(frame),

@@ -92,6 +92,10 @@ class Metric:
 
     def score(self, *, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """One score per (source, hypothesis) pair, in input order."""
+        return self.score_with_details(sources=sources, hypotheses=hypotheses)[0]
+
+    def score_with_details(self, *, sources: Sequence[str], hypotheses: Sequence[str]):
+        """(scores, details): details is one JSON-able dict per pair for inspection, or None for most metrics."""
         sources, hypotheses = list(sources), list(hypotheses)
         if len(sources) != len(hypotheses):
             raise ValueError(f"{len(sources)} sources but {len(hypotheses)} hypotheses")
@@ -99,9 +103,9 @@ class Metric:
             if not isinstance(text, str):
                 raise TypeError(f"sources and hypotheses must be strings, got {type(text).__name__}")
         if not sources:
-            return []
-        scores = self._score_batch(sources, hypotheses)
-        return [float(value) for value in scores]
+            return [], None
+        scores, details = self._score_batch_with_details(sources, hypotheses)
+        return [float(value) for value in scores], details
 
     def signature(self) -> dict[str, str]:
         """What identifies this metric's scores: never mix scores whose signatures differ."""
@@ -111,6 +115,10 @@ class Metric:
         return format_signature(self.signature())
 
     # Hooks for subclasses.
+
+    def _score_batch_with_details(self, sources, hypotheses):
+        """Override to keep per-pair evidence (an LLM's raw answers) beside the scores."""
+        return self._score_batch(sources, hypotheses), None
 
     def _score_batch(self, sources, hypotheses):
         return [self._score_pair(source, hypothesis) for source, hypothesis in zip(sources, hypotheses)]

@@ -31,6 +31,8 @@ METRICS = {
     "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER),
+    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER),
+    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER),
 }
 
 

@@ -49,6 +49,7 @@ class Command(BaseCommand):
             frames.judgments,
             frames.directions,
             answers=frames.answers,
+            verdicts=frames.verdicts,
             label_source=options["label_source"],
             seed=options["seed"],
         )
