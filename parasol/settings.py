@@ -245,7 +245,10 @@ CELERY_BEAT_SCHEDULE = {
 
 # Scoring: which metrics score every pair, which of them need the GPU queue.
 ALL_METRICS = list(METRICS)
-PARASOL_METRICS = env_list("PARASOL_METRICS", ALL_METRICS)
+# The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
+# embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
+OPT_IN_METRICS = {"llm_vote", "llm_checked"}
+PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
 _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
