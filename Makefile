@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 APT_PACKAGES := redis-server chromium chromium-driver postgresql wordnet-base wordnet-sense-index
+# A TeX engine, so the tests compile the reports' LaTeX tables (installed without recommends: 2 min, not 20).
+TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
 .PHONY: demo test install system-deps wordnet migrate lint bench clean
 
@@ -22,6 +24,11 @@ system-deps:
 	if [ -n "$$missing" ]; then \
 	  echo "Installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@missing=""; for p in $(TEX_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages (no recommends):$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
@@ -59,6 +66,7 @@ test: lint install wordnet $(NODE_TOOLS)/node_modules/.installed
 bench: install
 	$(PY) bench/lexical.py --pairs 500
 	$(PY) bench/report.py --pairs 500 --db
+	$(PY) bench/metric_cards.py --metrics lev bleu wer
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles var

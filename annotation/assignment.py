@@ -30,16 +30,60 @@ def _lock_campaign(campaign_id):
     Campaign.objects.filter(pk=campaign_id).update(assignment_seq=F("assignment_seq") + 1)
 
 
+def _votes(campaign):
+    """With adaptive overlap on a task type that has a binary outcome: the stored field and the answers
+    voting each way (for similarity, the scale's mapping: Don't know votes neither way); else None."""
+    if not campaign.adaptive_overlap:
+        return None
+    task_type = task_type_of(campaign)
+    if task_type.binary_votes is None:
+        return None
+    return task_type.stored_fields[0], task_type.binary_votes
+
+
 def pairs_with_load(campaign):
-    """Real pairs annotated with `load`: judgments given plus assignments still reserved."""
+    """Real pairs annotated with `load`: judgments given plus assignments still reserved.
+
+    With adaptive overlap, also `answered` and the binary votes `paraphrase` and `non_paraphrase`.
+    """
     reserved_since = timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
     counts = Q(assignments__judgment__isnull=False) | Q(assignments__assigned_at__gte=reserved_since)
-    return campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
+    pairs = campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
+    votes = _votes(campaign)
+    if votes is not None:
+        field, answers = votes
+        voted = f"assignments__judgment__{field}__in"
+        pairs = pairs.annotate(
+            answered=Count("assignments", filter=Q(assignments__judgment__isnull=False)),
+            paraphrase=Count("assignments", filter=Q(**{voted: answers[1]})),
+            non_paraphrase=Count("assignments", filter=Q(**{voted: answers[0]})),
+        )
+    return pairs
+
+
+def _first_judges_agree():
+    """Every answer so far gave the same binary label (a Don't know is no agreement)."""
+    return Q(paraphrase=F("answered")) | Q(non_paraphrase=F("answered"))
 
 
 def open_pairs(campaign):
-    """Pairs that still need judgments."""
-    return pairs_with_load(campaign).filter(load__lt=campaign.overlap_target)
+    """Pairs that still need judgments.
+
+    A pair wants `overlap_target` judgments; with adaptive overlap, a pair whose first
+    judges did not all agree wants more, up to `overlap_max`.
+    """
+    wanted = Q(load__lt=campaign.overlap_target)
+    if _votes(campaign) is not None:
+        disputed = Q(answered__gte=campaign.overlap_target) & ~_first_judges_agree()
+        wanted |= Q(load__lt=campaign.overlap_max) & disputed
+    return pairs_with_load(campaign).filter(wanted)
+
+
+def settled_early(campaign):
+    """With adaptive overlap: pairs whose first judges all agreed, so they stopped there."""
+    if _votes(campaign) is None:
+        return campaign.real_pairs.none()
+    return pairs_with_load(campaign).filter(_first_judges_agree(), answered__gte=campaign.overlap_target)
 
 
 def pending_assignment(judge):
@@ -82,6 +126,24 @@ def _create_assignment(judge, pair, is_training):
     )
 
 
+def _assign_new(judge):
+    """Create the judge's next assignment (training, then controls and real pairs); None when none is left.
+
+    Call with the campaign locked.
+    """
+    training_pair = _next_training_pair(judge)
+    if training_pair is not None:
+        return _create_assignment(judge, training_pair, is_training=True)
+    index = judge.assignments.filter(is_training=False).count() + 1
+    control_pair = _next_control_pair(judge, index)
+    if control_pair is not None:
+        return _create_assignment(judge, control_pair, is_training=False)
+    real_pair = _next_real_pair(judge)
+    if real_pair is not None:
+        return _create_assignment(judge, real_pair, is_training=False)
+    return None
+
+
 def next_assignment(judge):
     """The assignment the judge should answer now, creating it if needed; None when they are done."""
     with transaction.atomic():
@@ -91,17 +153,29 @@ def next_assignment(judge):
         current = pending_assignment(judge)
         if current is not None:
             return current
-        training_pair = _next_training_pair(judge)
-        if training_pair is not None:
-            return _create_assignment(judge, training_pair, is_training=True)
-        index = judge.assignments.filter(is_training=False).count() + 1
-        control_pair = _next_control_pair(judge, index)
-        if control_pair is not None:
-            return _create_assignment(judge, control_pair, is_training=False)
-        real_pair = _next_real_pair(judge)
-        if real_pair is not None:
-            return _create_assignment(judge, real_pair, is_training=False)
-        return None
+        return _assign_new(judge)
+
+
+def reserve_before_training(judge, wanted=None):
+    """Lay out a new judge's training trial and reserve their first real pairs; returns how many were reserved.
+
+    Training is only worth a judge's time if real pairs wait at the end of it, so
+    they are taken now, in the judge's own sequence after the training pairs (with
+    any control items due there). They are ordinary pending assignments: they
+    expire like any other reservation if the judge walks away.
+    """
+    campaign = judge.campaign
+    wanted = min(wanted or settings.PARASOL_PAIRS_RESERVED_BEFORE_TRAINING, campaign.pairs_per_judge)
+    reserved = 0
+    with transaction.atomic():
+        _lock_campaign(campaign.pk)
+        while reserved < wanted:
+            created = _assign_new(judge)
+            if created is None:
+                break
+            if not created.is_training and not created.pair.is_control:
+                reserved += 1
+    return reserved
 
 
 def mark_shown(assignment):
@@ -144,16 +218,40 @@ def record_judgment(assignment, answer, client_ms=None):
     return judgment, True
 
 
+def planned_length(control_positions, real_count):
+    """How many items the real-pair phase holds: controls fall at their positions, and the phase ends
+    at the first position with neither a control nor a real pair left."""
+    length, reals_left = 0, real_count
+    while True:
+        if length + 1 in control_positions:
+            length += 1
+        elif reals_left > 0:
+            length, reals_left = length + 1, reals_left - 1
+        else:
+            return length
+
+
 def judge_progress(judge):
-    """Counts for the progress line: training answered, real answered, real planned."""
+    """Counts for the progress line: training answered and planned, real answered and really to come.
+
+    The real total is what the judge will actually get: their plan, capped by the
+    real pairs they already hold plus those still open to them, so it shrinks if the
+    campaign runs dry. Judges are not told which pairs are controls: they count in it.
+    """
+    campaign = judge.campaign
     answered = judge.judgments.aggregate(
         training=Count("pk", filter=Q(is_training=True)),
         real=Count("pk", filter=Q(is_training=False)),
     )
+    seen = judge.assignments.values("pair_id")
+    held = judge.assignments.filter(is_training=False, pair__is_control=False).count()
+    missing = max(0, campaign.pairs_per_judge - held)
+    still_open = open_pairs(campaign).exclude(pk__in=seen)[:missing].count() if missing else 0
+    real_pairs = held + still_open
     return {
         "training_done": answered["training"],
-        "training_total": judge.campaign.training_pairs.count(),
+        "training_total": campaign.training_pairs.count(),
         "real_done": answered["real"],
-        # Judges are not told which pairs are controls: they count in the total.
-        "real_total": judge.campaign.pairs_per_judge + len(judge.control_positions),
+        "real_total": max(answered["real"], planned_length(set(judge.control_positions), real_pairs)),
+        "real_planned": campaign.pairs_per_judge + len(judge.control_positions),
     }

@@ -67,14 +67,22 @@ def joins_exceeded(campaign, key):
 
 
 def join(campaign, *, key, crowd):
-    """Create the judge with their training trial and control positions ready."""
+    """Create the judge with their training trial laid out and their first real pairs reserved.
+
+    Returns None, creating nothing, when no real pair is left for a new judge: better
+    told now than after the training.
+    """
     with transaction.atomic():
         campaign.ensure_training_pairs()
         ensure_control_pairs(campaign)
-        return Judge.objects.create(
+        judge = Judge.objects.create(
             campaign=campaign,
             consented_at=timezone.now(),
             join_key=key,
             control_positions=plan_control_positions(campaign),
             **crowd,
         )
+        if assign.reserve_before_training(judge) == 0:
+            transaction.set_rollback(True)
+            return None
+        return judge

@@ -2,7 +2,17 @@
 
 from django.db.models import Count, Q
 
+from .assignment import settled_early
 from .models import EnglishLevel, Judge, Judgment, Label
+
+
+def adaptive_savings(campaign):
+    """With adaptive overlap: pairs that stopped at their first judges, and the judgments that saved
+    compared with asking every pair's maximum. None when the campaign does not use it."""
+    if not campaign.adaptive_overlap:
+        return None
+    answered = list(settled_early(campaign).values_list("answered", flat=True))
+    return {"n_pairs": len(answered), "n_saved": sum(campaign.overlap_max - n for n in answered)}
 
 
 def campaign_progress(campaign):
@@ -28,4 +38,5 @@ def campaign_progress(campaign):
         "percent_complete": round(100 * n_complete / n_pairs) if n_pairs else 0,
         "labels": [(label.label, by_label.get(label.value, 0)) for label in Label],
         "levels": [(level.label, by_level.get(level.value, 0)) for level in EnglishLevel],
+        "adaptive": adaptive_savings(campaign),
     }

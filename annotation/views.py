@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from campaigns.models import Campaign
+from parasol.db import retry_if_locked
 
 from . import assignment as assign
 from . import joining
@@ -56,6 +57,7 @@ def _step_url(judge):
     return None
 
 
+@retry_if_locked
 def welcome(request, slug):
     campaign = get_object_or_404(Campaign, slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
@@ -73,10 +75,13 @@ def welcome(request, slug):
         if joining.joins_exceeded(campaign, key):
             return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "busy"}, status=429)
         judge = joining.join(campaign, key=key, crowd=crowd)
+        if judge is None:
+            return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
         return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
     return render(request, "annotation/welcome.html", context)
 
 
+@retry_if_locked
 def english_level(request, slug, token):
     judge = _get_judge(slug, token)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
@@ -86,6 +91,7 @@ def english_level(request, slug, token):
     return _remember_judge(render(request, "annotation/english_level.html", {"judge": judge, "form": form}), judge)
 
 
+@retry_if_locked
 def guidelines(request, slug, token):
     judge = _get_judge(slug, token)
     if request.method == "POST":
@@ -115,6 +121,7 @@ def _closed(request, judge):
     return render(request, "annotation/unavailable.html", {"campaign": judge.campaign, "reason": "closed"})
 
 
+@retry_if_locked
 def show_item(request, slug, token):
     judge = _get_judge(slug, token)
     if not judge.campaign.is_open:
@@ -131,6 +138,7 @@ def show_item(request, slug, token):
 
 
 @require_POST
+@retry_if_locked
 def answer(request, slug, token):
     judge = _get_judge(slug, token)
     if not judge.campaign.is_open:
@@ -152,6 +160,7 @@ def answer(request, slug, token):
     return redirect("annotation-show-item", slug, token)
 
 
+@retry_if_locked
 def questionnaire(request, slug, token):
     judge = _get_judge(slug, token)
     questions = protocol_of(judge.campaign).questions
@@ -164,6 +173,7 @@ def questionnaire(request, slug, token):
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
 
+@retry_if_locked
 def thanks(request, slug, token):
     judge = _get_judge(slug, token)
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
@@ -179,6 +189,6 @@ def thanks(request, slug, token):
         "judge": judge,
         "protocol": protocol,
         "progress": progress,
-        "ran_out": progress["real_done"] < progress["real_total"],
+        "ran_out": progress["real_done"] < progress["real_planned"],
     }
     return render(request, "annotation/thanks.html", context)

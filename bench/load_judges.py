@@ -1,9 +1,10 @@
 """Load test of the judge protocol against the real stack, with its invariants.
 
     .venv/bin/python bench/load_judges.py [--judges 100] [--think-ms 8000] [--arrival-s 30] [--sqlite]
+    .venv/bin/python bench/load_judges.py --sqlite --judges 30 --web-workers 3   # the embedded default
 
 Starts a throwaway PostgreSQL (or SQLite with --sqlite), Redis, gunicorn
-(4 sync workers) and a Celery worker scoring with lev and bleu, all on
+(4 sync workers, or --web-workers) and a Celery worker scoring with lev and bleu, all on
 127.0.0.1; creates a campaign (300 pairs, overlap 3, 20 pairs per judge) and
 runs concurrent simulated judges, each a thread with its own cookie jar, from
 consent to the thank-you page. Some double-click (the same answer posted twice
@@ -54,6 +55,7 @@ from tests import servers  # noqa: E402 (needs the repository on the path)
 LABELS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 ASSIGNMENT_RE = re.compile(r'data-assignment="(\d+)"')
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+# Tests raise this (a loaded machine can take long to answer); the bench keeps it tight.
 REQUEST_TIMEOUT = 30
 TARGET_P95_MS = 150
 
@@ -438,7 +440,11 @@ def percentile(values, fraction):
 
 
 def latency_lines(stats, seconds):
-    lines = [f"{stats.requests} requests in {seconds:.1f} s: {stats.requests / seconds:.1f} requests/s"]
+    server_errors = sum(n for status, n in stats.statuses.items() if status >= 500)
+    lines = [
+        f"{stats.requests} requests in {seconds:.1f} s: {stats.requests / seconds:.1f} requests/s",
+        f"HTTP errors (5xx): {server_errors} (target 0); statuses {dict(sorted(stats.statuses.items()))}",
+    ]
     for kind in ("show", "answer", *sorted(set(stats.latencies) - {"show", "answer"})):
         values = stats.latencies.get(kind)
         if not values:
@@ -462,7 +468,7 @@ def start_gunicorn(env, port, workers=4):
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=REPO, env=env)
     try:
-        servers.wait_for_port(port, timeout=30)
+        servers.wait_for_port(port, timeout=60)
     except RuntimeError:
         servers.stop(process)
         raise
@@ -477,7 +483,10 @@ def warm_up(port, workers, rounds=15):
 
         def hit(timings=timings):
             started = time.perf_counter()
-            Browser(port, stats).get("/accounts/login/", kind="warm-up")
+            try:
+                Browser(port, stats).get("/accounts/login/", kind="warm-up")
+            except (OSError, http.client.HTTPException):
+                return  # still booting: the next round tries again
             timings.append(time.perf_counter() - started)
 
         threads = [threading.Thread(target=hit) for _ in range(workers * 2)]
@@ -509,7 +518,11 @@ def server_env(database_env, redis_url, metrics="lev,bleu"):
 
 @contextmanager
 def stack(args):
-    """Database, Redis, migrations, gunicorn and a Celery worker; yields (port, env)."""
+    """Database, Redis, migrations, gunicorn and a Celery worker; yields (port, env).
+
+    With --sqlite the database is a fresh SQLite file configured exactly as the
+    embedded default (settings.sqlite_database: WAL, busy timeout, IMMEDIATE).
+    """
     from tests.pgserver import postgres_server
 
     with ExitStack() as cleanup:

@@ -1,5 +1,6 @@
 """REST API for researchers (token or session auth, staff only)."""
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
@@ -21,12 +22,27 @@ class CampaignSerializer(serializers.ModelSerializer):
             "description",
             "pairs_per_judge",
             "overlap_target",
+            "adaptive_overlap",
+            "overlap_max",
             "is_open",
             "judge_url",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
+
+    def validate(self, data):
+        """The model's own rules (adaptive overlap's maximum), which DRF does not run by itself."""
+        campaign = Campaign(**{**self._current(), **data})
+        try:
+            campaign.clean()
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.message_dict) from None
+        return data
+
+    def _current(self):
+        fields = ("overlap_target", "adaptive_overlap", "overlap_max")
+        return {name: getattr(self.instance, name) for name in fields} if self.instance else {}
 
 
 class PairSerializer(serializers.ModelSerializer):

@@ -16,7 +16,17 @@ FORMAT_CHOICES = [
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open", "shared_with"]
+        fields = [
+            "name",
+            "slug",
+            "description",
+            "pairs_per_judge",
+            "overlap_target",
+            "adaptive_overlap",
+            "overlap_max",
+            "is_open",
+            "shared_with",
+        ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
@@ -24,6 +34,12 @@ class CampaignForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Only researchers (staff) can be given access.
         self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
+        # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
+        self.fields["overlap_max"].required = False
+
+    def clean_overlap_max(self):
+        value = self.cleaned_data.get("overlap_max")
+        return Campaign._meta.get_field("overlap_max").default if value is None else value
 
 
 class UploadCorpusForm(forms.Form):

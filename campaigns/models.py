@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.urls import reverse
@@ -34,6 +35,18 @@ class Campaign(models.Model):
     overlap_target = models.PositiveIntegerField(
         default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
     )
+    # Adaptive overlap: the first `overlap_target` judges of a pair decide whether it
+    # needs more. If they all give the same binary label the pair is done; if not,
+    # more judges are asked, up to `overlap_max`.
+    adaptive_overlap = models.BooleanField(
+        default=False,
+        help_text="Stop a pair once its first judges agree (paraphrase or not); ask more, up to the maximum, if not.",
+    )
+    overlap_max = models.PositiveIntegerField(
+        default=5,
+        validators=[MinValueValidator(1)],
+        help_text="With adaptive overlap: judgments wanted per pair whose first judges disagree.",
+    )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
     # A name from annotation's task type registry (annotation/tasktypes/): this layer
     # cannot import it, so the name is checked there, not with `choices` here.
@@ -60,6 +73,25 @@ class Campaign(models.Model):
 
     def __str__(self):
         return self.name
+
+    def clean(self):
+        if self.adaptive_overlap and self.overlap_max < self.overlap_target:
+            raise ValidationError({"overlap_max": "The maximum cannot be below the judgments wanted per pair."})
+
+    @property
+    def max_judgments_per_pair(self):
+        """The most judgments any one pair may collect."""
+        return self.overlap_max if self.adaptive_overlap else self.overlap_target
+
+    def overlap_note(self):
+        """How many judgments each pair got, in words, for reports."""
+        if not self.adaptive_overlap:
+            return None
+        return (
+            f"{self.name}: adaptive overlap. Each pair had {self.overlap_target} judges first; when they all gave "
+            f"the same binary label the pair stopped there, otherwise more judges were asked, up to "
+            f"{self.overlap_max}. Agreement on stopped pairs is high by construction."
+        )
 
     def get_absolute_url(self):
         return reverse("campaigns-show-campaign", args=[self.slug])

@@ -10,7 +10,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-# The registry is plain data (names to dotted paths); it imports no metric.
+# Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
+# neither imports a metric or a model library.
+from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import METRICS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -127,26 +129,45 @@ TEMPLATES = [
     },
 ]
 
-# SQLite by default; DATABASE_URL (postgres://...) switches to PostgreSQL via psycopg.
+# SQLite as an embedded database that holds a real campaign: the write-ahead log
+# lets readers go on while one judge writes, NORMAL sync is safe under WAL, the
+# busy timeout makes a writer wait its turn, and IMMEDIATE transactions take the
+# write lock up front, so a transaction never has to upgrade from read to write
+# (SQLite refuses that upgrade at once, busy timeout or not).
+SQLITE_OPTIONS = {
+    "timeout": env_int("PARASOL_SQLITE_TIMEOUT", 30, minimum=1),
+    "transaction_mode": "IMMEDIATE",
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+}
+
+
+def sqlite_database(name):
+    """The embedded database's settings, whichever way SQLite was chosen."""
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": name,
+        "OPTIONS": dict(SQLITE_OPTIONS),
+        # A file, not shared-cache memory: only a file honours the busy
+        # timeout, which concurrent-judge tests and the live server need.
+        "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3"))},
+    }
+
+
+# SQLite by default; DATABASE_URL switches to PostgreSQL via psycopg (postgres://...)
+# or names another SQLite file (sqlite:///path), which gets the same options as the default.
 _database_url = env_str("DATABASE_URL", "")
 if _database_url:
     try:
-        DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+        _parsed = dj_database_url.parse(_database_url, conn_max_age=60)
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {exc}") from None
+    if _parsed["ENGINE"] == "django.db.backends.sqlite3":
+        if _parsed["NAME"] in ("", ":memory:"):
+            raise ImproperlyConfigured("DATABASE_URL must name an SQLite file (sqlite:///path), not memory")
+        _parsed = _parsed | sqlite_database(_parsed["NAME"])
+    DATABASES = {"default": _parsed}
 else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
-            # IMMEDIATE transactions take the write lock up front, so concurrent
-            # judges queue up instead of failing with "database is locked".
-            "OPTIONS": {"timeout": 30, "transaction_mode": "IMMEDIATE"},
-            # A file, not shared-cache memory: only a file honours the busy
-            # timeout, which concurrent-judge tests and the live server need.
-            "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3"))},
-        }
-    }
+    DATABASES = {"default": sqlite_database(env_str("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")))}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -224,13 +245,25 @@ CELERY_BEAT_SCHEDULE = {
 
 # Scoring: which metrics score every pair, which of them need the GPU queue.
 ALL_METRICS = list(METRICS)
-PARASOL_METRICS = env_list("PARASOL_METRICS", ALL_METRICS)
+# The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
+# embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
+OPT_IN_METRICS = {"llm_vote", "llm_checked"}
+PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
 _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")} | {"lm_fluency"}
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency"}
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+# BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
+# (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
+# all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands
+# them to the scorers (scoring/metrics, Django-free, reads the same variables when used alone).
+BERTSCORE_MODEL = env_str("BERTSCORE_MODEL", "").strip() or EMBEDDED
+BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
+PARASOL_METRIC_OPTIONS = {
+    name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
+}
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 
 # Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
@@ -269,6 +302,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
 ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
+# A judge admitted to training has this many real pairs reserved first, so
+# nobody trains and then finds nothing left to label.
+PARASOL_PAIRS_RESERVED_BEFORE_TRAINING = env_int("PARASOL_PAIRS_RESERVED_BEFORE_TRAINING", 5, minimum=1)
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)

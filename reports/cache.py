@@ -18,7 +18,7 @@ from reports.figures import FigureSpec, draw_figure
 from reports.frames import load_frames
 from scoring.models import Score
 
-ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "2"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 
 
@@ -53,7 +53,14 @@ def get_report(campaigns, label_source="human") -> CachedReport:
     cached = cache.get(key)
     if cached is None:
         frames = load_frames(campaigns)
-        report = build_report(frames.pairs, frames.judgments, frames.directions, label_source=label_source)
+        report = build_report(
+            frames.pairs,
+            frames.judgments,
+            frames.directions,
+            answers=frames.answers,
+            verdicts=frames.verdicts,
+            label_source=label_source,
+        )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
         cache.set(key, cached, CACHE_SECONDS)

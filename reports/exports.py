@@ -4,13 +4,14 @@
 their tie rules) come from the campaign's task type: `annotation.tasktypes`.
 """
 
+import json
 from collections.abc import Callable, Iterable
 
 import pandas as pd
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
-from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table
+from reports.frames import counted_judgments, judgment_log, metric_columns, metric_details, pair_table
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -56,9 +57,21 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
 
 
 def pairs_with_scores(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The pairs export with one column per metric, and the signatures of those columns."""
+    """The pairs export with one column per metric (then each metric's details), and the signatures of those columns."""
     columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns]), signatures
+    return pairs_frame(campaign, extra=[columns, detail_columns]), signatures
+
+
+def detail_columns(campaign) -> pd.DataFrame:
+    """One `<metric>_details` column (compact JSON: an LLM oracle's raw answers, verdict...) per metric keeping them."""
+    details = metric_details(campaign)
+    if details.empty:
+        return pd.DataFrame(columns=["pair_id"])
+    details["column"] = details["metric"] + "_details"
+    details["details"] = details["details"].map(lambda value: json.dumps(value, ensure_ascii=False))
+    wide = details.pivot(index="pair_id", columns="column", values="details").reset_index()
+    wide.columns.name = None
+    return wide.astype({"pair_id": object})
 
 
 def judgments_frame(campaign) -> pd.DataFrame:

@@ -14,8 +14,13 @@ class FigureSpec:
 
 
 def figure_specs(report) -> list[FigureSpec]:
-    """Figure 2, then the threshold and rank curves of Global and of each corpus (numbered, as corpus names vary)."""
+    """Figure 2 (Global, then each corpus: the paper's Figures 15-20), then the threshold and rank curves
+    of Global and of each corpus (numbered, as corpus names vary)."""
     specs = [FigureSpec("figure2", "Figure 2 — scores against the edit distance (all corpora)", "figure2", "Global")]
+    for i, corpus in enumerate(report.corpora, start=1):
+        specs.append(
+            FigureSpec(f"figure2-{i}", f"Figure 2 — scores against the edit distance — {corpus}", "figure2", corpus)
+        )
     for i, corpus in enumerate(["Global", *report.corpora]):
         specs.append(FigureSpec(f"thresholds-{i}", f"Rates by threshold — {corpus}", "thresholds", corpus))
         specs.append(FigureSpec(f"ranks-{i}", f"Rates by rank — {corpus}", "ranks", corpus))

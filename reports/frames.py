@@ -11,9 +11,11 @@ import pandas as pd
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Pair
+from reports.analysis.oracle import verdicts_frame
+from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of, label_of
 from scoring.models import Score
-from scoring.service import latest_scores, signature_groups
+from scoring.service import latest_details, latest_scores, signature_groups
 
 METADATA_COLUMNS = ("generator", "template")
 PAIR_TABLE_COLUMNS = ["pk", "campaign", "external_id", "corpus", "source", "hypothesis", "gold_label"]
@@ -101,9 +103,13 @@ class Scores:
     notes: list[str] = field(default_factory=list)
 
 
+def _real_scores(campaigns):
+    return Score.objects.filter(pair__campaign__in=list(campaigns), pair__is_training=False, pair__is_control=False)
+
+
 def latest_metric_scores(campaigns) -> Scores:
     """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`."""
-    scores = Score.objects.filter(pair__campaign__in=list(campaigns), pair__is_training=False, pair__is_control=False)
+    scores = _real_scores(campaigns)
     notes = []
     for metric, (used, *others) in signature_groups(scores).items():
         if others:
@@ -117,6 +123,15 @@ def latest_metric_scores(campaigns) -> Scores:
     return Scores(wide, signatures, notes)
 
 
+def latest_metric_details(campaigns) -> pd.DataFrame:
+    """The evidence metrics keep per pair (an LLM oracle's raw answers), of each metric's most recent signature.
+
+    Columns `pair_pk`, `metric`, `details` (the stored JSON); metrics that keep none have no rows.
+    """
+    rows = latest_details(_real_scores(campaigns))
+    return pd.DataFrame.from_records(rows, columns=["pair_pk", "metric", "details"])
+
+
 @dataclass
 class Frames:
     """The analysis's inputs for a set of campaigns, and which signature each metric column uses."""
@@ -126,6 +141,13 @@ class Frames:
     directions: dict[str, str]
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
+    verdicts: pd.DataFrame = field(default_factory=pd.DataFrame)  # the LLM oracle's, from Score.details
+
+    @property
+    def answers(self) -> dict[str, str]:
+        """Per ParaPLUIE column, its yes/no answer setting as its signature records it ("Yes/No:10539/5230")."""
+        parsed = {metric: parse_signature(line) for metric, line in self.signatures.items()}
+        return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
 def load_frames(campaigns) -> Frames:
@@ -152,7 +174,10 @@ def load_frames(campaigns) -> Frames:
     scores = latest_metric_scores(campaigns)
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(table["pk"]).set_axis(pairs.index))
-    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes)
+    overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
+    details = latest_metric_details(campaigns)
+    verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
+    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
 
 
 def _directions(metrics):
@@ -177,7 +202,17 @@ def label_sources_with_labels(campaigns) -> dict[str, bool]:
 def metric_columns(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
     """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature."""
     scores = latest_metric_scores([campaign])
-    ids = pd.Series(dict(campaign.real_pairs.values_list("pk", "external_id")), dtype=object)
     wide = scores.wide.reset_index(drop=True)
-    wide.insert(0, "pair_id", scores.wide.index.map(ids).astype(object))
+    wide.insert(0, "pair_id", scores.wide.index.map(_public_ids(campaign)).astype(object))
     return wide, scores.signatures
+
+
+def metric_details(campaign) -> pd.DataFrame:
+    """`latest_metric_details` of one campaign keyed by the pair's public id: `pair_id`, `metric`, `details`."""
+    details = latest_metric_details([campaign])
+    details.insert(0, "pair_id", details.pop("pair_pk").map(_public_ids(campaign)).astype(object))
+    return details
+
+
+def _public_ids(campaign) -> pd.Series:
+    return pd.Series(dict(campaign.real_pairs.values_list("pk", "external_id")), dtype=object)

@@ -49,13 +49,19 @@ def _no_ordinal_answers(report):
         return _no_labelled_scores(report)
     ranked = report.tables["rank_correlation"]
     if ranked.empty or not ranked["n"].gt(0).any():
-        return "No judgment on the 4-point scale yet: rank correlations need the judges' answers."
+        return "No labelled pair to rank against yet: rank correlations appear once pairs have labels."
     return None
 
 
 def _no_groups(report):
     if report.tables["by_group"].empty:
         return "Nothing to group by: the pairs carry no generator or template, and no judge's English level applies."
+    return None
+
+
+def _no_oracle(report):
+    if report.tables.get("oracle") is None or report.tables["oracle"].empty:
+        return "No LLM oracle verdicts: the LLM vote metrics run only when PARASOL_METRICS names them."
     return None
 
 
@@ -78,8 +84,9 @@ SECTIONS: list[Section] = [
     Section("agreement", "Agreement between judges", ("agreement",), _no_shared_pairs),
     Section("scores", "Scores by label", ("table1", "table4"), _no_labelled_scores),
     Section("classification", "Metrics as classifiers", ("table3", "eer", "auc", "auc_tests"), _no_labelled_scores),
-    Section("ranking", "Metrics against the judges' scale", ("rank_correlation",), _no_ordinal_answers),
+    Section("ranking", "Rank correlation with the labels", ("rank_correlation",), _no_ordinal_answers),
     Section("groups", "By generator, template and English level", ("by_group",), _no_groups),
+    Section("oracle", "The LLM as an oracle", ("oracle",), _no_oracle),
     Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
 ]
 

@@ -15,6 +15,8 @@ class Score(models.Model):
     metric = models.CharField(max_length=64)
     signature = models.CharField(max_length=500, help_text="Implementation version, model, template, tokenisation.")
     value = models.FloatField()
+    # Per-pair evidence kept for inspection (an LLM oracle's raw answers); null for most metrics.
+    details = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -34,8 +34,8 @@ def check_metric_names(names):
 
 @cache
 def scorer(metric):
-    """One scorer per metric per process: models load once, not per task."""
-    return get_metric(metric)
+    """One scorer per metric per process: models load once, not per task; options from settings."""
+    return get_metric(metric, **settings.PARASOL_METRIC_OPTIONS.get(metric, {}))
 
 
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):
@@ -56,9 +56,15 @@ def score_pairs(metric, pair_ids):
     todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
     if not todo:
         return 0
-    values = metric_scorer.score(sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo])
+    values, details = metric_scorer.score_with_details(
+        sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo]
+    )
+    details = details or [None] * len(todo)
     Score.objects.bulk_create(
-        [Score(pair_id=row[0], metric=metric, signature=signature, value=value) for row, value in zip(todo, values)],
+        [
+            Score(pair_id=row[0], metric=metric, signature=signature, value=value, details=detail)
+            for row, value, detail in zip(todo, values, details)
+        ],
         ignore_conflicts=True,
     )
     return len(todo)
@@ -99,13 +105,27 @@ def signature_groups(scores):
     return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
+def latest_signatures(scores):
+    """The signature each metric's tables use: its most recent one."""
+    return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+
+
 def latest_scores(scores):
     """(pair_pk, metric, value) of each metric's most recent signature, and that signature per metric."""
-    signatures = {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+    signatures = latest_signatures(scores)
     values = []
     for metric, signature in signatures.items():
         values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
     return values, signatures
+
+
+def latest_details(scores):
+    """(pair_pk, metric, details) of each metric's most recent signature, for metrics that keep details."""
+    rows = []
+    for metric, signature in latest_signatures(scores).items():
+        kept = scores.filter(metric=metric, signature=signature, details__isnull=False)
+        rows += kept.values_list("pair_id", "metric", "details")
+    return rows
 
 
 def signature_lines(signatures):

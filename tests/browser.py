@@ -5,7 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -19,6 +19,10 @@ CHROMIUM_ARGS = [
 # axe-core comes from tests/system/package.json (`make test` installs it there).
 AXE = Path(__file__).resolve().parent / "system" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "var" / "screenshots"
+# Playwright's assertions retry until their condition holds; these are only the
+# bounds after which they give up, generous for a machine with saturated cores.
+TIMEOUT_MS = 60_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +39,7 @@ def browser():
 @pytest.fixture
 def page(browser):
     context = browser.new_context()
+    context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
     yield page
     context.close()

@@ -1,4 +1,8 @@
-"""Real servers for integration tests: Redis and a Celery worker, on 127.0.0.1 only."""
+"""Real servers for integration tests: Redis and a Celery worker, on 127.0.0.1 only.
+
+Every wait here is on a condition, with bounds generous enough for a machine whose
+cores are saturated by another job: they only decide when to give up.
+"""
 
 import os
 import shutil
@@ -18,7 +22,7 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for_port(port, timeout=10.0):
+def wait_for_port(port, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as probe:
@@ -28,7 +32,7 @@ def wait_for_port(port, timeout=10.0):
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
-def stop(process, timeout=10):
+def stop(process, timeout=30):
     if process.poll() is None:
         process.terminate()
         try:

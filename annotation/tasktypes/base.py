@@ -40,6 +40,9 @@ class TaskType:
     # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
     pair_columns: list[str]
     report_section: ReportSection
+    # For adaptive overlap: the answers (values of the first stored field) voting for each side of a
+    # binary outcome, `{1: [...], 0: [...]}`; None when the type has no such outcome (fixed overlap then).
+    binary_votes: dict[int, list] | None = None
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""

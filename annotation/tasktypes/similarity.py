@@ -36,6 +36,8 @@ class Similarity(TaskType):
         title=_("Metrics against the judges' labels"),
         template="annotation/tasktypes/_similarity_report.html",
     )
+    # The scale's binary mapping: Don't know votes neither way.
+    binary_votes = {value: [a for a, vote in PARAPHRASE_OF_ANSWER.items() if vote == value] for value in (0, 1)}
 
     def judge_context(self, assignment):
         return {"labels": Label.choices}
@@ -71,7 +73,7 @@ def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def _answers_voting(value):
-    return [answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == value]
+    return Similarity.binary_votes[value]
 
 
 def _majority_answer(counts: pd.DataFrame) -> pd.Series:

@@ -1,7 +1,9 @@
 """Paraphrase classification by a threshold on a metric's score (paper, section 5.2 and A.5).
 
-A pair is predicted a paraphrase when its score is at least as close as the threshold:
-score >= t for a higher-is-closer metric, score <= t for a distance such as LEV.
+A pair is predicted a paraphrase when its score is at least as close as the threshold
+(`scoring.metrics.base.called_paraphrase`, the one rule, also used by `manage.py parapluie`).
+When several thresholds reach the best accuracy, the single threshold reported is the
+strictest of them and `threshold_low`/`threshold_high` give the lowest and highest.
 Every distinct score is a candidate threshold; one sort and cumulative sums give the
 confusion counts at all of them (O(n log n)).
 """
@@ -22,6 +24,7 @@ from reports.analysis.common import (
 )
 from reports.analysis.labels import CLASS_NAMES
 from reports.analysis.vocabulary import label
+from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
 
@@ -74,19 +77,37 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase)
 
 
+# Which of the tied thresholds the single `threshold` is: the first in the scan's order,
+# the highest score for a higher-is-closer metric, the lowest for a distance.
+TIE_PICK = "strictest"
+TIE_COLUMNS = ["threshold_low", "threshold_high", "n_tied", "threshold_pick"]
+
+
 def best_threshold(scan: Scan) -> dict[str, float]:
-    """The threshold with the best accuracy (the strictest one among equals) and the rates there."""
+    """The threshold with the best accuracy and the rates there; ties: see TIE_PICK and TIE_COLUMNS.
+
+    `threshold_low`/`threshold_high` are the lowest and highest scores that, taken as
+    threshold, reach the best accuracy; `n_tied` counts them (they need not be adjacent).
+    """
     if len(scan.thresholds) == 0:
-        return {"threshold": np.nan, **dict.fromkeys(RATE_NAMES, np.nan)}
+        return {"threshold": np.nan, **dict.fromkeys(RATE_NAMES, np.nan), **dict.fromkeys(TIE_COLUMNS[:3], np.nan)}
     values = scan.rates()
-    best = int(np.argmax(values["accuracy"]))
-    return {"threshold": float(scan.thresholds[best]), **{name: float(values[name][best]) for name in RATE_NAMES}}
+    best = int(np.argmax(values["accuracy"]))  # the scan is strictest first
+    tied = scan.thresholds[values["accuracy"] == values["accuracy"][best]]
+    return {
+        "threshold": float(scan.thresholds[best]),
+        **{name: float(values[name][best]) for name in RATE_NAMES},
+        "threshold_low": float(tied.min()),
+        "threshold_high": float(tied.max()),
+        "n_tied": len(tied),
+        "threshold_pick": TIE_PICK,
+    }
 
 
 def at_threshold(scores, labels, direction: str, threshold: float) -> dict[str, float]:
     """Rates when pairs at least as close as `threshold` are predicted paraphrases."""
     labels = np.asarray(labels, dtype=bool)
-    predicted = orient(scores, direction) >= orient([threshold], direction)[0]
+    predicted = called_paraphrase(scores, threshold, direction)
     tp = int((predicted & labels).sum())
     fp = int((predicted & ~labels).sum())
     fn = int(labels.sum()) - tp
@@ -128,18 +149,38 @@ def _scored_subsets(frame, metrics):
                 yield metric, corpus, scores, labels
 
 
-def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
-    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0."""
+TABLE3_COLUMNS = [
+    "metric",
+    "corpus",
+    "threshold_kind",
+    "threshold",
+    *RATE_NAMES,
+    *TIE_COLUMNS,
+    "answer",
+    "n",
+    "n_paraphrase",
+    "n_non_paraphrase",
+]
+
+
+def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFrame:
+    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0.
+
+    `answers` maps a ParaPLUIE metric to its yes/no answer setting (PARAPLUIE_ANSWER), shown
+    beside its threshold-0 rows because the setting moves what 0 means.
+    """
     rows = []
     for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
         counts = _counts(labels)
         best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
         rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
         if is_parapluie(metric):
-            prior = at_threshold(scores, labels, directions[metric], 0.0)
-            rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, **counts})
-    columns = ["metric", "corpus", "threshold_kind", "threshold", *RATE_NAMES, "n", "n_paraphrase", "n_non_paraphrase"]
-    return pd.DataFrame(rows, columns=columns)
+            prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
+            answer = (answers or {}).get(metric, "")
+            rows.append(
+                {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
+            )
+    return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
 
 
 def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
@@ -228,11 +269,15 @@ def best_rows(oriented: np.ndarray, labels: np.ndarray) -> dict[str, np.ndarray]
     best = np.argmax(accuracy, axis=1)[:, None]
     result = {name: np.take_along_axis(values[name], best, axis=1)[:, 0] for name in values}
     result["threshold"] = np.take_along_axis(sorted_scores, best, axis=1)[:, 0]
+    tied = accuracy == np.take_along_axis(accuracy, best, axis=1)
+    result["threshold_low"] = np.where(tied, sorted_scores, np.inf).min(axis=1)  # oriented, like `threshold`
+    result["threshold_high"] = np.where(tied, sorted_scores, -np.inf).max(axis=1)
+    result["n_tied"] = tied.sum(axis=1)
     return result
 
 
 def mixed_balanced(
-    frame: pd.DataFrame, metrics, directions, *, per_label=45, n_draws=100, seed=2024
+    frame: pd.DataFrame, metrics, directions, *, per_label=45, n_draws=100, seed=2024, answers=None
 ) -> tuple[pd.DataFrame, list[str]]:
     """Table 3's MBD column: mean and 95% confidence half-width over `n_draws` balanced draws.
 
@@ -268,17 +313,25 @@ def mixed_balanced(
         oriented = orient(eligible[metric].to_numpy(dtype=float), directions[metric])[draws]
         drawn_labels = labels[draws]
         best = best_rows(oriented, drawn_labels)
-        best["threshold"] = best["threshold"] if directions[metric] == HIGHER else -best["threshold"]
+        if directions[metric] != HIGHER:  # back from oriented scores: a distance's low and high swap
+            best["threshold"] = -best["threshold"]
+            best["threshold_low"], best["threshold_high"] = -best["threshold_high"], -best["threshold_low"]
         counts = {"n": draws.shape[1], "n_paraphrase": int(drawn_labels[0].sum())}
         counts["n_non_paraphrase"] = counts["n"] - counts["n_paraphrase"]
-        rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **counts})
+        pick = {"threshold_pick": TIE_PICK}  # per draw; `threshold_low`/`_high` are means of the draws' bounds
+        rows.append(
+            {"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **pick, **counts}
+        )
         if is_parapluie(metric):
-            predicted = oriented >= orient([0.0], directions[metric])[0]
+            predicted = called_paraphrase(oriented, orient([NATURAL_THRESHOLD], directions[metric])[0], HIGHER)
             tp = (predicted & drawn_labels).sum(axis=1)
             fp = (predicted & ~drawn_labels).sum(axis=1)
             prior = rates(tp, fp, counts["n_paraphrase"] - tp, counts["n_non_paraphrase"] - fp)
-            prior["threshold"] = np.zeros(n_draws)
-            rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_priori", **_mean_ci(prior), **counts})
+            prior["threshold"] = np.full(n_draws, NATURAL_THRESHOLD)
+            answer = {"answer": (answers or {}).get(metric, "")}
+            rows.append(
+                {"metric": metric, "corpus": MBD, "threshold_kind": "a_priori", **_mean_ci(prior), **answer, **counts}
+            )
     if rows and not any_larger:
         notes.append(
             f"MBD: no corpus has more than {per_label} pairs of a label, so every draw is the same and the CIs are 0."
@@ -288,7 +341,9 @@ def mixed_balanced(
 
 def _mean_ci(values: dict[str, np.ndarray]) -> dict[str, float]:
     result = {}
-    for name in ["threshold", *RATE_NAMES]:
+    for name in ["threshold", *RATE_NAMES, "threshold_low", "threshold_high"]:
+        if name not in values:  # the a-priori rows have one threshold, no ties
+            continue
         column = np.asarray(values[name], dtype=float)
         result[name] = float(np.nanmean(column)) if np.isfinite(column).any() else np.nan
         spread = np.nanstd(column, ddof=1) if np.isfinite(column).sum() > 1 else np.nan

@@ -18,19 +18,32 @@ from reports.analysis.vocabulary import label, metric_label
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",
     "table1": "Table 1 — mean ± standard deviation of each metric, by label",
-    "table3": "Table 3 — classification at the best a-posteriori threshold (and ParaPLUIE at 0), with the MBD",
+    "table3": (
+        "Table 3 — classification at the best a-posteriori threshold (the strictest of tied ones), "
+        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the MBD"
+    ),
     "table4": "Table 4 — Pearson correlation with the edit distance inside each class",
     "eer": "Equal error rate (non-paraphrases as spoofs)",
     "labels": "Answers given by the judges",
     "agreement": "Inter-annotator agreement",
     "auc": "ROC AUC with bootstrap 95% CI",
     "auc_tests": "Paired bootstrap tests of AUC differences",
-    "rank_correlation": "Rank correlation with the judges' 4-point answers (pair means)",
+    "rank_correlation": "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
     "by_english_level": "Judges by English level",
     "by_group": "Metrics by generator, template and judges' English level",
     "cohen": "Cohen's kappa of every two judges sharing enough pairs",
     "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
+    "oracle": "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
+    "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
+}
+ORACLE_PARTS = {
+    "verdict_by_label": "Verdict by label (Table 2)",
+    "agreement": "Verdict = label",
+    "accepted_by_label": "Accepted by the checker, by label (Table 3)",
+    "accepted_by_verdict": "Accepted by the checker, by verdict",
+    "accuracy_by_acceptance": "Verdict = label, accepted vs rejected",
+    "consistency": "Self-consistency (pairs per value)",
 }
 RATES = ["accuracy", "f1", "recall", "precision"]
 DIGITS = 2
@@ -239,6 +252,28 @@ def _rank_correlation(report, frame):
     return Shown(table, bold, caption)
 
 
+def _oracle(report, frame):
+    """One row per figure: what it counts (label, verdict, checker, group), count / n and share."""
+    of = [
+        " · ".join(label(v) for v in values if v not in ("all", "")) or "Labelled pairs"
+        for values in zip(frame["label"], frame["verdict"], frame["checker"], frame["group"])
+    ]
+    index = pd.MultiIndex.from_arrays(
+        [_metric_labels(report, frame["metric"]), frame["part"].map(ORACLE_PARTS), of], names=["Metric", "Part", "Of"]
+    )
+    table = pd.DataFrame(
+        {
+            "Count / n": [f"{c} / {n}" for c, n in zip(frame["count"], frame["n"])],
+            "Share": [f"{_number(100 * s, 0)}%" if n else "–" for s, n in zip(frame["share"], frame["n"])],
+        },
+        index=index,
+    )
+    caption = (
+        "Shares in whole percent. The embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)."
+    )
+    return Shown(table, caption=caption)
+
+
 NAMED_VALUES = ("answer", "statistic", "group_by", "label", "english_level")
 METRIC_VALUES = ("metric", "metric_a", "metric_b")
 
@@ -267,6 +302,7 @@ FORMATTERS = {
     "agreement": _agreement,
     "auc": _auc,
     "rank_correlation": _rank_correlation,
+    "oracle": _oracle,
 }
 
 
@@ -410,4 +446,5 @@ SHOWN = [
     "rank_correlation",
     "by_english_level",
     "by_group",
+    "oracle",
 ]

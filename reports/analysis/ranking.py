@@ -176,26 +176,37 @@ def paired_p_value(auc_a, auc_b, boot_a, boot_b) -> dict[str, float]:
     }
 
 
-def rank_correlations(frame: pd.DataFrame, metrics, directions) -> tuple[pd.DataFrame, list[str]]:
-    """Spearman and Kendall (tau-b) of each metric with the pair's mean ordinal answer (1-4, Don't know left out).
+# What the scores are ranked against, per label source: the human report uses the pair's
+# mean 4-point answer (finer than the majority label); the gold report the 0/1 gold label.
+RANK_TARGETS = {"human": "mean_ordinal", "gold": "label"}
 
-    Scores are oriented (distances negated) so that a positive correlation always means
-    agreement with the judges. Pair level: one point per pair with at least one ordinal answer.
+
+def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="human") -> tuple[pd.DataFrame, list[str]]:
+    """Spearman and Kendall (tau-b) of each metric with the labels of `label_source` (see RANK_TARGETS).
+
+    Human labels: the pair's mean ordinal answer (1-4, Don't know left out); gold labels:
+    the 0/1 gold label (tau-b and Spearman handle its many ties). Scores are oriented
+    (distances negated) so that a positive correlation always means agreement with the
+    labels. Pair level: one point per pair with a target value.
     """
     rows, notes = [], []
-    judged = frame[frame["mean_ordinal"].notna()] if "mean_ordinal" in frame else frame.iloc[:0]
+    target = RANK_TARGETS[label_source]
+    judged = frame[frame[target].notna()] if target in frame else frame.iloc[:0]
     if judged.empty:
-        notes.append("No judgment on the 4-point scale yet: rank correlations with the judges are undefined.")
+        if label_source == "gold":
+            notes.append("No gold label: rank correlations with the gold labels are undefined.")
+        else:
+            notes.append("No judgment on the 4-point scale yet: rank correlations with the judges are undefined.")
     parts = list(subsets(judged))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             part = rows_of_corpus[rows_of_corpus[metric].notna()]
             scores = orient(part[metric].to_numpy(dtype=float), directions[metric])
-            ordinal = part["mean_ordinal"].to_numpy(dtype=float)
-            row = {"metric": metric, "corpus": corpus, "n": len(scores)}
-            if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(ordinal) > 0:
-                spearman = stats.spearmanr(scores, ordinal)
-                kendall = stats.kendalltau(scores, ordinal)
+            labels = part[target].to_numpy(dtype=float)
+            row = {"metric": metric, "corpus": corpus, "against": target, "n": len(scores)}
+            if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
+                spearman = stats.spearmanr(scores, labels)
+                kendall = stats.kendalltau(scores, labels)
                 row.update(
                     spearman_rho=spearman.statistic,
                     spearman_p=spearman.pvalue,
@@ -203,5 +214,5 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions) -> tuple[pd.Data
                     kendall_p=kendall.pvalue,
                 )
             rows.append(row)
-    columns = ["metric", "corpus", "n", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p"]
+    columns = ["metric", "corpus", "against", "n", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p"]
     return pd.DataFrame(rows, columns=columns), notes

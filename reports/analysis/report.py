@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, ranking, tables
+from reports.analysis import agreement, breakdowns, classification, oracle, ranking, tables
 from reports.analysis.common import corpora
 from reports.analysis.labels import attach_labels, label_distribution
 from scoring.metrics.registry import label_of
@@ -27,6 +27,7 @@ TABLE_NAMES = [
     "by_group",
     "curves_threshold",
     "curves_rank",
+    "oracle",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -53,11 +54,15 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], **options) -> Report:
+def build_report(
+    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, answers=None, verdicts=None, **options
+) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
 
     `pairs`: pair_id, corpus, source, hypothesis, gold_label, optional generator/template, one
-    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training).
+    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training);
+    `answers`: per ParaPLUIE metric, its yes/no answer setting, shown beside its threshold-0 rows.
+    `verdicts`: the LLM oracle's verdicts per pair (`oracle.verdicts_frame`), if any.
     """
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
@@ -83,15 +88,21 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
             )
     notes += tables.corpus_notes(frame)
 
-    table3 = classification.table3(frame, metrics, directions)
+    table3 = classification.table3(frame, metrics, directions, answers)
     mbd, mbd_notes = classification.mixed_balanced(
-        frame, metrics, directions, per_label=settings.per_label, n_draws=settings.n_draws, seed=settings.seed
+        frame,
+        metrics,
+        directions,
+        per_label=settings.per_label,
+        n_draws=settings.n_draws,
+        seed=settings.seed,
+        answers=answers,
     )
     table4, table4_notes = tables.table4(frame, metrics)
     auc, auc_tests = ranking.auc_tables(
         frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
     )
-    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions)
+    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions, settings.label_source)
     corpus_of_pair = frame.set_index("pair_id")["corpus"]
     agreement_frame, cohen, agreement_notes = agreement.agreement_table(
         judgments, corpus_of_pair, min_shared=settings.min_shared
@@ -118,6 +129,7 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         "by_group": by_group,
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
+        "oracle": oracle.oracle_table(frame, verdicts),
     }
     summary = {
         "n_pairs": len(frame),

@@ -59,6 +59,9 @@ COLUMN_LABELS = {
     "a_posteriori": "Best threshold",
     "a_priori": "Threshold 0",
     "human": "Judges' majority",
+    "phi_or": "Checker φ (or)",
+    "phi_and": "Checker φ (and)",
+    "no_check": "No check",
     "gold": "Gold",
 }
 LABELS = {**COLUMN_LABELS, **STATISTIC_LABELS, **BINARY_LABELS, **ANSWER_LABELS}

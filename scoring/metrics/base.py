@@ -10,9 +10,39 @@ import os
 from collections.abc import Sequence
 from typing import ClassVar
 
+import numpy as np
+
 from scoring.metrics.registry import HIGHER, LOWER, direction_of
 
-__all__ = ["HIGHER", "LOWER", "Metric", "MetricUnavailable", "format_signature", "setting"]
+__all__ = [
+    "HIGHER",
+    "LOWER",
+    "Metric",
+    "MetricUnavailable",
+    "called_paraphrase",
+    "format_signature",
+    "NATURAL_THRESHOLD",
+    "parse_signature",
+    "setting",
+]
+
+# ParaPLUIE's a-priori threshold (paper, 3.1): log p(yes) = log p(no).
+NATURAL_THRESHOLD = 0.0
+
+
+def called_paraphrase(scores, threshold, direction):
+    """The one decision rule: a score at least as close as ``threshold`` is called a paraphrase.
+
+    The paper (5.2) labels couples "with a score under a given threshold" non-paraphrases
+    "whereas others are labeled paraphrases": so ``score >= threshold`` (``<=`` for a
+    distance), and a ParaPLUIE score of exactly 0 is a paraphrase. Works on arrays.
+    """
+    scores = np.asarray(scores, dtype=float)
+    if direction == HIGHER:
+        return scores >= threshold
+    if direction == LOWER:
+        return scores <= threshold
+    raise ValueError(f"direction must be {HIGHER!r} or {LOWER!r}, got {direction!r}")
 
 
 class MetricUnavailable(RuntimeError):
@@ -41,6 +71,11 @@ def format_signature(signature):
     return "|".join(f"{key}:{value}" for key, value in signature.items())
 
 
+def parse_signature(line):
+    """The dict :func:`format_signature` wrote (a value may itself hold ':')."""
+    return dict(field.partition(":")[::2] for field in line.split("|") if field)
+
+
 class Metric:
     """Score hypotheses against their sources; see the metric cards in README.md."""
 
@@ -57,6 +92,10 @@ class Metric:
 
     def score(self, *, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """One score per (source, hypothesis) pair, in input order."""
+        return self.score_with_details(sources=sources, hypotheses=hypotheses)[0]
+
+    def score_with_details(self, *, sources: Sequence[str], hypotheses: Sequence[str]):
+        """(scores, details): details is one JSON-able dict per pair for inspection, or None for most metrics."""
         sources, hypotheses = list(sources), list(hypotheses)
         if len(sources) != len(hypotheses):
             raise ValueError(f"{len(sources)} sources but {len(hypotheses)} hypotheses")
@@ -64,9 +103,9 @@ class Metric:
             if not isinstance(text, str):
                 raise TypeError(f"sources and hypotheses must be strings, got {type(text).__name__}")
         if not sources:
-            return []
-        scores = self._score_batch(sources, hypotheses)
-        return [float(value) for value in scores]
+            return [], None
+        scores, details = self._score_batch_with_details(sources, hypotheses)
+        return [float(value) for value in scores], details
 
     def signature(self) -> dict[str, str]:
         """What identifies this metric's scores: never mix scores whose signatures differ."""
@@ -76,6 +115,10 @@ class Metric:
         return format_signature(self.signature())
 
     # Hooks for subclasses.
+
+    def _score_batch_with_details(self, sources, hypotheses):
+        """Override to keep per-pair evidence (an LLM's raw answers) beside the scores."""
+        return self._score_batch(sources, hypotheses), None
 
     def _score_batch(self, sources, hypotheses):
         return [self._score_pair(source, hypothesis) for source, hypothesis in zip(sources, hypotheses)]

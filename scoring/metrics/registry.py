@@ -23,6 +23,7 @@ METRICS = {
     "lev": Entry("scoring.metrics.lev.Levenshtein", LOWER, "Lev."),
     "bleu": Entry("scoring.metrics.bleu.Bleu", HIGHER, "BLEU"),
     "meteor": Entry("scoring.metrics.meteor.Meteor", HIGHER, "METEOR"),
+    "wer": Entry("scoring.metrics.wer.WordErrorRate", LOWER, "WER"),
     "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER, "BERTScore"),
     "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER, "ParaScore"),
     "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER, "SBERT"),
@@ -31,6 +32,8 @@ METRICS = {
     "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct"),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency"),
+    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote"),
+    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked"),
 }
 
 

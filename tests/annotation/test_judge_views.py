@@ -32,7 +32,7 @@ def item_url(judge):
 
 
 def answer(client, judge, label="same_meaning", htmx=False):
-    current = Assignment.objects.filter(judge=judge, judgment__isnull=True).latest("position")
+    current = Assignment.objects.filter(judge=judge, judgment__isnull=True).order_by("position").first()
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     return client.post(
         reverse("annotation-answer", args=[judge.campaign.slug, judge.token]),

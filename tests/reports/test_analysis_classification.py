@@ -14,6 +14,7 @@ from reports.analysis.classification import (
     scan_thresholds,
     table3,
 )
+from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
 
 
 def brute_force(scores, labels, direction):
@@ -56,7 +57,44 @@ def test_it_finds_the_best_threshold_by_hand_with_ties():
     scores = [0.9, 0.8, 0.8, 0.5, 0.2]
     labels = [1, 1, 0, 0, 1]
     best = best_threshold(scan_thresholds(scores, labels, "higher"))
-    assert best == {"threshold": 0.9, "accuracy": 0.6, "f1": 0.5, "recall": 1 / 3, "precision": 1.0}
+    assert best == {
+        "threshold": 0.9,
+        "accuracy": 0.6,
+        "f1": 0.5,
+        "recall": 1 / 3,
+        "precision": 1.0,
+        # 0.9, 0.8 and 0.2 all reach 3/5 (not adjacent: 0.5 gives 2/5); the single number is the strictest.
+        "threshold_low": 0.2,
+        "threshold_high": 0.9,
+        "n_tied": 3,
+        "threshold_pick": "strictest",
+    }
+
+
+def test_a_distance_reports_its_tied_interval_with_the_strictest_as_the_threshold():
+    # LEV (lower is closer): 0.1 P, 0.3 P, 0.4 N, 0.5 P, 0.6 N, 0.9 N.
+    # t=0.1: 4/6; t=0.3: 5/6; t=0.4: 4/6; t=0.5: 5/6; t=0.6: 4/6; t=0.9: 3/6.
+    # Best 5/6 at 0.3 and 0.5: interval [0.3, 0.5], the strictest (lowest distance) is 0.3.
+    scores = [0.1, 0.3, 0.4, 0.5, 0.6, 0.9]
+    labels = [1, 1, 0, 1, 0, 0]
+    best = best_threshold(scan_thresholds(scores, labels, "lower"))
+    assert best["accuracy"] == pytest.approx(5 / 6)
+    assert (best["threshold"], best["threshold_low"], best["threshold_high"], best["n_tied"]) == (0.3, 0.3, 0.5, 2)
+    frame = pd.DataFrame({"corpus": "c", "label": labels, "lev": scores})
+    row = table3(frame, ["lev"], {"lev": "lower"}).iloc[0]
+    assert (row["threshold"], row["threshold_low"], row["threshold_high"]) == (0.3, 0.3, 0.5)
+
+
+def test_the_mbd_tied_interval_matches_the_one_dimensional_scan():
+    rng = np.random.default_rng(7)
+    labels = rng.random((20, 30)) < 0.5
+    oriented = np.round(rng.normal(size=(20, 30)) + labels, 1)
+    rows = best_rows(oriented, labels)
+    for i in range(20):
+        best = best_threshold(scan_thresholds(oriented[i], labels[i], "higher"))
+        assert rows["threshold_low"][i] == best["threshold_low"]
+        assert rows["threshold_high"][i] == best["threshold_high"]
+        assert rows["n_tied"][i] == best["n_tied"]
 
 
 def test_a_distance_predicts_paraphrases_below_the_threshold():
@@ -71,6 +109,15 @@ def test_a_distance_predicts_paraphrases_below_the_threshold():
 def test_the_a_priori_threshold_counts_zero_as_paraphrase():
     result = at_threshold([-1.0, 0.0, 2.0, -3.0], [0, 1, 1, 1], "higher", 0.0)
     assert result["accuracy"] == 0.75 and result["precision"] == 1.0 and result["recall"] == pytest.approx(2 / 3)
+
+
+def test_the_a_priori_rows_use_the_one_rule_and_show_the_answer_setting():
+    frame = pd.DataFrame({"corpus": "c", "label": [0, 1, 1, 1], "parapluie_direct": [-1.0, 0.0, 2.0, -3.0]})
+    table = table3(frame, ["parapluie_direct"], {"parapluie_direct": "higher"}, {"parapluie_direct": "Yes/No:1/2"})
+    prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "c")].iloc[0]
+    expected = called_paraphrase([-1.0, 0.0, 2.0, -3.0], NATURAL_THRESHOLD, "higher")
+    assert expected.tolist() == [False, True, True, False]
+    assert prior["accuracy"] == 0.75 and prior["answer"] == "Yes/No:1/2"
 
 
 def test_the_equal_error_rate_by_hand():

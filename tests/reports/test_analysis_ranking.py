@@ -88,3 +88,21 @@ def test_rank_correlations_match_scipy_with_distances_negated():
     assert row["kendall_tau"] == pytest.approx(stats.kendalltau(-frame["dist"], frame["mean_ordinal"]).statistic)
     assert row["kendall_p"] == pytest.approx(stats.kendalltau(-frame["dist"], frame["mean_ordinal"]).pvalue)
     assert row["spearman_rho"] > 0
+
+
+def test_gold_rank_correlations_match_scipy_against_the_01_label():
+    frame = frame_of()
+    frame["mean_ordinal"] = np.nan  # a gold report may have no judgment at all
+    table, notes = rank_correlations(frame, list(DIRECTIONS), DIRECTIONS, label_source="gold")
+    assert notes == []
+    gold = frame["label"].to_numpy(dtype=float)
+    for corpus, rows in [("A", frame["corpus"] == "A"), ("Global", frame["corpus"].notna())]:
+        row = table.set_index(["metric", "corpus"]).loc[("dist", corpus)]
+        assert row["against"] == "label" and row["n"] == rows.sum()
+        expected_rho = stats.spearmanr(-frame["dist"][rows], gold[rows])
+        expected_tau = stats.kendalltau(-frame["dist"][rows], gold[rows])
+        assert row["spearman_rho"] == pytest.approx(expected_rho.statistic)
+        assert row["spearman_p"] == pytest.approx(expected_rho.pvalue)
+        assert row["kendall_tau"] == pytest.approx(expected_tau.statistic)
+        assert row["kendall_p"] == pytest.approx(expected_tau.pvalue)
+    assert table["spearman_rho"].notna().all()

@@ -131,3 +131,30 @@ def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
         decided = votes[2 * votes["sum"] != votes["count"]]
         assert table.loc[level, "n"] == len(decided)
         assert table.loc[level, "n_paraphrase"] == int((2 * decided["sum"] > decided["count"]).sum())
+
+
+def test_a_gold_report_ranks_against_the_gold_labels_and_a_human_one_against_the_judges():
+    pairs, judgments = data()
+    gold = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST).tables["rank_correlation"]
+    human = build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST).tables["rank_correlation"]
+    assert set(gold["against"]) == {"label"} and gold["spearman_rho"].notna().all()
+    assert set(human["against"]) == {"mean_ordinal"}
+
+
+def test_table3_shows_the_tied_range_and_the_answer_setting_at_zero():
+    from reports.analysis.present import wide
+
+    pairs, judgments = data()
+    pairs["lev"] = np.round(pairs["lev"], 1)  # coarse scores: ties in accuracy
+    answers = {"parapluie_direct": "Yes/No:10539/5230"}
+    report = build_report(pairs, judgments, DIRECTIONS, label_source="gold", answers=answers, **FAST)
+    table3 = report.tables["table3"]
+    prior = table3[table3["threshold_kind"] == "a_priori"]
+    assert set(prior["answer"]) == {"Yes/No:10539/5230"}
+    cells = wide(report, "table3")
+    threshold_cells = [c for c in cells.xs("Threshold", level=1).to_numpy().ravel() if isinstance(c, str)]
+    assert any(cell.endswith("(answer Yes/No:10539/5230)") for cell in threshold_cells)
+    tied = table3[(table3["threshold_kind"] == "a_posteriori") & (table3["n_tied"] > 1)]
+    for row in tied.itertuples():
+        if row.threshold_low != row.threshold_high and row.corpus != "MBD":
+            assert f"(tied {row.threshold_low:.2f} to {row.threshold_high:.2f})" in " ".join(threshold_cells)

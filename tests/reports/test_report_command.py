@@ -87,6 +87,7 @@ def test_it_writes_every_table_and_figure(scored_campaign, tmp_path):
         "agreement.csv",
         "auc.csv",
         "figure2.png",
+        "figure2_mrpc.png",
         "thresholds_global.png",
         "ranks_mrpc.png",
         "signatures.csv",

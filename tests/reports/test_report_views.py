@@ -107,6 +107,14 @@ def test_it_serves_figures_as_png_and_svg(client, judged_campaign, researcher):
     )
 
 
+def test_figure_2_is_drawn_for_each_corpus_too(client, judged_campaign, researcher):
+    client.force_login(researcher)
+    page = client.get(reverse("campaigns-show-report", args=["demo"])).content.decode()
+    assert "Figure 2 — scores against the edit distance — test" in page
+    png = client.get(reverse("campaigns-show-report-figure", args=["figure2-1", "png"]) + "?c=demo")
+    assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+
+
 def test_the_report_is_recomputed_only_when_the_data_changes(judged_campaign):
     first = get_report([judged_campaign], "gold")
     assert get_report([judged_campaign], "gold").computed_at == first.computed_at

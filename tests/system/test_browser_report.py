@@ -123,7 +123,6 @@ def test_a_gold_only_report_explains_each_empty_section_in_one_line(live_server,
     reasons = {
         "judges": "No judgments yet: the judges' answers appear once judges have labelled pairs.",
         "agreement": "No judgments yet: agreement appears once two judges share a pair.",
-        "ranking": "No judgment on the 4-point scale yet: rank correlations need the judges' answers.",
     }
     for slug, reason in reasons.items():
         section = page.locator(f"#report-{slug}")

@@ -34,6 +34,12 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 METRICS = ["lev", "bleu"]
 
 
+@pytest.fixture(autouse=True)
+def patient_judges(monkeypatch):
+    """Simulated judges wait long for an answer: cores may be saturated by another job."""
+    monkeypatch.setattr(load_judges, "REQUEST_TIMEOUT", 120)
+
+
 @contextmanager
 def redis_on(port):
     """A redis-server on a chosen port, so a test can stop it and start it again on the same address."""
@@ -103,13 +109,13 @@ def test_every_pair_ends_with_one_score_per_metric_after_the_worker_is_killed_mi
         campaign = Campaign.objects.create(slug="killed", name="Killed")
         import_pairs(campaign, corpus(150), format="csv")
         total = 150 * len(METRICS)
-        assert wait_until(lambda: Score.objects.count() >= 20, timeout=60), "the worker never started scoring"
+        assert wait_until(lambda: Score.objects.count() >= 20, timeout=180), "the worker never started scoring"
         worker.send_signal(signal.SIGKILL)
-        worker.wait(10)
+        worker.wait(60)
         at_kill = Score.objects.count()
         assert at_kill < total, "scoring finished before the kill: nothing was tested"
         worker = start_worker(url)
-        call_command("score", "killed", "--metrics", *METRICS, "--wait", "--timeout", "90")
+        call_command("score", "killed", "--metrics", *METRICS, "--wait", "--timeout", "300")
     finally:
         servers.stop(worker)
     assert_one_score_per_pair_and_metric(campaign)
@@ -124,7 +130,7 @@ def researcher_token(researcher):
 def _post_pairs(port, token, slug, count):
     """POST `count` pairs through the API, as a researcher's script would; returns (status, body)."""
     rows = [{"source": f"New sentence {i}.", "hypothesis": f"A new sentence, {i}."} for i in range(count)]
-    connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection_ = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     try:
         headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
         connection_.request("POST", f"/api/campaigns/{slug}/pairs/", body=json.dumps(rows), headers=headers)
@@ -163,7 +169,8 @@ def test_judging_and_imports_work_while_redis_is_down_and_scoring_catches_up(bro
         status, text = _post_pairs(port, researcher_token, "outage", 8)
         import_seconds = time.monotonic() - started
         assert status == 201, text
-        assert import_seconds < 15, "an unreachable broker must not stall the import"
+        # A stall would be the broker's retry loop (minutes); the bound leaves room for a saturated machine.
+        assert import_seconds < 30, "an unreachable broker must not stall the import"
     finally:
         servers.stop(web)
     results = load_judges.check_invariants("outage", stats, ledger)
@@ -176,7 +183,7 @@ def test_judging_and_imports_work_while_redis_is_down_and_scoring_catches_up(bro
         try:
             command = [sys.executable, "manage.py", "score", "outage", "--metrics", *METRICS, "--wait"]
             done = subprocess.run(
-                [*command, "--timeout", "90"], cwd=servers.REPO, env=env, capture_output=True, text=True, timeout=120
+                [*command, "--timeout", "300"], cwd=servers.REPO, env=env, capture_output=True, text=True, timeout=360
             )
         finally:
             servers.stop(worker)
@@ -211,6 +218,8 @@ def test_a_judge_resumes_where_they_were_after_the_web_server_restarts(broker):
 
 # A worker whose generator is a stand-in taking 0.5 s per batch: the embedded model would make
 # this test take a minute or two on 2 cores (tests/generation/test_generation_run.py covers the model itself).
+# With PARASOL_TEST_HOLD_AFTER=n it hangs after n batches, as a worker killed mid-run would be
+# found: the kill then lands mid-run however slow the machine is, not by luck of timing.
 SLOW_GENERATION_WORKER = """
 import os, time
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
@@ -222,7 +231,12 @@ class SlowGenerator:
     revision = "slow-stand-in"
     def render(self, messages):
         return messages[-1]["content"]
+    batches = 0
     def generate(self, prompts, *, decoding, n, seed):
+        hold_after = int(os.environ.get("PARASOL_TEST_HOLD_AFTER", "0"))
+        SlowGenerator.batches += 1
+        while hold_after and SlowGenerator.batches > hold_after:
+            time.sleep(1)  # until killed
         time.sleep(0.5)
         return [[(f'B: "Without doubt, {prompt[4:-1]}"', True) for _ in range(n)] for prompt in prompts]
 
@@ -232,8 +246,9 @@ app.worker_main(["worker", "-Q", "gpu", "-P", "solo", "-l", "warning"])
 """
 
 
-def start_generation_worker(url):
+def start_generation_worker(url, hold_after=0):
     env = dict(os.environ, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+    env["PARASOL_TEST_HOLD_AFTER"] = str(hold_after)
     env.update(servers.database_env(connection))
     return subprocess.Popen([sys.executable, "-c", SLOW_GENERATION_WORKER], cwd=servers.REPO, env=env)
 
@@ -242,19 +257,19 @@ def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(br
     url, _port, _redis = broker
     campaign = Campaign.objects.create(slug="generated", name="Generated", created_by=researcher)
     subjects = ["cat", "dog", "bird", "child", "teacher", "farmer"]
-    worker = start_generation_worker(url)
+    worker = start_generation_worker(url, hold_after=2)
     try:
         sources = [f"The {subject} sat on the mat." for subject in subjects]
         run = start_run(campaign, sources=sources, templates=["naive"], max_new_tokens=12, batch_size=1)
         outputs = GenerationOutput.objects.filter(run=run)
-        assert wait_until(lambda: outputs.count() >= 2, timeout=60, interval=0.05), "no output came"
+        assert wait_until(lambda: outputs.count() >= 2, timeout=180, interval=0.05), "no output came"
         worker.send_signal(signal.SIGKILL)
-        worker.wait(10)
+        worker.wait(60)
         at_kill = outputs.count()
         assert at_kill < len(subjects), "the run finished before the kill: nothing was tested"
         worker = start_generation_worker(url)
         resume_run(run)  # queues what is missing; the batches still queued from the start run as well
-        done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=60, interval=0.2)
+        done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=180, interval=0.2)
         assert done, GenerationRun.objects.get(pk=run.pk).progress()
         time.sleep(1.5)  # a duplicate batch still in flight would land now
     finally:

@@ -14,7 +14,7 @@ def run_manage(*args, **env):
     environment = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PARASOL_"))}
     environment.update(env)
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=60
+        [sys.executable, "manage.py", *args], cwd=REPO, env=environment, capture_output=True, text=True, timeout=300
     )
 
 
@@ -37,8 +37,33 @@ def test_production_refuses_to_start_without_a_secret_key():
         ("PARASOL_METRICS", "lev,rouge", "PARASOL_METRICS names unknown metrics: rouge"),
         ("GENERATION_MODELS", "/models/mistral", "GENERATION_MODELS must be name=value items"),
         ("GENERATION_MODELS", "embedded=/tmp/x.gguf", "GENERATION_MODELS names 'embedded' twice or redefines"),
+        ("BERTSCORE_NUM_LAYERS", "nine", "BERTSCORE_NUM_LAYERS must be an integer"),
+        ("BERTSCORE_NUM_LAYERS", "0", "BERTSCORE_NUM_LAYERS must be at least 1"),
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):
     result = run_manage("check", **{variable: value})
     assert result.returncode != 0 and message in result.stderr
+
+
+SHOW_SQLITE = (
+    "from django.db import connection; c = connection.cursor(); "
+    "print(c.execute('PRAGMA journal_mode').fetchone()[0], c.execute('PRAGMA synchronous').fetchone()[0], "
+    "c.execute('PRAGMA busy_timeout').fetchone()[0], connection.transaction_mode)"
+)
+
+
+@pytest.mark.parametrize("how", ["default", "url"])
+def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_configured(how, tmp_path):
+    path = tmp_path / "parasol.sqlite3"
+    env = {"SQLITE_PATH": str(path)} if how == "default" else {"DATABASE_URL": f"sqlite:///{path}"}
+    result = run_manage("shell", "-c", SHOW_SQLITE, **env)
+    assert result.returncode == 0, result.stderr
+    # synchronous=1 is NORMAL; the busy timeout is in milliseconds.
+    assert result.stdout.splitlines()[-1].split() == ["wal", "1", "30000", "IMMEDIATE"]
+    assert path.exists()
+
+
+def test_an_sqlite_url_must_name_a_file():
+    result = run_manage("check", DATABASE_URL="sqlite://:memory:")
+    assert result.returncode != 0 and "DATABASE_URL must name an SQLite file" in result.stderr

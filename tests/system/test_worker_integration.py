@@ -57,7 +57,7 @@ def worker(broker):
     servers.stop(process)
 
 
-def wait_for_scores(expected, timeout=60):
+def wait_for_scores(expected, timeout=180):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if Score.objects.count() >= expected:
@@ -80,9 +80,9 @@ def test_the_score_command_waits_for_the_worker_and_a_rerun_adds_nothing(worker,
     campaign = Campaign.objects.create(slug="wait", name="Wait")
     import_pairs(campaign, CORPUS, format="csv")
     assert Score.objects.count() == 0
-    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "300")
     assert Score.objects.count() == 24
-    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+    call_command("score", "wait", "--metrics", "lev", "bleu", "--wait", "--timeout", "300")
     assert Score.objects.count() == 24
 
 
@@ -91,14 +91,15 @@ def test_import_succeeds_while_redis_is_down_and_the_sweep_catches_up(broker, re
     campaign = Campaign.objects.create(slug="down", name="Down")
     started = time.monotonic()
     import_pairs(campaign, CORPUS, format="csv")
-    assert time.monotonic() - started < 15, "an unreachable broker must not stall the request"
+    # A stall would be the broker's retry loop (minutes); the bound leaves room for a saturated machine.
+    assert time.monotonic() - started < 30, "an unreachable broker must not stall the request"
     assert campaign.real_pairs.count() == 12 and Score.objects.count() == 0
     use_broker(redis_url)
     process = servers.start_worker(
         redis_url, servers.database_env(connection), extra_env={"PARASOL_METRICS": "lev,bleu"}
     )
     try:
-        call_command("score", "down", "--metrics", "lev", "bleu", "--wait", "--timeout", "60")
+        call_command("score", "down", "--metrics", "lev", "bleu", "--wait", "--timeout", "300")
     finally:
         servers.stop(process)
     assert Score.objects.count() == 24

@@ -18,8 +18,8 @@ from reports.standalone import standalone_html
 
 
 def _file_stem(spec):
-    """figure2, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2":
+    """figure2, figure2_mrpc, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "figure2" and spec.corpus == "Global":
         return "figure2"
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
@@ -67,6 +67,8 @@ class Command(BaseCommand):
             frames.pairs,
             frames.judgments,
             frames.directions,
+            answers=frames.answers,
+            verdicts=frames.verdicts,
             label_source=options["label_source"],
             seed=options["seed"],
         )

@@ -1,15 +1,18 @@
-"""Print the ParaPLUIE score of one sentence pair."""
+"""Print the ParaPLUIE score of one sentence pair, its verdict at the natural threshold, and the answer setting."""
 
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import service
-from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.base import NATURAL_THRESHOLD, MetricUnavailable, called_paraphrase
 
 TEMPLATES = {"direct": "parapluie_direct", "indirect": "parapluie_indirect", "fs-direct": "parapluie_fs_direct"}
 
 
 class Command(BaseCommand):
-    help = "ParaPLUIE(S, H) = log p(yes)/p(no); positive means the model judges H a paraphrase of S."
+    help = (
+        "ParaPLUIE(S, H) = log p(yes)/p(no); a score >= 0 means the model judges H a paraphrase of S. "
+        "The yes/no answer tokens (PARAPLUIE_ANSWER) move what 0 means, so they are printed beside the verdict."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("source")
@@ -18,8 +21,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, source, hypothesis, template, **options):
         try:
-            value = service.scorer(TEMPLATES[template]).score(sources=[source], hypotheses=[hypothesis])[0]
+            scorer = service.scorer(TEMPLATES[template])
+            value = scorer.score(sources=[source], hypotheses=[hypothesis])[0]
         except MetricUnavailable as error:
             raise CommandError(str(error)) from None
-        verdict = "paraphrase" if value > 0 else "not a paraphrase"
-        self.stdout.write(f"{value:.4f}  ({verdict})")
+        paraphrase = called_paraphrase(value, NATURAL_THRESHOLD, scorer.direction)
+        verdict = "paraphrase" if paraphrase else "not a paraphrase"
+        answer = scorer.signature()["answer"]
+        self.stdout.write(f"{value:.4f}  ({verdict} at threshold {NATURAL_THRESHOLD:g}; answer {answer})")

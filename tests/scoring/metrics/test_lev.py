@@ -59,3 +59,13 @@ def test_its_signature_names_the_implementation(lev):
     assert signature["metric"] == "lev"
     assert signature["impl"].startswith("rapidfuzz-")
     assert lev.signature_string().startswith("metric:lev|version:")
+
+
+@pytest.mark.parametrize(("source", "hypothesis", "expected"), CASES)
+def test_it_equals_nltks_edit_distance_over_the_longer_length(lev, source, hypothesis, expected):
+    # The independent check of the metric card: nltk's own dynamic programme, unit costs.
+    from nltk.metrics.distance import edit_distance
+
+    longest = max(len(source), len(hypothesis))
+    independent = edit_distance(source, hypothesis) / longest if longest else 0.0
+    assert lev.score(sources=[source], hypotheses=[hypothesis]) == [pytest.approx(independent, abs=1e-15)]

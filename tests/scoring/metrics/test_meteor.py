@@ -61,6 +61,39 @@ def test_it_names_the_setup_command_when_wordnet_is_missing(tmp_path):
         get_metric("meteor", nltk_data=str(tmp_path))
 
 
-def test_its_signature_names_tokenisation_and_wordnet(meteor):
-    assert meteor.signature()["tok"] == "whitespace"
+# Hand-checked with nltk's rules (exact, stem, synonym matching; chunks counted over
+# the alignment nltk picks, scanning both token lists from the end):
+# fmean = P*R / (0.9*P + 0.1*R), penalty = 0.5 * (chunks / matches)**3.
+@pytest.mark.parametrize(
+    ("source", "hypothesis", "treebank", "whitespace"),
+    [
+        # 5 tokens "the cat is alive ." all matched in one chunk: 1 - 0.5*(1/5)**3;
+        # on whitespace 4 tokens: 1 - 0.5*(1/4)**3.
+        ("The cat is alive.", "The cat is alive.", 0.996, 0.9921875),
+        # hello , world ! against hello world: P 1, R 1/2, fmean 0.5/0.95, 2 chunks of 2
+        # matches, penalty 0.5. Glued to punctuation, "hello," never meets "hello".
+        ("Hello, world!", "Hello world", 0.5 / 0.95 * 0.5, 0.0),
+        # 7 of 8 hypothesis tokens match (the comma does not), R 1: fmean 0.875/0.8875;
+        # 6 chunks for 7 matches: penalty 0.5*(6/7)**3.
+        # On whitespace "mat," and "sat." match nothing: 4 of 6 each way, 4 chunks: (2/3) * 0.5.
+        ("The cat sat on the mat.", "On the mat, the cat sat.", 0.875 / 0.8875 * (1 - 0.5 * (6 / 7) ** 3), 1 / 3),
+    ],
+)
+def test_it_splits_punctuation_with_treebank_tokens(nltk_data, meteor, source, hypothesis, treebank, whitespace):
+    glued = get_metric("meteor", nltk_data=str(nltk_data), tokenizer="whitespace")
+    assert meteor.score(sources=[source], hypotheses=[hypothesis]) == [pytest.approx(treebank, abs=1e-9)]
+    assert glued.score(sources=[source], hypotheses=[hypothesis]) == [pytest.approx(whitespace, abs=1e-9)]
+
+
+def test_it_refuses_an_unknown_tokenizer(nltk_data):
+    with pytest.raises(ValueError, match="tokenizer must be one of"):
+        get_metric("meteor", nltk_data=str(nltk_data), tokenizer="spaces")
+
+
+def test_its_signature_names_tokenisation_and_wordnet(nltk_data, meteor):
+    # Version 2 = Treebank tokens: scores stored under version 1 (whitespace) are never reused.
+    assert meteor.signature()["version"] == "2"
+    assert meteor.signature()["tok"] == "nltk-treebank-word_tokenize"
     assert meteor.signature()["wordnet"] == "3.0"
+    glued = get_metric("meteor", nltk_data=str(nltk_data), tokenizer="whitespace")
+    assert glued.signature()["tok"] == "whitespace" and glued.signature_string() != meteor.signature_string()

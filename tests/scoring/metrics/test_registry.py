@@ -12,6 +12,7 @@ EXPECTED = {
     "lev": LOWER,
     "bleu": HIGHER,
     "meteor": HIGHER,
+    "wer": LOWER,
     "bertscore": HIGHER,
     "parascore": HIGHER,
     "sbert": HIGHER,
@@ -20,6 +21,8 @@ EXPECTED = {
     "parapluie_fs_direct": HIGHER,
     "ngram_f1": HIGHER,
     "lm_fluency": HIGHER,
+    "llm_vote": HIGHER,
+    "llm_checked": HIGHER,
 }
 
 

@@ -13,11 +13,16 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from campaigns.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERNAME
 from scoring.tasks import queue_sweep
 
-from .load_demo import DEMO_PASSWORD, DEMO_USERNAME
-
 HOST = "127.0.0.1"
+# How long each part may take to stop before it is killed. Workers get the
+# longest: a warm shutdown finishes the task in hand (and acknowledges it),
+# which needs Redis, so Redis stops last.
+WEB_STOP_SECONDS = 10
+WORKER_STOP_SECONDS = 60
+REDIS_STOP_SECONDS = 10
 # The production shape in miniature: one worker per queue, so the slow LLM work
 # on `gpu` never holds up the quick metrics on `cpu`; the periodic sweep (-B)
 # runs inside the cpu worker.
@@ -52,24 +57,31 @@ class Command(BaseCommand):
         # script (background jobs inherit SIGINT ignored).
         signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
-        processes = []
+        # Started in this order, stopped in the reverse: web, workers, Redis.
+        processes = {"redis": [], "workers": [], "web": []}
         # The beat in the cpu worker keeps its schedule file there (CELERY_BEAT_SCHEDULE_FILENAME).
         Path(settings.CELERY_BEAT_SCHEDULE_FILENAME).parent.mkdir(parents=True, exist_ok=True)
         try:
-            processes += self._start_redis(redis_port)
+            processes["redis"] += self._start_redis(redis_port)
             for name, command in WORKERS.items():
-                processes.append(self._spawn(name, [sys.executable, "-m", *command.split()]))
-            processes.append(
+                processes["workers"].append(self._spawn(name, [sys.executable, "-m", *command.split()]))
+            processes["web"].append(
                 self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
             )
             # Pairs loaded before the worker was up were not queued: sweep them now.
             queue_sweep()
             self._announce(port)
-            self._wait(processes)
+            self._wait([p for group in processes.values() for p in group])
         except KeyboardInterrupt:
-            pass
+            self.stdout.write("\nStopping the demo: web server, then workers (finishing their task), then Redis.")
         finally:
-            self._stop(processes)
+            # A second Ctrl-C must not cut the orderly stop short; every wait below is bounded.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            self._stop(processes["web"], WEB_STOP_SECONDS)
+            self._stop(processes["workers"], WORKER_STOP_SECONDS)
+            self._stop(processes["redis"], REDIS_STOP_SECONDS)
+            self.stdout.write("Demo stopped.")
 
     def _start_redis(self, redis_port):
         if _port_open(redis_port):
@@ -110,19 +122,20 @@ class Command(BaseCommand):
         failed = [p for p in processes if p.poll() is not None]
         raise CommandError(f"A demo process stopped unexpectedly: {' '.join(failed[0].args)}")
 
-    def _stop(self, processes):
+    def _stop(self, processes, seconds):
+        """SIGTERM (a Celery worker's warm shutdown) to each group, wait up to `seconds`, then kill."""
         # Each child leads its own process group: signal the group, so the
         # worker's pool processes stop with it.
-        for process in reversed(processes):
+        for process in processes:
             _signal_group(process, signal.SIGTERM)
         for process in processes:
             try:
-                process.wait(timeout=10)
+                process.wait(timeout=seconds)
             except subprocess.TimeoutExpired:
+                self.stderr.write(f"{' '.join(process.args[:4])} did not stop within {seconds} s: killed.")
                 _signal_group(process, signal.SIGKILL)
                 process.wait()
             _signal_group(process, signal.SIGKILL)  # leftovers of a group whose leader has exited
-        self.stdout.write("Demo stopped.")
 
 
 def _signal_group(process, signum):

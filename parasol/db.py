@@ -1,0 +1,44 @@
+"""What every app needs from the database layer: riding out a busy SQLite file.
+
+On SQLite one writer holds the file at a time; the busy timeout makes the
+others wait, but a wait can still run out under a burst (or a write can meet
+a lock SQLite refuses to wait for). A request that fails that way changed
+nothing (its transaction rolled back), so running it again is safe.
+"""
+
+import logging
+import random
+import time
+from functools import wraps
+
+from django.db import OperationalError, connection
+
+logger = logging.getLogger(__name__)
+
+LOCKED_ATTEMPTS = 5
+
+
+def is_locked(error):
+    return connection.vendor == "sqlite" and "locked" in str(error).lower()
+
+
+def retry_if_locked(function):
+    """Run `function` again (bounded, with jittered back-off) when SQLite reports the database locked.
+
+    Only for functions whose writes are idempotent or all-or-nothing, and only outside
+    an enclosing transaction: inside one, the retry belongs to whoever opened it.
+    """
+
+    @wraps(function)
+    def wrapped(*args, **kwargs):
+        for attempt in range(1, LOCKED_ATTEMPTS + 1):
+            try:
+                return function(*args, **kwargs)
+            except OperationalError as error:
+                if attempt == LOCKED_ATTEMPTS or not is_locked(error) or connection.in_atomic_block:
+                    raise
+                logger.warning("%s: database locked, attempt %d of %d", function.__qualname__, attempt, LOCKED_ATTEMPTS)
+                time.sleep(random.uniform(0.05, 0.25) * attempt)
+        raise AssertionError("unreachable")
+
+    return wrapped

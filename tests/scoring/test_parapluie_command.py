@@ -1,0 +1,29 @@
+"""manage.py parapluie: the verdict follows the one threshold-0 rule and names the answer setting."""
+
+import pytest
+from django.core.management import call_command
+
+from scoring import service
+from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
+
+
+@pytest.mark.parametrize("answer", ["Yes/No", "yes/no"])
+def test_it_prints_the_score_the_rule_verdict_and_the_answer_setting(monkeypatch, capsys, answer):
+    monkeypatch.setenv("PARAPLUIE_ANSWER", answer)
+    service.scorer.cache_clear()
+    try:
+        call_command("parapluie", "The cat is alive.", "The cat was alive.")
+        scorer = service.scorer("parapluie_direct")
+    finally:
+        service.scorer.cache_clear()
+    line = capsys.readouterr().out.strip()
+    value = scorer.score(sources=["The cat is alive."], hypotheses=["The cat was alive."])[0]
+    verdict = "paraphrase" if called_paraphrase(value, NATURAL_THRESHOLD, "higher") else "not a paraphrase"
+    assert line.startswith(f"{value:.4f}  ({verdict} at threshold 0; answer {answer}:")
+
+
+def test_a_score_of_exactly_zero_is_a_paraphrase():
+    # The paper (5.2) calls "others" than those under the threshold paraphrases.
+    assert called_paraphrase(0.0, NATURAL_THRESHOLD, "higher")
+    assert not called_paraphrase(-1e-12, NATURAL_THRESHOLD, "higher")
+    assert called_paraphrase(0.3, 0.3, "lower") and not called_paraphrase(0.31, 0.3, "lower")
