@@ -30,16 +30,15 @@ def crowd_ids(params):
     return found
 
 
-def returning_judge(campaign, token=None, crowd=None):
-    """A judge of this campaign coming back by cookie or, on crowd platforms, by participant id."""
-    if token:
-        judge = Judge.objects.filter(token=token, campaign=campaign).first()
-        if judge:
-            return judge
-    participant = (crowd or {}).get("crowd_participant")
-    if participant:
-        return Judge.objects.filter(campaign=campaign, crowd_participant=participant).first()
-    return None
+def returning_judge(campaign, token=None):
+    """A judge of this campaign coming back with their own secret (the cookie), else None.
+
+    A crowd participant id is never enough: a third party can know it, so it is
+    only ever recorded on a new judge, and a known id answers like an unknown one.
+    """
+    if not token:
+        return None
+    return Judge.objects.filter(token=token, campaign=campaign).first()
 
 
 def why_unavailable(campaign):

@@ -1,7 +1,9 @@
 """The judge protocol: welcome, English level, guidelines, training, pairs, thanks.
 
 Judges are anonymous: a random token in the URL and in a cookie identifies
-them, so the same link resumes where they stopped.
+them, so the same browser resumes where it stopped. A browser whose cookie
+does not hold the token (someone else's resume link) is asked before it
+adopts that judge.
 """
 
 from django.conf import settings
@@ -47,6 +49,29 @@ def _get_judge(slug, token):
     return judge
 
 
+def _holds_token(request, judge):
+    return request.COOKIES.get(_cookie_name(judge.campaign)) == judge.token
+
+
+def _judge_page(request, slug, token):
+    """The judge, and a confirmation page instead when this browser has not adopted them yet.
+
+    A link that carries someone else's token must not silently make this browser
+    work (or keep working) inside their judge.
+    """
+    judge = _get_judge(slug, token)
+    if request.method == "GET" and not _holds_token(request, judge):
+        return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
+    return judge, None
+
+
+@require_POST
+def adopt(request, slug, token):
+    """This browser continues the judge whose link it opened, after saying so."""
+    judge = _get_judge(slug, token)
+    return _remember_judge(redirect("annotation-show-item", slug, token), judge)
+
+
 def _step_url(judge):
     """Where the judge should be now, given what they have done."""
     if not judge.english_level:
@@ -59,7 +84,7 @@ def _step_url(judge):
 def welcome(request, slug):
     campaign = get_object_or_404(Campaign, slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
-    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)), crowd)
+    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
     if judge is not None:
         return _remember_judge(redirect("annotation-show-item", slug, judge.token), judge)
     reason = joining.why_unavailable(campaign)
@@ -78,7 +103,12 @@ def welcome(request, slug):
 
 
 def english_level(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
+    if judge.judgments.filter(is_training=False).exists():
+        # Locked once real judging starts: results are broken down by the level given before.
+        return redirect("annotation-show-item", slug, token)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -87,7 +117,9 @@ def english_level(request, slug, token):
 
 
 def guidelines(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if request.method == "POST":
         if judge.guidelines_read_at is None:
             judge.guidelines_read_at = timezone.now()
@@ -115,7 +147,9 @@ def _closed(request, judge):
 
 
 def show_item(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if not judge.campaign.is_open:
         return _closed(request, judge)
     step = _step_url(judge)
@@ -151,7 +185,9 @@ def answer(request, slug, token):
 
 
 def questionnaire(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     questions = protocol_of(judge.campaign).questions
     if request.method == "POST":
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
@@ -163,7 +199,9 @@ def questionnaire(request, slug, token):
 
 
 def thanks(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
         return redirect("annotation-show-item", slug, token)
     protocol = protocol_of(judge.campaign)
@@ -178,5 +216,8 @@ def thanks(request, slug, token):
         "protocol": protocol,
         "progress": progress,
         "ran_out": progress["real_done"] < progress["real_total"],
+        # The code certifies real work: a judge who only did the training (say, on a
+        # campaign closed since) does not get it.
+        "show_code": progress["real_done"] > 0,
     }
     return render(request, "annotation/thanks.html", context)
