@@ -7,6 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Judgment
+from parasol.parsers import JSONParser
 from scoring.service import pairs_with_scores
 
 from .exports import judgments_frame
@@ -90,7 +91,8 @@ class CampaignViewSet(viewsets.ModelViewSet):
         description="Bulk create: a list of pairs, all accepted or none.",
     )
     @extend_schema(methods=["GET"], responses=PairSerializer(many=True))
-    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer)
+    # Pairs come as JSON only: a form body could carry file parts where text is expected.
+    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer, parser_classes=[JSONParser])
     def pairs(self, request, slug=None):
         campaign = self.get_object()
         if request.method == "GET":

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 
 import pandas as pd
 
-from annotation.scale import majority_paraphrase
 from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment, Label
+from annotation.scale import majority_paraphrase
 
 COUNT_COLUMN_OF_LABEL = {label: f"n_{label.value}" for label in Label}
 PAIR_COLUMNS = [

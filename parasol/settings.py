@@ -237,6 +237,11 @@ SPECTACULAR_SETTINGS = {
 # Corpus import limits: larger files are refused whole, with a message.
 IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
+# Per row: a sentence longer than this is refused (a judge reads it; the page highlights it),
+# and so are rows with too many columns or too much metadata (a wide file multiplies storage).
+PARASOL_MAX_SENTENCE_CHARS = env_int("PARASOL_MAX_SENTENCE_CHARS", 5000, minimum=1)
+PARASOL_IMPORT_MAX_COLUMNS = env_int("PARASOL_IMPORT_MAX_COLUMNS", 50, minimum=2)
+PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minimum=2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 
