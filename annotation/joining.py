@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from parasol.net import client_address
+
 from . import assignment as assign
 from .controls import ensure_control_pairs, plan_control_positions, protocol_of
 from .models import Judge
@@ -54,8 +56,12 @@ def why_unavailable(campaign):
 
 
 def join_key(request):
-    """A keyed hash of the client's address: enough to count joins, useless to identify anyone."""
-    address = request.META.get("REMOTE_ADDR", "")
+    """A keyed hash of the client's address: enough to count joins, useless to identify anyone.
+
+    Behind a declared proxy the address comes from its header, so judges are not all
+    counted as the proxy's one address.
+    """
+    address = client_address(request)
     return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
 
 

@@ -5,6 +5,7 @@ start-up with a message naming the variable instead of failing later.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -61,6 +62,10 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Reverse proxies in front of the app that append to X-Forwarded-For; 0 (the default)
+# trusts no header and uses the connection's address. Rate limits key on this address,
+# and X-Forwarded-Proto is believed only from a declared proxy.
+PARASOL_TRUSTED_PROXIES = env_int("PARASOL_TRUSTED_PROXIES", 0, minimum=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,6 +78,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "campaigns",
     "annotation",
     "scoring",
@@ -89,7 +95,18 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lockout into its 429 response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Login throttling (django-axes): after PARASOL_LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address, that pair is locked out for PARASOL_LOGIN_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("PARASOL_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PARASOL_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "parasol.net.client_address"
 
 ROOT_URLCONF = "parasol.urls"
 WSGI_APPLICATION = "parasol.wsgi.application"
@@ -144,7 +161,10 @@ CACHES = {
 }
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en"
@@ -175,7 +195,8 @@ SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", not DEBUG)
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Without a declared proxy the header is the client's to forge, so it is not read.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PARASOL_TRUSTED_PROXIES else None
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
@@ -214,7 +235,7 @@ PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "parasol.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
@@ -226,7 +247,18 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("PARASOL_API_ANON_RATE", "60/minute"),
+        "user": env_str("PARASOL_API_USER_RATE", "1200/minute"),
+    },
 }
+# Wrong API tokens one address may send per window before it gets 429 (guessing keys).
+PARASOL_API_TOKEN_FAILURES = env_int("PARASOL_API_TOKEN_FAILURES", 20, minimum=1)
+PARASOL_API_TOKEN_FAILURE_WINDOW_SECONDS = env_int("PARASOL_API_TOKEN_FAILURE_WINDOW_SECONDS", 600, minimum=1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parasol API",
     "DESCRIPTION": "Paraphrase evaluation campaigns: pairs, judgments and exports.",
