@@ -30,9 +30,21 @@ def _lock_campaign(campaign_id):
 
 
 def pairs_with_load(campaign):
-    """Real pairs annotated with `load`: judgments given plus assignments still reserved."""
-    reserved_since = timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
-    counts = Q(assignments__judgment__isnull=False) | Q(assignments__assigned_at__gte=reserved_since)
+    """Real pairs annotated with `load`: judgments given plus assignments still reserved.
+
+    A judge who has answered no real pair yet holds a reservation only for the short
+    idle period: otherwise a few idle joiners could keep a small campaign "full".
+    Each judge holds at most one pending assignment, so reservations are one per judge.
+    """
+    now = timezone.now()
+    reserved_since = now - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
+    idle_since = now - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    working = campaign.judges.filter(judgments__is_training=False).values("pk")
+    counts = (
+        Q(assignments__judgment__isnull=False)
+        | Q(assignments__assigned_at__gte=idle_since)
+        | Q(assignments__assigned_at__gte=reserved_since, assignments__judge_id__in=working)
+    )
     return campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
 
 

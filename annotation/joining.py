@@ -6,6 +6,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from parasol.net import client_address
@@ -48,11 +49,17 @@ def why_unavailable(campaign):
     if not campaign.is_open:
         return "closed"
     max_judges = protocol_of(campaign).max_judges
-    if max_judges is not None and campaign.judges.count() >= max_judges:
+    if max_judges is not None and seated_judges(campaign).count() >= max_judges:
         return "full"
     if not assign.open_pairs(campaign).exists():
         return "exhausted"
     return None
+
+
+def seated_judges(campaign):
+    """Judges who count towards the campaign's cap: those who answered, or joined a short while ago."""
+    idle_since = timezone.now() - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    return campaign.judges.filter(Q(judgments__isnull=False) | Q(created_at__gte=idle_since)).distinct()
 
 
 def join_key(request):

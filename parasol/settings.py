@@ -280,6 +280,9 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
 ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
+# A judge who has not answered any real pair yet holds a pair (or a seat under the
+# campaign's judge cap) only this long: idle joiners cannot starve a campaign.
+PARASOL_IDLE_RESERVATION_MINUTES = env_int("PARASOL_IDLE_RESERVATION_MINUTES", 10, minimum=1)
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
