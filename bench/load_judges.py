@@ -275,6 +275,7 @@ class SimulatedJudge:
             self.check_same(current, "a reload")
         if self.steps == self.resume_at:
             self.browser = Browser(self.port, self.stats)  # a fresh cookie jar: only the token link
+            self.adopt()
             self.ledger.note(self.ledger.repeats, "resume")
             self.check_same(current, "resuming through the token link")
         if self.habits.think_ms:
@@ -299,6 +300,13 @@ class SimulatedJudge:
             self.current = self.show()
         else:
             self.current = following
+
+    def adopt(self):
+        """A browser without the judge's cookie is asked before it continues their work: say yes."""
+        status, _, text = self.browser.get(f"/j/{self.slug}/{self.token}/", kind="resume")
+        self.expect(status, {200}, "resume confirmation")
+        status, _, _ = self.browser.post(f"/j/{self.slug}/{self.token}/resume/", {}, kind="resume")
+        self.expect(status, {302}, "resume")
 
     def check_same(self, assignment, how):
         shown = self.show()

@@ -53,12 +53,27 @@ def env_list(name, default):
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+def strong_secret_key(name, key):
+    """Refuse a missing or guessable key (Django's own deploy-check criteria), naming the variable."""
+    if not key:
+        raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false")
+    if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-") or key == DEVELOPMENT_SECRET_KEY:
+        raise ImproperlyConfigured(
+            f"{name} is too weak for production: use at least 50 random characters, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    return key
+
+
+# Off unless asked for: DEBUG shows tracebacks and the URL map to anyone. The demo
+# (`make demo`, `manage.py rundemo`) turns it on for itself.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+DEVELOPMENT_SECRET_KEY = "parasol-local-development-key-not-for-production"
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false")
-    SECRET_KEY = "parasol-local-development-key-not-for-production"
+if DEBUG:
+    SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
+else:
+    SECRET_KEY = strong_secret_key("DJANGO_SECRET_KEY", SECRET_KEY)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])

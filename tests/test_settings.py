@@ -38,5 +38,5 @@ def test_production_refuses_to_start_without_a_secret_key():
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):
-    result = run_manage("check", **{variable: value})
+    result = run_manage("check", **{"DJANGO_DEBUG": "true", variable: value})
     assert result.returncode != 0 and message in result.stderr
