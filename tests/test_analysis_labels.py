@@ -4,6 +4,8 @@ import pytest
 from annotation.models import ORDINAL_OF_LABEL, PARAPHRASE_OF_LABEL, Label
 from campaigns.analysis.labels import (
     ANSWERS,
+    ORDINAL_OF_ANSWER,
+    PARAPHRASE_OF_ANSWER,
     attach_labels,
     human_labels,
     label_distribution,
