@@ -43,7 +43,8 @@ def _remember_judge(response, judge):
 
 def _get_judge(slug, token):
     """A judge reaches only their own campaign and assignments; anything else is a 404."""
-    judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
+    judges = Judge.objects.select_related("campaign").filter(campaign__deleted_at__isnull=True)
+    judge = judges.filter(token=token, campaign__slug=slug).first()
     if judge is None:
         raise Http404("No such judge in this campaign.")
     return judge
@@ -82,7 +83,7 @@ def _step_url(judge):
 
 
 def welcome(request, slug):
-    campaign = get_object_or_404(Campaign, slug=slug)
+    campaign = get_object_or_404(Campaign.objects.live(), slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
     judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
     if judge is not None:

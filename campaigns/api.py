@@ -1,9 +1,11 @@
 """REST API for researchers (token or session auth, staff only)."""
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from annotation.models import Judgment
@@ -12,12 +14,19 @@ from scoring.service import pairs_with_scores
 
 from .exports import judgments_frame
 from .importers import CorpusImportError, import_rows
-from .models import Campaign, Pair
+from .models import Campaign, Pair, refuse_reserved_slug
 from .views import csv_response
 
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+
+    def validate_slug(self, value):
+        try:
+            refuse_reserved_slug(value)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.messages) from None
+        return value
 
     class Meta:
         model = Campaign
@@ -83,6 +92,12 @@ class CampaignViewSet(viewsets.ModelViewSet):
     def perform_create(self, serializer):
         campaign = serializer.save(created_by=self.request.user)
         campaign.ensure_training_pairs()
+
+    def perform_destroy(self, instance):
+        """Only the owner (or a superuser) deletes, and into the trash: restorable, nothing lost."""
+        if not instance.is_managed_by(self.request.user):
+            raise PermissionDenied("Only the campaign's owner can delete it.")
+        instance.move_to_trash()
 
     @extend_schema(
         methods=["POST"],

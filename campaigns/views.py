@@ -7,6 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
+from rest_framework.authtoken.models import Token
 
 from annotation.controls import add_control_pairs, protocol_of
 from annotation.forms import ProtocolForm
@@ -37,7 +38,7 @@ def list_campaigns(request):
 
 @researcher_required
 def create_campaign(request):
-    form = CampaignForm(request.POST if request.method == "POST" else None)
+    form = CampaignForm(request.POST if request.method == "POST" else None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         campaign = form.save(commit=False)
         campaign.created_by = request.user
@@ -54,7 +55,7 @@ def create_campaign(request):
 def edit_campaign(request, slug):
     campaign = campaign_for(request, slug)
     data = request.POST if request.method == "POST" else None
-    form = CampaignForm(data, instance=campaign)
+    form = CampaignForm(data, instance=campaign, may_share=campaign.is_managed_by(request.user))
     protocol_form = ProtocolForm(data, instance=protocol_of(campaign), prefix="protocol")
     if request.method == "POST" and form.is_valid() and protocol_form.is_valid():
         campaign = form.save()
@@ -159,3 +160,25 @@ def toggle_open(request, slug):
     campaign.save(update_fields=["is_open", "updated_at"])
     messages.success(request, "Campaign opened." if campaign.is_open else "Campaign closed.")
     return redirect(campaign)
+
+
+@researcher_required
+def api_key(request):
+    """The researcher's own API key: shown once when (re)generated, never anyone else's."""
+    key = None
+    if request.method == "POST":
+        Token.objects.filter(user=request.user).delete()
+        key = Token.objects.create(user=request.user).key
+    has_key = Token.objects.filter(user=request.user).exists()
+    return render(request, "campaigns/api_key.html", {"key": key, "has_key": has_key})
+
+
+@researcher_required
+def trash(request):
+    """Deleted campaigns the researcher may bring back."""
+    if request.method == "POST":
+        campaign = get_object_or_404(Campaign.objects.trash_of(request.user), slug=request.POST.get("slug", ""))
+        campaign.restore()
+        messages.success(request, f"Campaign “{campaign.name}” restored (closed: reopen it when ready).")
+        return redirect(campaign)
+    return render(request, "campaigns/trash.html", {"campaigns": Campaign.objects.trash_of(request.user)})
