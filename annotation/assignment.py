@@ -123,11 +123,23 @@ def mark_shown(assignment):
 
 
 def _response_ms(assignment, client_ms):
+    """The smaller of the browser's timing and the server's: a client cannot claim to have read longer.
+
+    The server's clock (shown to answered) includes network time, so it is an upper bound;
+    the browser's is finer but forgeable, so it is believed only below that bound.
+    """
+    server_ms = None
+    if assignment.shown_at is not None:
+        server_ms = max(0, int((timezone.now() - assignment.shown_at).total_seconds() * 1000))
     if client_ms is not None and 0 < client_ms < MAX_PLAUSIBLE_RESPONSE_MS:
-        return client_ms
-    if assignment.shown_at is None:
-        return None
-    return int((timezone.now() - assignment.shown_at).total_seconds() * 1000)
+        return client_ms if server_ms is None else min(client_ms, server_ms)
+    return server_ms
+
+
+def answering_too_fast(judge):
+    """Whether the judge already gave the most answers allowed in the last minute (a flood, not reading)."""
+    since = timezone.now() - timedelta(minutes=1)
+    return judge.judgments.filter(created_at__gte=since).count() >= settings.PARASOL_MAX_ANSWERS_PER_MINUTE
 
 
 def record_judgment(assignment, label, client_ms=None):

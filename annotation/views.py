@@ -7,7 +7,7 @@ adopts that judge.
 """
 
 from django.conf import settings
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -175,6 +175,8 @@ def answer(request, slug, token):
     current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
         raise Http404("This pair is not assigned to you.")
+    if not hasattr(current, "judgment") and assign.answering_too_fast(judge):
+        return HttpResponse(_("Too many answers in the last minute: take the time to read each pair."), status=429)
     assign.record_judgment(current, form.cleaned_data["label"], form.cleaned_data.get("response_ms"))
     following = assign.next_assignment(judge)
     if following is None:

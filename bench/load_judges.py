@@ -498,7 +498,7 @@ def warm_up(port, workers, rounds=15):
 
 
 def server_env(database_env, redis_url, metrics="lev,bleu"):
-    """Production-like settings for child processes: DEBUG off, no HTTPS redirect, joins not rate-limited."""
+    """Production-like settings for child processes: DEBUG off, no HTTPS redirect, joins and answers unlimited."""
     env = dict(os.environ, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
     env.update(database_env)
     env.update(
@@ -508,6 +508,7 @@ def server_env(database_env, redis_url, metrics="lev,bleu"):
         DJANGO_SECURE_COOKIES="false",
         DJANGO_HSTS_SECONDS="0",
         PARASOL_JOINS_PER_HOUR="1000000",
+        PARASOL_MAX_ANSWERS_PER_MINUTE="1000000",  # simulated judges answer without reading
         PARASOL_METRICS=metrics,
         PARASOL_LOG_LEVEL="WARNING",
         PYTHONWARNINGS="ignore:No directory at:UserWarning",  # no collectstatic for a load test

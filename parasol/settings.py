@@ -100,7 +100,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "parasol.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "parasol.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -209,7 +211,10 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", not DEBUG)
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = not DEBUG
+# Preloading is hard to undo (browsers ship the list): only on request.
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+# check --deploy warns about preload (W021) whenever it is off; off is a deliberate default here.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
 # Without a declared proxy the header is the client's to forge, so it is not read.
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PARASOL_TRUSTED_PROXIES else None
 SECURE_REFERRER_POLICY = "same-origin"
@@ -260,8 +265,8 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_PAGINATION_CLASS": "parasol.pagination.CappedLimitOffsetPagination",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -279,6 +284,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Paraphrase evaluation campaigns: pairs, judgments and exports.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema maps every endpoint: researchers only, like the API itself.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
 }
 
 # Corpus import limits: larger files are refused whole, with a message.
@@ -291,6 +298,9 @@ PARASOL_IMPORT_MAX_COLUMNS = env_int("PARASOL_IMPORT_MAX_COLUMNS", 50, minimum=2
 PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minimum=2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
+# Any other request (judge answers, researcher forms) is small: a bigger body is refused
+# from its Content-Length before it is read, so no one can fill the disk anonymously.
+PARASOL_MAX_REQUEST_BYTES = env_int("PARASOL_MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
 
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
@@ -298,6 +308,8 @@ ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES
 # A judge who has not answered any real pair yet holds a pair (or a seat under the
 # campaign's judge cap) only this long: idle joiners cannot starve a campaign.
 PARASOL_IDLE_RESERVATION_MINUTES = env_int("PARASOL_IDLE_RESERVATION_MINUTES", 10, minimum=1)
+# Answers one judge may give per minute; more is a script flooding the campaign, not reading.
+PARASOL_MAX_ANSWERS_PER_MINUTE = env_int("PARASOL_MAX_ANSWERS_PER_MINUTE", 30, minimum=1)
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
