@@ -133,8 +133,8 @@ def _save_rows(campaign, rows):
             _assign_ids(rows, set(campaign.pairs.values_list("external_id", flat=True)), campaign)
             created = Pair.objects.bulk_create(
                 (
-                    Pair(
-                        campaign=campaign,
+                    Pair.build(
+                        campaign,
                         external_id=row.external_id,
                         corpus=row.corpus,
                         source=row.source,

@@ -53,6 +53,22 @@ def env_list(name, default):
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_mapping(name, default, reserved=()):
+    """``name=value`` items separated by commas, e.g. ``mistral=/models/Mistral-7B,llama=/models/llama.gguf``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    mapping = {}
+    for item in (item.strip() for item in raw.split(",")):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not (equals and key and value):
+            raise ImproperlyConfigured(f"{name} must be name=value items separated by commas, got {item!r}")
+        if key in mapping or key in reserved:
+            raise ImproperlyConfigured(f"{name} names {key!r} twice or redefines a built-in name")
+        mapping[key] = value
+    return mapping
+
+
 def strong_secret_key(name, key):
     """Refuse a missing or guessable key (Django's own deploy-check criteria), naming the variable."""
     if not key:
@@ -97,6 +113,8 @@ INSTALLED_APPS = [
     "campaigns",
     "annotation",
     "scoring",
+    "generation",
+    "reports",
 ]
 
 MIDDLEWARE = [
@@ -236,6 +254,8 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
 CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
+# Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-missing-scores": {
         "task": "scoring.tasks.sweep_all",
@@ -252,6 +272,11 @@ if _unknown_metrics:
 PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")}
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+
+# Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
+# Names map to local directories, .gguf files or hub names already cached; researchers
+# pick a name and never give a server path.
+GENERATION_MODELS = env_mapping("GENERATION_MODELS", {}, reserved=("embedded",))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

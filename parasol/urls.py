@@ -9,8 +9,11 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/", include("campaigns.api_urls")),
+    path("api/", include("reports.api_urls")),
+    path("api/", include("parasol.api_urls")),
     path("j/", include("annotation.urls")),
-    path("", include("campaigns.report_urls")),
+    path("", include("reports.urls")),
     path("", include("campaigns.urls")),
+    path("", include("generation.urls")),
+    path("", include("annotation.researcher_urls")),
 ]

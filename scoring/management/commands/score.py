@@ -5,10 +5,10 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
-from scoring import service
+from parasol.progress import ProgressBar
+from scoring import service, tasks
 from scoring.metrics.base import MetricUnavailable
 from scoring.models import Score
-from scoring.progress import ProgressBar
 
 
 class Command(BaseCommand):
@@ -46,7 +46,7 @@ class Command(BaseCommand):
 
     def _score_in_workers(self, campaign, metrics, wait, timeout):
         try:
-            results = service.queue_sweep(campaign.pk, metrics)
+            results = tasks.queue_sweep(campaign.pk, metrics)
         except Exception as error:
             raise CommandError(f"could not reach the Celery broker (REDIS_URL): {error}") from None
         self.stdout.write(f"Queued scoring of {campaign.slug} for {', '.join(metrics)}.")

@@ -1,0 +1,40 @@
+"""python manage.py export_pairs CAMPAIGN --out FILE.csv [--judgments]"""
+
+import io
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.exports import write_csv
+from campaigns.models import Campaign
+from reports.exports import judgments_frame, pairs_with_scores
+from scoring.service import signature_lines
+
+
+class Command(BaseCommand):
+    help = "Write a campaign's pairs with judgment counts (or, with --judgments, every judgment) as CSV."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="The campaign's slug.")
+        parser.add_argument("--out", required=True, help="The CSV file to write; - for standard output.")
+        parser.add_argument("--judgments", action="store_true", help="Write one row per judgment instead.")
+
+    def handle(self, *args, campaign, out, judgments, **options):
+        target = Campaign.objects.filter(slug=campaign).first()
+        if target is None:
+            raise CommandError(f"No campaign with slug {campaign!r}.")
+        frame, signatures = (judgments_frame(target), {}) if judgments else pairs_with_scores(target)
+        what = "judgments" if judgments else "pairs"
+        if out == "-":
+            buffer = io.StringIO()
+            write_csv(frame, buffer)
+            self.stdout.write(buffer.getvalue(), ending="")
+            return
+        try:
+            write_csv(frame, out)
+            if signatures:
+                # Metric columns are only comparable under the same signature: publish them beside the CSV.
+                Path(f"{out}.signatures.txt").write_text(signature_lines(signatures))
+        except OSError as error:
+            raise CommandError(f"Cannot write {out}: {error.strerror}.") from None
+        self.stdout.write(self.style.SUCCESS(f"Wrote {len(frame)} {what} of campaign {target.slug!r} to {out}."))
