@@ -85,6 +85,8 @@ def test_every_page_has_a_strict_csp_and_no_inline_script(live_server, campaign,
     judge = make_judge(campaign)
     judge_pages = [f"/j/demo/{judge.token}/{step}" for step in ("", "level/", "guidelines/")] + ["/j/demo/"]
     researcher_pages = ["/", "/campaigns/demo/", "/campaigns/demo/edit/", "/campaigns/demo/upload/", "/admin/"]
+    researcher_pages += ["/campaigns/demo/report/", "/reports/?c=demo", "/account/api-key/", "/trash/"]
+    researcher_pages += [f"/campaigns/demo/{page}/" for page in ("generations", "generations/new", "templates/new")]
     judge_browser = judge_session(live_server.url, judge)
     researcher = browser_of(campaign.created_by)
     for session, pages in ((judge_browser, judge_pages), (researcher, researcher_pages)):

@@ -7,6 +7,7 @@ from rest_framework.authtoken.models import Token
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Campaign, Pair
+from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate
 from tests.factories import add_pairs, make_judge
 from tests.system.conftest import post_form
 
@@ -26,6 +27,10 @@ def secret_campaign(campaign):
     add_pairs(campaign, 2)
     judge = make_judge(campaign)
     Judge.objects.filter(pk=judge.pk).update(crowd_participant="PROLIFIC-SECRET-ID")
+    PromptTemplate.objects.create(campaign=campaign, name="secret-template", turns=[])
+    run = GenerationRun.objects.create(campaign=campaign, templates=["secret-template"])
+    source = GenerationSource.objects.create(run=run, position=0, text="Source sentence number secret")
+    GenerationOutput.objects.create(run=run, source=source, template="secret-template", raw_output="x")
     return campaign
 
 
@@ -37,6 +42,10 @@ ADMIN_LISTS = [
     "annotation/judgment",
     "annotation/campaignprotocol",
     "scoring/score",
+    "generation/prompttemplate",
+    "generation/generationrun",
+    "generation/generationsource",
+    "generation/generationoutput",
 ]
 
 
@@ -44,7 +53,7 @@ ADMIN_LISTS = [
 def test_the_admin_lists_nothing_of_someone_elses_campaign(live_server, secret_campaign, colleague, browser_of, model):
     page = browser_of(colleague).get(f"{live_server.url}/admin/{model}/")
     assert page.status_code == 200
-    for secret in ("Demo", "Source sentence number", "PROLIFIC-SECRET-ID", "judge-0"):
+    for secret in ("Demo", "Source sentence number", "PROLIFIC-SECRET-ID", "judge-0", "secret-template"):
         assert secret not in page.text, (model, secret)
 
 
