@@ -7,6 +7,7 @@ import requests
 
 from annotation.assignment import record_judgment
 from campaigns.models import Pair
+from generation.models import GenerationRun
 from tests.factories import make_judge
 from tests.system.conftest import post_form
 
@@ -122,3 +123,16 @@ def test_a_200_digit_id_does_not_break_later_imports_without_ids(live_server, ca
     response = api.post(url, json=[{"source": "c", "hypothesis": "d"}])
     assert response.status_code == 201
     assert sorted(len(pid) for pid in campaign.real_pairs.values_list("external_id", flat=True)) == [1, 200]
+
+
+def test_an_over_long_generation_source_is_refused_by_the_api_and_the_page(live_server, campaign, api_of, browser_of):
+    """Generation sources become pairs' source sentences: the same limit holds there."""
+    body = {"campaign": "demo", "templates": ["naive"], "sources": ["Short one.", LONG]}
+    response = api_of(campaign.created_by).post(f"{live_server.url}/api/generations/", json=body)
+    assert response.status_code == 400 and "PARASOL_MAX_SENTENCE_CHARS" in response.text
+    url = f"{live_server.url}/campaigns/demo/generations/new/"
+    form = {"templates": "naive", "model": "embedded", "decoding": "greedy", "temperature": 0.7, "top_p": 0.9}
+    form |= {"max_new_tokens": 16, "seed": 0, "candidates": 1, "corpus": "LLM", "sources_from": "file"}
+    page = post_form(browser_of(campaign.created_by), url, form, files={"sources_file": ("s.txt", LONG.encode())})
+    assert page.status_code == 200 and "PARASOL_MAX_SENTENCE_CHARS" in page.text
+    assert not GenerationRun.objects.exists()
