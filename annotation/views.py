@@ -1,13 +1,16 @@
 """The judge protocol: welcome, English level, guidelines, training, pairs, thanks.
 
 Judges are anonymous: a random token in the URL and in a cookie identifies
-them, so the same link resumes where they stopped.
+them, so the same browser resumes where it stopped. A browser whose cookie
+does not hold the token (someone else's resume link) is asked before it
+adopts that judge.
 """
 
 from django.conf import settings
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -42,10 +45,34 @@ def _remember_judge(response, judge):
 
 def _get_judge(slug, token):
     """A judge reaches only their own campaign and assignments; anything else is a 404."""
-    judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
+    judges = Judge.objects.select_related("campaign").filter(campaign__deleted_at__isnull=True)
+    judge = judges.filter(token=token, campaign__slug=slug).first()
     if judge is None:
         raise Http404("No such judge in this campaign.")
     return judge
+
+
+def _holds_token(request, judge):
+    return request.COOKIES.get(_cookie_name(judge.campaign)) == judge.token
+
+
+def _judge_page(request, slug, token):
+    """The judge, and a confirmation page instead when this browser has not adopted them yet.
+
+    A link that carries someone else's token must not silently make this browser
+    work (or keep working) inside their judge.
+    """
+    judge = _get_judge(slug, token)
+    if request.method == "GET" and not _holds_token(request, judge):
+        return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
+    return judge, None
+
+
+@require_POST
+def adopt(request, slug, token):
+    """This browser continues the judge whose link it opened, after saying so."""
+    judge = _get_judge(slug, token)
+    return _remember_judge(redirect("annotation-show-item", slug, token), judge)
 
 
 def _step_url(judge):
@@ -59,9 +86,9 @@ def _step_url(judge):
 
 @retry_if_locked
 def welcome(request, slug):
-    campaign = get_object_or_404(Campaign, slug=slug)
+    campaign = get_object_or_404(Campaign.objects.live(), slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
-    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)), crowd)
+    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
     if judge is not None:
         return _remember_judge(redirect("annotation-show-item", slug, judge.token), judge)
     reason = joining.why_unavailable(campaign)
@@ -83,7 +110,12 @@ def welcome(request, slug):
 
 @retry_if_locked
 def english_level(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
+    if judge.judgments.filter(is_training=False).exists():
+        # Locked once real judging starts: results are broken down by the level given before.
+        return redirect("annotation-show-item", slug, token)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
@@ -93,7 +125,9 @@ def english_level(request, slug, token):
 
 @retry_if_locked
 def guidelines(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if request.method == "POST":
         if judge.guidelines_read_at is None:
             judge.guidelines_read_at = timezone.now()
@@ -123,7 +157,9 @@ def _closed(request, judge):
 
 @retry_if_locked
 def show_item(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if not judge.campaign.is_open:
         return _closed(request, judge)
     step = _step_url(judge)
@@ -150,6 +186,8 @@ def answer(request, slug, token):
     current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
         raise Http404("This pair is not assigned to you.")
+    if not hasattr(current, "judgment") and assign.answering_too_fast(judge):
+        return HttpResponse(_("Too many answers in the last minute: take the time to read each pair."), status=429)
     assign.record_judgment(current, task_type.answer(form.cleaned_data), form.cleaned_data.get("response_ms"))
     following = assign.next_assignment(judge)
     if following is None:
@@ -162,7 +200,9 @@ def answer(request, slug, token):
 
 @retry_if_locked
 def questionnaire(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     questions = protocol_of(judge.campaign).questions
     if request.method == "POST":
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
@@ -175,7 +215,9 @@ def questionnaire(request, slug, token):
 
 @retry_if_locked
 def thanks(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
         return redirect("annotation-show-item", slug, token)
     protocol = protocol_of(judge.campaign)
@@ -190,5 +232,8 @@ def thanks(request, slug, token):
         "protocol": protocol,
         "progress": progress,
         "ran_out": progress["real_done"] < progress["real_planned"],
+        # The code certifies real work: a judge who only did the training (say, on a
+        # campaign closed since) does not get it.
+        "show_code": progress["real_done"] > 0,
     }
     return render(request, "annotation/thanks.html", context)

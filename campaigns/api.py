@@ -5,14 +5,24 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from parasol.parsers import JSONParser
+
 from .importers import CorpusImportError, import_rows
-from .models import Campaign, Pair
+from .models import Campaign, Pair, refuse_reserved_slug
 
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+
+    def validate_slug(self, value):
+        try:
+            refuse_reserved_slug(value)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.messages) from None
+        return value
 
     class Meta:
         model = Campaign
@@ -74,6 +84,12 @@ class CampaignViewSet(viewsets.ModelViewSet):
         campaign = serializer.save(created_by=self.request.user)
         campaign.ensure_training_pairs()
 
+    def perform_destroy(self, instance):
+        """Only the owner (or a superuser) deletes, and into the trash: restorable, nothing lost."""
+        if not instance.is_managed_by(self.request.user):
+            raise PermissionDenied("Only the campaign's owner can delete it.")
+        instance.move_to_trash()
+
     @extend_schema(
         methods=["POST"],
         request=PairInputSerializer(many=True),
@@ -81,7 +97,8 @@ class CampaignViewSet(viewsets.ModelViewSet):
         description="Bulk create: a list of pairs, all accepted or none.",
     )
     @extend_schema(methods=["GET"], responses=PairSerializer(many=True))
-    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer)
+    # Pairs come as JSON only: a form body could carry file parts where text is expected.
+    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer, parser_classes=[JSONParser])
     def pairs(self, request, slug=None):
         campaign = self.get_object()
         if request.method == "GET":

@@ -3,17 +3,24 @@
 The frames they hold are built elsewhere (`reports.exports` for pairs and judgments).
 """
 
+import re
+
 import pandas as pd
 
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet that splits on another separator (";" in many locales, tab, "|") starts a
+# new cell there: a trigger right after one would start a formula too ("safe;=1+1").
+# "-" counts only when glued to what follows, so a dash in prose ("yes; - no") stays as written.
+FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t]\s*)(?=[=+@]|-\S)")
 
 
 def neutralise_formula(text):
-    """Prefix a text cell a spreadsheet would run as a formula with an apostrophe (OWASP's advice)."""
-    if isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
-        return "'" + text
-    return text
+    """Prefix every would-be formula, at the start or after a separator, with an apostrophe (OWASP's advice)."""
+    if not isinstance(text, str):
+        return text
+    text = FORMULA_AFTER_SEPARATOR.sub(r"\1'", text)
+    return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
 
 
 def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:

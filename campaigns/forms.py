@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .models import Campaign
+from .models import Campaign, refuse_reserved_slug
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -30,12 +30,24 @@ class CampaignForm(forms.ModelForm):
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, may_share=True, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only researchers (staff) can be given access.
-        self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
+        self.fields["slug"].validators.append(refuse_reserved_slug)
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
+        if not may_share:
+            # Only the owner (or a superuser) decides who else sees the campaign.
+            del self.fields["shared_with"]
+            return
+        owner = owner or self.instance.created_by
+        # Colleagues only: active researchers (staff), not superusers (who see everything
+        # anyway) and not the owner; anyone already on the list stays listed.
+        colleagues = get_user_model().objects.filter(is_active=True, is_staff=True, is_superuser=False)
+        if owner is not None:
+            colleagues = colleagues.exclude(pk=owner.pk)
+        if self.instance.pk:
+            colleagues = colleagues | self.instance.shared_with.all()
+        self.fields["shared_with"].queryset = colleagues.distinct().order_by("username")
 
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")

@@ -8,10 +8,11 @@ imports nothing.
 import csv
 import io
 import json
+import math
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
@@ -47,6 +48,11 @@ CORPUS_MAX_LENGTH = Pair._meta.get_field("corpus").max_length
 UTF8_BOM = b"\xef\xbb\xbf"
 # PostgreSQL stores no NUL in text or jsonb; a NUL usually means a UTF-16 file.
 NUL_MESSAGE = "the {name} contains a NUL character (0x00); if the file is UTF-16, save it as UTF-8"
+# A lone UTF-16 surrogate (JSON "\\ud800") cannot be encoded in UTF-8, so no database stores it.
+SURROGATE_MESSAGE = "the {name} contains a lone UTF-16 surrogate ({code}), which is not a character"
+# Numbers given to id-less rows continue after the largest numeric id; longer
+# "numbers" are ids like any other (they would overflow the id column).
+NUMBERED_ID_MAX_DIGITS = 18
 
 
 class CorpusImportError(Exception):
@@ -146,6 +152,11 @@ def _save_rows(campaign, rows):
         raise CorpusImportError(
             "another import added pairs with the same ids at the same time; nothing was imported, try again"
         ) from None
+    except DataError as error:
+        # A value the checks above let through but the database refuses: still the
+        # uploader's file, so a message rather than a 500; the transaction wrote nothing.
+        reason = str(error).splitlines()[0][:200]
+        raise CorpusImportError(f"the database refused a value in this file ({reason}); nothing was imported") from None
     return ImportResult(count=len(rows), corpora=sorted({row.corpus for row in rows}))
 
 
@@ -156,7 +167,8 @@ def _assign_ids(rows, existing_ids, campaign):
             raise CorpusImportError(
                 f"{row.location}: id {row.external_id!r} already exists in campaign {campaign.slug!r}"
             )
-    next_id = max((int(pair_id) for pair_id in existing_ids if pair_id.isdecimal()), default=0) + 1
+    numbered = (pair_id for pair_id in existing_ids if pair_id.isdecimal() and len(pair_id) <= NUMBERED_ID_MAX_DIGITS)
+    next_id = max((int(pair_id) for pair_id in numbered), default=0) + 1
     taken = existing_ids | {row.external_id for row in rows if row.external_id is not None}
     for row in rows:
         if row.external_id is None:
@@ -292,20 +304,28 @@ def _read_jsonl_records(text):
         yield f"line {number}", record
 
 
-def _holds_nul(value):
-    """Whether a JSON value has a NUL character in any string or key (iterative: nesting may be deep)."""
+def _metadata_problem(value):
+    """What makes a metadata value unstorable (NUL, lone surrogate, infinite number), or None.
+
+    Iterative: nesting may be deep.
+    """
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, str):
-            if "\x00" in item:
-                return True
+            problem = _string_problem(item, "metadata")
+            if problem:
+                return problem
+        elif isinstance(item, float) and not math.isfinite(item):
+            return f"the metadata holds the number {item}, too large for JSON storage"
         elif isinstance(item, dict):
             stack.extend(item.keys())
             stack.extend(item.values())
         elif isinstance(item, list):
             stack.extend(item)
-    return False
+        elif not isinstance(item, (int, float, bool)) and item is not None:
+            return f"the metadata holds {_shown(item)}, which is not a JSON value"
+    return None
 
 
 def _refuse_constant(name):
@@ -316,7 +336,26 @@ def _refuse_constant(name):
 RECORD_READERS = {"csv": _read_csv, "tsv": _read_tsv, "jsonl": _read_jsonl, "mrpc": _read_mrpc, "paws": _read_paws}
 
 
+def _check_column_count(count, location, what):
+    limit = settings.PARASOL_IMPORT_MAX_COLUMNS
+    if count > limit:
+        raise CorpusImportError(
+            f"{location}: {count:,} {what}, more than the limit of {limit:,} (PARASOL_IMPORT_MAX_COLUMNS)"
+        )
+
+
+def _check_metadata_size(metadata, location):
+    limit = settings.PARASOL_MAX_METADATA_CHARS
+    size = len(json.dumps(metadata, ensure_ascii=False))
+    if size > limit:
+        raise CorpusImportError(
+            f"{location}: the extra columns (metadata) take {size:,} characters as JSON, more than the limit "
+            f"of {limit:,} (PARASOL_MAX_METADATA_CHARS)"
+        )
+
+
 def _check_header(header, number):
+    _check_column_count(len(header), f"line {number}", "columns in the header")
     seen = set()
     for column in header:
         if not column:
@@ -360,6 +399,7 @@ def _rows_of_records(records, *, default_corpus, empty_message):
 def _row_of_record(location, record, default_corpus):
     if not isinstance(record, dict):
         raise CorpusImportError(f"{location}: expected an object with source and hypothesis")
+    _check_column_count(len(record), location, "fields")
     keys = {name: _find_column(record, name, location) for name in COLUMN_ALIASES}
     for name in ("source", "hypothesis"):
         if keys[name] is None:
@@ -367,8 +407,10 @@ def _row_of_record(location, record, default_corpus):
     metadata = {key: value for key, value in record.items() if key not in keys.values()}
     if isinstance(metadata.get("metadata"), dict):
         metadata = {**metadata.pop("metadata"), **metadata}
-    if _holds_nul(metadata):
-        raise CorpusImportError(f"{location}: {NUL_MESSAGE.format(name='metadata')}")
+    problem = _metadata_problem(metadata)
+    if problem:
+        raise CorpusImportError(f"{location}: {problem}")
+    _check_metadata_size(metadata, location)
     corpus = _text(record, keys["corpus"], location, "corpus") or default_corpus
     if len(corpus) > CORPUS_MAX_LENGTH:
         raise CorpusImportError(f"{location}: corpus name longer than {CORPUS_MAX_LENGTH} characters")
@@ -388,16 +430,41 @@ def _text(record, key, location, name):
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise CorpusImportError(f"{location}: the {name} must be text, got {json.dumps(value)}")
-    if "\x00" in value:
-        raise CorpusImportError(f"{location}: {NUL_MESSAGE.format(name=name)}")
+        raise CorpusImportError(f"{location}: the {name} must be text, got {_shown(value)}")
+    problem = _string_problem(value, name)
+    if problem:
+        raise CorpusImportError(f"{location}: {problem}")
     return value.strip()
+
+
+def _shown(value):
+    """A short rendering of a value for a message (it may not even be JSON: a file part, say)."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _string_problem(value, name):
+    if "\x00" in value:
+        return NUL_MESSAGE.format(name=name)
+    surrogate = next((char for char in value if "\ud800" <= char <= "\udfff"), None)
+    if surrogate is not None:
+        return SURROGATE_MESSAGE.format(name=name, code=f"U+{ord(surrogate):04X}")
+    return None
 
 
 def _sentence(record, key, location, name):
     value = _text(record, key, location, name)
     if not value:
         raise CorpusImportError(f"{location}: empty {name}")
+    limit = settings.PARASOL_MAX_SENTENCE_CHARS
+    if len(value) > limit:
+        raise CorpusImportError(
+            f"{location}: the {name} has {len(value):,} characters, more than the limit of {limit:,} "
+            "(PARASOL_MAX_SENTENCE_CHARS)"
+        )
     return value
 
 

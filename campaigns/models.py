@@ -8,19 +8,38 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.urls import reverse
+from django.utils import timezone
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
 
 
+# Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
+RESERVED_SLUGS = frozenset({"new"})
+
+
+def refuse_reserved_slug(slug):
+    if slug in RESERVED_SLUGS:
+        raise ValidationError(f"“{slug}” is reserved; choose another slug.")
+
+
 class CampaignQuerySet(models.QuerySet):
+    def live(self):
+        """Campaigns not in the trash."""
+        return self.filter(deleted_at__isnull=True)
+
     def visible_to(self, user):
-        """The campaigns a researcher owns or that are shared with them; superusers see all."""
+        """The live campaigns a researcher owns or that are shared with them; superusers see all."""
         if user.is_superuser:
-            return self
+            return self.live()
         if not (user.is_authenticated and user.is_staff):
             return self.none()
-        return self.filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+        return self.live().filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+
+    def trash_of(self, user):
+        """Deleted campaigns this user may restore: their own (a superuser: all)."""
+        trashed = self.filter(deleted_at__isnull=False)
+        return trashed if user.is_superuser else trashed.filter(created_by=user)
 
 
 class Campaign(models.Model):
@@ -62,6 +81,8 @@ class Campaign(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes the campaign: hidden everywhere, restorable from the trash.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Bumped under a row lock by every assignment: serialises concurrent
     # assignment in one campaign on PostgreSQL and SQLite alike.
     assignment_seq = models.PositiveBigIntegerField(default=0, editable=False)
@@ -95,6 +116,21 @@ class Campaign(models.Model):
 
     def get_absolute_url(self):
         return reverse("campaigns-show-campaign", args=[self.slug])
+
+    def is_managed_by(self, user):
+        """Only the owner (or a superuser) deletes the campaign or changes who it is shared with."""
+        return user.is_superuser or (user.is_authenticated and self.created_by_id == user.pk)
+
+    def move_to_trash(self):
+        """Delete recoverably: closed and hidden, every pair and judgment kept."""
+        self.deleted_at = timezone.now()
+        self.is_open = False
+        self.save(update_fields=["deleted_at", "is_open", "updated_at"])
+
+    def restore(self):
+        """Back from the trash, closed: the researcher reopens it when ready."""
+        self.deleted_at = None
+        self.save(update_fields=["deleted_at", "updated_at"])
 
     def get_judge_url(self):
         return reverse("annotation-welcome", args=[self.slug])

@@ -65,8 +65,15 @@ def sources_of_campaign(campaign):
 
 def _distinct_sources(rows):
     seen, distinct = set(), []
-    for row in rows:
+    limit = settings.PARASOL_MAX_SENTENCE_CHARS
+    for position, row in enumerate(rows, start=1):
         text = " ".join(row.text.split())
+        if len(text) > limit:
+            # A source becomes a pair's source sentence: the same limit as every corpus import.
+            raise GenerationError(
+                f"source {position} has {len(text):,} characters, more than the limit of {limit:,} "
+                "(PARASOL_MAX_SENTENCE_CHARS)"
+            )
         if text and text not in seen:
             seen.add(text)
             distinct.append(SourceRow(text, row.external_id))

@@ -80,7 +80,8 @@ def test_it_exports_csv(api, campaign):
     assert api.get("/api/campaigns/demo/export/?kind=everything").status_code == 400
 
 
-def test_the_openapi_schema_is_served(client, db):
-    response = client.get("/api/schema/")
+def test_the_openapi_schema_is_served_to_researchers_only(client, api):
+    assert client.get("/api/schema/").status_code in (401, 403)
+    response = api.get("/api/schema/")
     assert response.status_code == 200
     assert b"/api/campaigns/{slug}/pairs/" in response.content
