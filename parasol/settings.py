@@ -209,7 +209,11 @@ _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("parapluie")}
+# Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
+# batches keep progress and retries fine-grained; the other metrics get large ones,
+# where per-task costs (queueing, one query, one insert) would otherwise dominate.
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 
 REST_FRAMEWORK = {

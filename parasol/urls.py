@@ -12,5 +12,6 @@ urlpatterns = [
     path("api/", include("campaigns.api_urls")),
     path("j/", include("annotation.urls")),
     path("", include("campaigns.report_urls")),
+    path("", include("scoring.urls")),
     path("", include("campaigns.urls")),
 ]

@@ -10,7 +10,7 @@ from functools import cache
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, Exists, Max, OuterRef
 
 from campaigns.models import Pair
 from scoring.metrics.registry import get_metric, metric_names
@@ -18,6 +18,8 @@ from scoring.metrics.registry import get_metric, metric_names
 from .models import Score
 
 logger = logging.getLogger(__name__)
+# Rows per INSERT: large enough to amortise a round trip, small enough for SQLite's variable limit.
+SCORE_INSERT_BATCH = 500
 
 
 def enabled_metrics():
@@ -41,15 +43,26 @@ def scorer(metric):
     return get_metric(metric)
 
 
+def batch_size(metric):
+    """Pairs per task: LLM metrics take small batches (seconds each), the others large ones (throughput)."""
+    if metric in settings.PARASOL_GPU_METRICS:
+        return settings.PARASOL_SCORING_BATCH_SIZE
+    return settings.PARASOL_CPU_SCORING_BATCH_SIZE
+
+
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):
-    """Pairs without a score for this metric and signature (training pairs and control items are never scored)."""
+    """Pairs without a score for this metric and signature (training pairs and control items are never scored).
+
+    A correlated NOT EXISTS is one lookup in the (pair, metric, signature) unique
+    index per pair considered, so a batch costs the same however many scores exist.
+    """
     pairs = Pair.objects.filter(is_training=False, is_control=False)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
     if campaign is not None:
         pairs = pairs.filter(campaign=campaign)
-    scored = Score.objects.filter(metric=metric, signature=signature).values("pair_id")
-    return pairs.exclude(pk__in=scored)
+    scored = Score.objects.filter(pair_id=OuterRef("pk"), metric=metric, signature=signature)
+    return pairs.filter(~Exists(scored))
 
 
 def score_pairs(metric, pair_ids):
@@ -57,14 +70,32 @@ def score_pairs(metric, pair_ids):
     metric_scorer = scorer(metric)
     signature = metric_scorer.signature_string()
     todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
-    if not todo:
+    return _score_and_store(metric_scorer, metric, signature, todo)
+
+
+def _score_and_store(metric_scorer, metric, signature, rows):
+    """One metric call and one bulk upsert for a batch of (pk, source, hypothesis) rows."""
+    if not rows:
         return 0
-    values = metric_scorer.score(sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo])
+    values = metric_scorer.score(sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows])
     Score.objects.bulk_create(
-        [Score(pair_id=row[0], metric=metric, signature=signature, value=value) for row, value in zip(todo, values)],
+        [Score(pair_id=row[0], metric=metric, signature=signature, value=value) for row, value in zip(rows, values)],
         ignore_conflicts=True,
+        batch_size=SCORE_INSERT_BATCH,
     )
-    return len(todo)
+    return len(rows)
+
+
+def missing_batches(metric, signature, campaign, size):
+    """Keyset pagination over the campaign's unscored pairs: each query starts after the last pk seen."""
+    last = 0
+    while True:
+        page = pairs_missing(metric, signature, campaign=campaign).filter(pk__gt=last).order_by("pk")
+        rows = list(page.values_list("pk", "source", "hypothesis")[:size])
+        if not rows:
+            return
+        yield rows
+        last = rows[-1][0]
 
 
 def batches(ids, size):
@@ -81,11 +112,10 @@ def queue_scoring(pair_ids, metrics=None):
     from .tasks import score_batch
 
     metrics = metrics or enabled_metrics()
-    size = settings.PARASOL_SCORING_BATCH_SIZE
 
     def send():
         for metric in metrics:
-            for batch in batches(pair_ids, size):
+            for batch in batches(pair_ids, batch_size(metric)):
                 try:
                     score_batch.apply_async(args=[metric, batch], queue=queue_of(metric), retry=False)
                 except Exception as error:  # the broker is down or unreachable
@@ -120,10 +150,22 @@ def sweep(metric, campaign_id=None):
 def score_inline(pair_ids, metrics, progress=None):
     """Score in this process, batch by batch (commands and tests without a worker)."""
     for metric in metrics:
-        for batch in batches(pair_ids, settings.PARASOL_SCORING_BATCH_SIZE):
+        for batch in batches(pair_ids, batch_size(metric)):
             score_pairs(metric, batch)
             if progress:
                 progress(len(batch))
+
+
+def score_campaign_inline(campaign, metric, progress=None):
+    """Score every pair of the campaign missing this metric's current score, in this process; returns the count."""
+    metric_scorer = scorer(metric)
+    signature = metric_scorer.signature_string()
+    done = 0
+    for rows in missing_batches(metric, signature, campaign, batch_size(metric)):
+        done += _score_and_store(metric_scorer, metric, signature, rows)
+        if progress:
+            progress(len(rows))
+    return done
 
 
 def signature_groups(scores):
@@ -181,3 +223,17 @@ def pairs_with_scores(campaign):
 def signature_lines(signatures):
     """`metric<TAB>signature` lines, published beside exported scores."""
     return "".join(f"{metric}\t{signature}\n" for metric, signature in sorted(signatures.items()))
+
+
+def scoring_progress(campaign):
+    """Per enabled metric: pairs scored under its most recent signature, out of the campaign's real pairs.
+
+    Reads stored scores only, so the web process never loads a metric's model.
+    """
+    total = campaign.real_pairs.count()
+    groups = signature_groups(Score.objects.filter(pair__in=campaign.real_pairs))
+    rows = []
+    for metric in dict.fromkeys([*enabled_metrics(), *groups]):
+        scored = groups[metric][0]["n"] if metric in groups else 0
+        rows.append({"metric": metric, "scored": scored, "percent": round(100 * scored / total) if total else 100})
+    return {"total": total, "metrics": rows}

@@ -18,9 +18,7 @@ def score_batch(metric, pair_ids):
     return service.score_pairs(metric, pair_ids)
 
 
-@shared_task(
-    acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5
-)
+@shared_task(acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def sweep_metric(metric, campaign_id=None):
     """Queue whatever this metric has not scored yet; returns the signature in use."""
     return service.sweep(metric, campaign_id)
