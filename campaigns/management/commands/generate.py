@@ -7,8 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.generation import GenerationError, GenerationRun, create_run, parse_sources
 from campaigns.models import Campaign
+from parasol.progress import ProgressBar
 from scoring.metrics.loading import EMBEDDED
-from scoring.progress import ProgressBar
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ from campaigns.models import Campaign
 from scoring import service
 from scoring.metrics.base import MetricUnavailable
 from scoring.models import Score
-from scoring.progress import ProgressBar
+from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from campaigns.exports import write_csv
 from campaigns.importers import CorpusImportError, parse_corpus
 from scoring import service
 from scoring.metrics.base import MetricUnavailable
-from scoring.progress import ProgressBar
+from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):
