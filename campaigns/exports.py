@@ -9,12 +9,14 @@ Tie rules of `pairs_frame`:
   majority; a tie between 0 and 1, or no binary vote at all, leaves it empty.
 """
 
-from collections.abc import Callable, Iterable
+import io
+from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
+from django.db.models import Q
 
-from annotation.scale import majority_paraphrase
 from annotation.models import PARAPHRASE_OF_LABEL, Judge, Judgment, Label
+from annotation.scale import majority_paraphrase
 
 COUNT_COLUMN_OF_LABEL = {label: f"n_{label.value}" for label in Label}
 PAIR_COLUMNS = [
@@ -47,24 +49,27 @@ JUDGMENT_COLUMNS = [
 # An extra block of columns: a DataFrame with a `pair_id` column, or a function of the
 # campaign returning one (e.g. a metric's scores per pair).
 ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
+# Rows per piece of a streamed export: memory stays bounded by this, not by the campaign.
+EXPORT_CHUNK_ROWS = 5000
 
 
-def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False) -> pd.DataFrame:
+def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False, pairs=None) -> pd.DataFrame:
     """One row per real pair with its judgment counts, majority answer and binary label.
 
     Each of `extra` is merged on `pair_id` (left join) and its columns appended.
     Judgments of judges the researcher excluded count only with `include_excluded`.
+    `pairs` restricts the rows to a subset of the real pairs (a chunk of a streamed export).
     """
+    pairs_query = campaign.real_pairs if pairs is None else pairs
     pairs = pd.DataFrame.from_records(
         list(
-            campaign.real_pairs.order_by("pk").values_list(
-                "pk", "external_id", "corpus", "source", "hypothesis", "gold_label"
-            )
+            pairs_query.order_by("pk").values_list("pk", "external_id", "corpus", "source", "hypothesis", "gold_label")
         ),
         columns=["pk", "pair_id", "corpus", "source", "hypothesis", "gold_label"],
     )
     # Counts in the order of the pairs, on the same positional index.
-    counts = _label_counts(campaign, include_excluded).reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
+    counts = _label_counts(campaign, include_excluded, pairs_query)
+    counts = counts.reindex(pairs["pk"], fill_value=0).reset_index(drop=True)
     frame = pairs.drop(columns="pk")
     frame["gold_label"] = frame["gold_label"].astype("Int64")
     frame["n_judgments"] = counts.sum(axis=1)
@@ -79,14 +84,34 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
     return frame
 
 
-def _label_counts(campaign, include_excluded=False) -> pd.DataFrame:
+def pair_chunks(campaign, size=None) -> Iterator:
+    """The campaign's real pairs as querysets of consecutive pks (keyset pages), for streamed exports."""
+    size = size or EXPORT_CHUNK_ROWS
+    last = 0
+    while True:
+        pks = list(campaign.real_pairs.filter(pk__gt=last).order_by("pk").values_list("pk", flat=True)[:size])
+        if not pks:
+            return
+        yield campaign.real_pairs.filter(pk__gt=last, pk__lte=pks[-1])
+        last = pks[-1]
+
+
+def pairs_frames(campaign, *, extra_of_chunk=None, size=None) -> Iterator[pd.DataFrame]:
+    """`pairs_frame` chunk by chunk; `extra_of_chunk(pairs)` gives each chunk's extra columns."""
+    for chunk in pair_chunks(campaign, size):
+        yield pairs_frame(campaign, pairs=chunk, extra=[extra_of_chunk(chunk)] if extra_of_chunk else ())
+
+
+def _label_counts(campaign, include_excluded=False, pairs=None) -> pd.DataFrame:
     """Counted judgments per pair pk (index) and answer (one column per label value), in one query.
 
     Training answers, control items and (unless asked) excluded judges are left out.
     """
+    judgments = Judgment.objects.filter(pair__campaign=campaign)
+    if pairs is not None:
+        judgments = judgments.filter(pair__in=pairs)
     rows = (
-        Judgment.objects.filter(pair__campaign=campaign)
-        .counted(include_excluded)
+        judgments.counted(include_excluded)
         .values_list("pair_id", "label")
         .order_by()
     )
@@ -110,12 +135,11 @@ def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
     return majority_paraphrase(votes[1], votes[0])
 
 
-def judgments_frame(campaign) -> pd.DataFrame:
-    """One row per judgment, training included (flagged), oldest first."""
+def judgments_frame(campaign, judgments=None) -> pd.DataFrame:
+    """One row per judgment, training included (flagged), oldest first; `judgments` restricts to a subset."""
+    judgments = Judgment.objects.filter(pair__campaign=campaign) if judgments is None else judgments
     rows = (
-        Judgment.objects.filter(pair__campaign=campaign)
-        .order_by("created_at", "pk")
-        .values_list(
+        judgments.order_by("created_at", "pk").values_list(
             "judge_id",
             "judge__english_level",
             "pair__external_id",
@@ -171,6 +195,20 @@ def judgments_frame(campaign) -> pd.DataFrame:
     return frame
 
 
+def judgments_frames(campaign, size=None) -> Iterator[pd.DataFrame]:
+    """`judgments_frame` in pages of at most `size` judgments, oldest first (keyset on created_at, pk)."""
+    size = size or EXPORT_CHUNK_ROWS
+    judgments = Judgment.objects.filter(pair__campaign=campaign).order_by("created_at", "pk")
+    page = judgments
+    while True:
+        keys = list(page.values_list("created_at", "pk")[:size])
+        if not keys:
+            return
+        yield judgments_frame(campaign, judgments.filter(pk__in=[pk for _at, pk in keys]))
+        at, pk = keys[-1]
+        page = judgments.filter(Q(created_at__gt=at) | Q(created_at=at, pk__gt=pk))
+
+
 def _iso(moment):
     return moment.isoformat() if moment is not None else None
 
@@ -186,7 +224,7 @@ def neutralise_formula(text):
     return text
 
 
-def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
+def write_csv(frame: pd.DataFrame, path_or_buffer, header=True) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
     Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
@@ -198,4 +236,15 @@ def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
             safe[column] = safe[column].map(neutralise_formula)
     # CRLF, as RFC 4180 has it: Python's csv then quotes any field holding a bare
     # \r or \n, which a \n terminator would leave unquoted (and split the row).
-    safe.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\r\n")
+    safe.to_csv(path_or_buffer, index=False, header=header, encoding="utf-8", lineterminator="\r\n")
+
+
+def csv_chunks(frames: Iterable[pd.DataFrame], columns: list[str]) -> Iterator[str]:
+    """CSV text of consecutive frames as one file: the header once, then each frame's rows."""
+    header = io.StringIO()
+    write_csv(pd.DataFrame(columns=columns), header)
+    yield header.getvalue()
+    for frame in frames:
+        buffer = io.StringIO()
+        write_csv(frame, buffer, header=False)
+        yield buffer.getvalue()

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -13,9 +13,10 @@ from annotation.forms import ProtocolForm
 from annotation.models import Judge
 from annotation.reliability import campaign_reliability
 from annotation.stats import campaign_progress
-from scoring.service import metric_columns, pairs_with_scores, signature_lines
+from scoring.models import Score
+from scoring.service import current_signatures, pairs_with_scores_chunks, signature_lines
 
-from .exports import judgments_frame, write_csv
+from .exports import JUDGMENT_COLUMNS, csv_chunks, judgments_frames, write_csv
 from .forms import CampaignForm, UploadCorpusForm
 from .importers import CorpusImportError, import_pairs, parse_corpus
 from .models import Campaign
@@ -117,17 +118,24 @@ def csv_response(frame, filename):
     return response
 
 
+def csv_stream_response(frames, columns, filename):
+    """A CSV download written chunk by chunk as it is sent: memory stays flat for any number of rows."""
+    response = StreamingHttpResponse(csv_chunks(frames, columns), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
 @researcher_required
 def export_pairs(request, slug):
     campaign = campaign_for(request, slug)
-    frame, _signatures = pairs_with_scores(campaign)
-    return csv_response(frame, f"{campaign.slug}-pairs.csv")
+    frames, columns, _signatures = pairs_with_scores_chunks(campaign)
+    return csv_stream_response(frames, columns, f"{campaign.slug}-pairs.csv")
 
 
 @researcher_required
 def export_signatures(request, slug):
     campaign = campaign_for(request, slug)
-    _columns, signatures = metric_columns(campaign)
+    signatures = current_signatures(Score.objects.filter(pair__in=campaign.real_pairs))
     response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
     return response
@@ -136,7 +144,7 @@ def export_signatures(request, slug):
 @researcher_required
 def export_judgments(request, slug):
     campaign = campaign_for(request, slug)
-    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+    return csv_stream_response(judgments_frames(campaign), JUDGMENT_COLUMNS, f"{campaign.slug}-judgments.csv")
 
 
 @researcher_required

@@ -10,7 +10,7 @@ from functools import cache
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q
 
 from campaigns.models import Pair
 from scoring.metrics.registry import get_metric, metric_names
@@ -182,9 +182,14 @@ def signature_groups(scores):
     return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
+def current_signatures(scores):
+    """Each metric's most recent signature among these scores: the one tables and exports use."""
+    return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+
+
 def latest_scores(scores):
     """(pair_pk, metric, value) of each metric's most recent signature, and that signature per metric."""
-    signatures = {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+    signatures = current_signatures(scores)
     values = []
     for metric, signature in signatures.items():
         values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
@@ -218,6 +223,31 @@ def pairs_with_scores(campaign):
 
     columns, signatures = metric_columns(campaign)
     return pairs_frame(campaign, extra=[columns]), signatures
+
+
+def pairs_with_scores_chunks(campaign, size=None):
+    """The pairs export in chunks of pairs (bounded memory): the frames, their columns and the signatures."""
+    import pandas as pd
+
+    from campaigns.exports import PAIR_COLUMNS, pairs_frames
+
+    signatures = current_signatures(Score.objects.filter(pair__in=campaign.real_pairs))
+    in_use = Q(pk__in=[])
+    for metric, signature in signatures.items():
+        in_use |= Q(metric=metric, signature=signature)
+
+    def scores_of(chunk):
+        ids = dict(chunk.values_list("pk", "external_id"))
+        values = Score.objects.filter(in_use, pair__in=chunk).values_list("pair_id", "metric", "value")
+        frame = pd.DataFrame.from_records(list(values), columns=["pair_pk", "metric", "value"])
+        wide = frame.pivot(index="pair_pk", columns="metric", values="value").reindex(index=list(ids))
+        wide = wide.reindex(columns=list(signatures))
+        wide.insert(0, "pair_id", [ids[pk] for pk in wide.index])
+        wide.columns.name = None
+        return wide.reset_index(drop=True)
+
+    frames = pairs_frames(campaign, extra_of_chunk=scores_of, size=size)
+    return frames, [*PAIR_COLUMNS, *signatures], signatures
 
 
 def signature_lines(signatures):

@@ -5,10 +5,10 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
+from parasol.progress import ProgressBar
 from scoring import service
 from scoring.metrics.base import MetricUnavailable
 from scoring.models import Score
-from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):

@@ -8,9 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
 from campaigns.importers import CorpusImportError, parse_corpus
+from parasol.progress import ProgressBar
 from scoring import service
 from scoring.metrics.base import MetricUnavailable
-from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):
