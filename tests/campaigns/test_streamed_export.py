@@ -7,8 +7,21 @@ from django.urls import reverse
 
 from campaigns import exports
 from campaigns.exports import judgments_frame, write_csv
+from campaigns.importers import import_pairs
 from scoring import service
-from tests.test_exports import judged  # noqa: F401 (the fixture: a corpus with answers of several judges)
+from tests.test_exports import CASES, CORPUS, answer, judge
+
+
+@pytest.fixture
+def judged(campaign):
+    """Six pairs answered by four judges (the cases of test_exports)."""
+    import_pairs(campaign, CORPUS, filename="corpus.csv")
+    pairs = {pair.external_id: pair for pair in campaign.real_pairs}
+    judges = [judge(campaign) for _ in range(4)]
+    for pair_id, (answers, _, _) in CASES.items():
+        for position, (someone, label) in enumerate(zip(judges, answers, strict=False), start=1):
+            answer(someone, pairs[pair_id], label, position=position + int(pair_id[1:]) * 10)
+    return campaign
 
 
 @pytest.fixture
