@@ -110,11 +110,7 @@ def _label_counts(campaign, include_excluded=False, pairs=None) -> pd.DataFrame:
     judgments = Judgment.objects.filter(pair__campaign=campaign)
     if pairs is not None:
         judgments = judgments.filter(pair__in=pairs)
-    rows = (
-        judgments.counted(include_excluded)
-        .values_list("pair_id", "label")
-        .order_by()
-    )
+    rows = judgments.counted(include_excluded).values_list("pair_id", "label").order_by()
     judgments = pd.DataFrame.from_records(list(rows), columns=["pk", "label"])
     counts = pd.crosstab(judgments["pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
     return counts.reindex(columns=Label.values, fill_value=0).astype("int64")
@@ -138,21 +134,19 @@ def _majority_paraphrase(counts: pd.DataFrame) -> pd.Series:
 def judgments_frame(campaign, judgments=None) -> pd.DataFrame:
     """One row per judgment, training included (flagged), oldest first; `judgments` restricts to a subset."""
     judgments = Judgment.objects.filter(pair__campaign=campaign) if judgments is None else judgments
-    rows = (
-        judgments.order_by("created_at", "pk").values_list(
-            "judge_id",
-            "judge__english_level",
-            "pair__external_id",
-            "pair__corpus",
-            "label",
-            "is_training",
-            "pair__is_control",
-            "judge__excluded",
-            "assignment__top",
-            "response_ms",
-            "assignment__shown_at",
-            "created_at",
-        )
+    rows = judgments.order_by("created_at", "pk").values_list(
+        "judge_id",
+        "judge__english_level",
+        "pair__external_id",
+        "pair__corpus",
+        "label",
+        "is_training",
+        "pair__is_control",
+        "judge__excluded",
+        "assignment__top",
+        "response_ms",
+        "assignment__shown_at",
+        "created_at",
     )
     frame = pd.DataFrame.from_records(
         [
