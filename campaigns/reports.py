@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 import pandas as pd
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 from django.http import Http404, HttpResponse
@@ -30,6 +31,8 @@ from scoring.service import latest_scores, signature_groups
 ANALYSIS_VERSION = "1"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 POLL_SECONDS = 20
+COMPUTING_POLL_SECONDS = 2
+STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 # Importing these metrics' modules loads torch or nltk: their direction is known without it.
 DIRECTION_WITHOUT_IMPORT = {
     "meteor": "higher",
@@ -158,17 +161,73 @@ class CachedReport:
     key: str
 
 
-def get_report(campaigns, label_source="human") -> CachedReport:
-    """The report of `campaigns`, computed once per state of their data."""
-    key = f"parasol-report:{label_source}:{fingerprint(campaigns)}"
+def _report_key(campaigns, label_source):
+    return f"parasol-report:{label_source}:{fingerprint(campaigns)}"
+
+
+def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
+    """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step."""
+    key = _report_key(campaigns, label_source)
     cached = cache.get(key)
     if cached is None:
+        on_stage = on_stage or (lambda text: None)
+        on_stage("reading pairs, judgments and scores")
         frames = load_frames(campaigns)
+        on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
         report = build_report(frames.pairs, frames.judgments, frames.directions, label_source=label_source)
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
+        on_stage("storing the report")
         cache.set(key, cached, CACHE_SECONDS)
     return cached
+
+
+def compute_report(campaign_ids, label_source):
+    """Compute and cache a report in a worker, leaving its progress where the page can read it."""
+    campaigns = list(Campaign.objects.filter(pk__in=campaign_ids))
+    if len(campaigns) != len(set(campaign_ids)):
+        return None
+    campaigns.sort(key=lambda c: campaign_ids.index(c.pk))
+    status_key = _status_key(_report_key(campaigns, label_source))
+    started = (cache.get(status_key) or {}).get("started", timezone.now())
+
+    def on_stage(text):
+        cache.set(status_key, {"stage": text, "started": started}, STATUS_SECONDS)
+
+    try:
+        return get_report(campaigns, label_source, on_stage=on_stage).key
+    finally:
+        cache.delete(status_key)
+
+
+def _status_key(key):
+    return f"{key}:computing"
+
+
+def report_or_status(campaigns, label_source):
+    """(report, None) when ready; (None, status) while a worker computes it.
+
+    Small reports are computed in the request; larger ones are handed to a worker once
+    (the status entry is the lock) and the page polls until the report is in the cache.
+    A broker that cannot be reached means the request computes it after all.
+    """
+    key = _report_key(campaigns, label_source)
+    cached = cache.get(key)
+    if cached is not None:
+        return cached, None
+    n_pairs = Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False).count()
+    if n_pairs <= settings.PARASOL_REPORT_INLINE_MAX_PAIRS:
+        return get_report(campaigns, label_source), None
+    status = {"stage": "queued for a worker", "started": timezone.now()}
+    if cache.add(_status_key(key), status, STATUS_SECONDS):
+        from campaigns.tasks import compute_report_task
+
+        try:
+            compute_report_task.apply_async(args=[[c.pk for c in campaigns], label_source], queue="cpu", retry=False)
+        except Exception:  # the broker is down: compute here rather than wait for nobody
+            cache.delete(_status_key(key))
+            return get_report(campaigns, label_source), None
+    return None, cache.get(_status_key(key)) or status
 
 
 @dataclass
@@ -244,7 +303,9 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
 
 
 def _render_report(request, campaigns, label_source, page_url):
-    cached = get_report(campaigns, label_source)
+    cached, status = report_or_status(campaigns, label_source)
+    if cached is None:
+        return _render_computing(request, campaigns, label_source, page_url, status)
     query = _query(campaigns, label_source)
     context = {
         "campaigns": campaigns,
@@ -289,6 +350,21 @@ def _render_report(request, campaigns, label_source, page_url):
         ],
     }
     template = "campaigns/_report_body.html" if request.htmx else "campaigns/report.html"
+    return render(request, template, context)
+
+
+def _render_computing(request, campaigns, label_source, page_url, status):
+    context = {
+        "campaigns": campaigns,
+        "label_source": label_source,
+        "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
+        "current_url": f"{page_url}?{_query(campaigns, label_source)}",
+        "status": status,
+        "elapsed": int((timezone.now() - status["started"]).total_seconds()),
+        "poll_seconds": COMPUTING_POLL_SECONDS,
+        "computing": True,
+    }
+    template = "campaigns/_report_computing.html" if request.htmx else "campaigns/report.html"
     return render(request, template, context)
 
 

@@ -1,4 +1,4 @@
-"""Thin Celery tasks for generation runs: take ids, call one model method."""
+"""Thin Celery tasks for generation runs and reports: take ids, call one function."""
 
 from celery import shared_task
 from django.db import OperationalError
@@ -21,3 +21,11 @@ def generate_batch(run_id, source_ids):
     if run is None:
         return 0
     return run.generate_batch(source_ids)
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def compute_report_task(campaign_ids, label_source):
+    """Compute a report into the cache; the report page polls until it is there."""
+    from .reports import compute_report
+
+    return compute_report(campaign_ids, label_source)

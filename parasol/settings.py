@@ -142,6 +142,13 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 200},
     }
 }
+# Web and workers on separate machines share computed reports through Redis instead of a folder.
+if env_str("PARASOL_CACHE_URL", ""):
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("PARASOL_CACHE_URL", ""),
+        "TIMEOUT": 24 * 3600,
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -215,6 +222,8 @@ PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith("paraplui
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+# Reports of more pairs than this are computed by a worker while the page shows progress.
+PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
