@@ -26,7 +26,10 @@ RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "p
 def _grid(n_panels, width=4.0, height=3.2, columns=3):
     columns = min(columns, max(n_panels, 1))
     rows = max(1, math.ceil(n_panels / columns))
-    figure = Figure(figsize=(width * columns, height * rows), layout="constrained")
+    # Fixed margins: constrained layout measured every tick label again and took half the drawing time.
+    figure = Figure(figsize=(width * columns, height * rows))
+    inches = height * rows
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.6 / inches, top=1 - 0.6 / inches, wspace=0.28, hspace=0.55)
     axes = figure.subplots(rows, columns, squeeze=False).ravel()
     for extra in axes[n_panels:]:
         extra.set_visible(False)
