@@ -37,19 +37,27 @@ demo: system-deps install wordnet migrate
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,
 # throwaway PostgreSQL server (concurrency behaves differently there).
-PG_TESTS := tests/test_assignment.py tests/test_judge_views.py tests/test_api.py tests/test_importers.py tests/test_exports.py
+PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/generation/test_migration_from_campaigns.py
 
-# axe-core, injected into pages by the accessibility tests.
-node_modules/.installed: package.json package-lock.json
-	npm ci --silent --no-audit --no-fund
+# axe-core, injected into pages by the accessibility tests (tests/system/).
+NODE_TOOLS := tests/system
+$(NODE_TOOLS)/node_modules/.installed: $(NODE_TOOLS)/package.json $(NODE_TOOLS)/package-lock.json
+	cd $(NODE_TOOLS) && npm ci --silent --no-audit --no-fund
 	touch $@
 
-test: install wordnet node_modules/.installed
+# Lint and format are checked before any test runs.
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: lint install wordnet $(NODE_TOOLS)/node_modules/.installed
 	OMP_NUM_THREADS=1 $(PY) -m pytest
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
-lint: install
-	$(VENV)/bin/ruff check .
+# The benchmarks at a small scale, to check they still run (full-size numbers: see README, Performance).
+bench: install
+	$(PY) bench/lexical.py --pairs 500
+	$(PY) bench/report.py --pairs 500 --db
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles var

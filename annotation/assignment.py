@@ -20,6 +20,7 @@ from django.utils import timezone
 from campaigns.models import Campaign, Pair
 
 from .models import Assignment, Judgment
+from .tasktypes.registry import task_type_of
 
 # A client-side timing beyond a day is not a measurement; fall back to the server's.
 MAX_PLAUSIBLE_RESPONSE_MS = 24 * 3600 * 1000
@@ -118,9 +119,10 @@ def _response_ms(assignment, client_ms):
     return int((timezone.now() - assignment.shown_at).total_seconds() * 1000)
 
 
-def record_judgment(assignment, label, client_ms=None):
+def record_judgment(assignment, answer, client_ms=None):
     """Store the answer once; a repeated submission (double click, retry) changes nothing.
 
+    The campaign's task type says how the answer is stored (for similarity: the label).
     Returns (judgment, created).
     """
     existing = Judgment.objects.filter(assignment=assignment).first()
@@ -132,9 +134,9 @@ def record_judgment(assignment, label, client_ms=None):
                 assignment=assignment,
                 judge_id=assignment.judge_id,
                 pair_id=assignment.pair_id,
-                label=label,
                 is_training=assignment.is_training,
                 response_ms=_response_ms(assignment, client_ms),
+                **task_type_of(assignment.judge.campaign).judgment_fields(answer),
             )
     except IntegrityError:
         # Another request for the same assignment won the race: keep its answer.

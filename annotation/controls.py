@@ -30,8 +30,8 @@ def controls_per_judge(campaign):
 
 
 def _control_pair(campaign, external_id, source, hypothesis, expected, metadata):
-    return Pair(
-        campaign=campaign,
+    return Pair.build(
+        campaign,
         external_id=external_id,
         corpus="control",
         source=source,

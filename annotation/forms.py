@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .models import CampaignProtocol, EnglishLevel, Judge, Label
+from .models import CampaignProtocol, EnglishLevel, Judge
 
 
 class EnglishLevelForm(forms.ModelForm):
@@ -15,13 +15,6 @@ class EnglishLevelForm(forms.ModelForm):
     class Meta:
         model = Judge
         fields = ["english_level"]
-
-
-class AnswerForm(forms.Form):
-    assignment = forms.IntegerField(min_value=1)
-    label = forms.ChoiceField(choices=Label.choices)
-    # Measured in the browser from display to click; absent without JavaScript.
-    response_ms = forms.IntegerField(required=False, min_value=0)
 
 
 class ProtocolForm(forms.ModelForm):

@@ -8,7 +8,6 @@ from django.conf import settings
 from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -18,9 +17,10 @@ from . import assignment as assign
 from . import joining
 from .controls import protocol_of
 from .diff import word_diff
-from .forms import AnswerForm, EnglishLevelForm
+from .forms import EnglishLevelForm
 from .guidelines import guideline_examples
-from .models import Judge, Label
+from .models import Judge
+from .tasktypes.registry import task_type_of
 
 
 def _cookie_name(campaign):
@@ -99,15 +99,16 @@ def guidelines(request, slug, token):
 def _item_context(judge, current):
     assign.mark_shown(current)
     top, bottom = word_diff(current.top_sentence, current.bottom_sentence)
+    task_type = task_type_of(judge.campaign)
     return {
         "judge": judge,
         "campaign": judge.campaign,
         "assignment": current,
         "top_segments": top,
         "bottom_segments": bottom,
-        "labels": Label.choices,
+        "task_type": task_type,
         "progress": assign.judge_progress(judge),
-    }
+    } | task_type.judge_context(current)
 
 
 def _closed(request, judge):
@@ -134,13 +135,14 @@ def answer(request, slug, token):
     judge = _get_judge(slug, token)
     if not judge.campaign.is_open:
         return _closed(request, judge)
-    form = AnswerForm(request.POST)
+    task_type = task_type_of(judge.campaign)
+    form = task_type.answer_form(request.POST)
     if not form.is_valid():
-        return HttpResponseBadRequest(_("Choose one of the five answers."))
+        return HttpResponseBadRequest(str(task_type.invalid_answer_message))
     current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
         raise Http404("This pair is not assigned to you.")
-    assign.record_judgment(current, form.cleaned_data["label"], form.cleaned_data.get("response_ms"))
+    assign.record_judgment(current, task_type.answer(form.cleaned_data), form.cleaned_data.get("response_ms"))
     following = assign.next_assignment(judge)
     if following is None:
         done_url = redirect("annotation-thanks", slug, token).url

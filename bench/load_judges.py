@@ -21,7 +21,7 @@ page) and "answer" (POST of an answer), then checks, in the database:
 - reloads, resumes and double clicks showed the pair the judge was on;
 - no response was a server error.
 
-Exits 1 when an invariant fails. tests/test_load_invariants.py runs the same
+Exits 1 when an invariant fails. tests/system/test_load_invariants.py runs the same
 harness at a small scale. Every loop is bounded in steps and in time.
 """
 

@@ -3,7 +3,7 @@
     .venv/bin/python bench/report.py [--pairs 10000] [--db]
 
 Not a test. Prints the seconds of the pure analysis (`build_report`) and, with --db, of
-loading the same data from a fresh SQLite database through `campaigns.reports`.
+loading the same data from a fresh SQLite database through `reports.frames`.
 """
 
 import argparse
@@ -16,22 +16,15 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from campaigns.analysis import build_report  # noqa: E402
+from annotation.scale import ANSWERS  # noqa: E402
+from reports.analysis import build_report  # noqa: E402
+from scoring.metrics.registry import direction_of, metric_names  # noqa: E402
 
 TARGET_SECONDS = 3.0
 CORPORA = ["MRPC", "PAWS", "MCPG", "LLM", "HC"]
-METRICS = {
-    "lev": "lower",
-    "bleu": "higher",
-    "meteor": "higher",
-    "bertscore": "higher",
-    "parascore": "higher",
-    "sbert": "higher",
-    "parapluie_direct": "higher",
-    "parapluie_indirect": "higher",
-    "parapluie_fs_direct": "higher",
-}
-ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
+# Each metric of the registry, with its direction (stated there, read without importing the metric).
+METRICS = {name: direction_of(name) for name in metric_names()}
+
 WORDS = "the a cat dog sat on mat quickly slowly house river tree small big old new red blue runs walks".split()
 
 
@@ -82,7 +75,7 @@ def time_analysis(pairs, judgments):
 
 
 def time_database(pairs, judgments):
-    """Store the synthetic data in a fresh SQLite database and time `campaigns.reports.load_frames`."""
+    """Store the synthetic data in a fresh SQLite database and time `reports.frames.load_frames`."""
     import os
     import tempfile
 
@@ -97,13 +90,13 @@ def time_database(pairs, judgments):
     call_command("migrate", verbosity=0)
     from annotation.models import Assignment, Judge, Judgment
     from campaigns.models import Campaign, Pair
-    from campaigns.reports import load_frames
+    from reports.frames import load_frames
     from scoring.models import Score
 
     campaign = Campaign.objects.create(slug="bench", name="Bench")
     stored = Pair.objects.bulk_create(
-        Pair(
-            campaign=campaign,
+        Pair.build(
+            campaign,
             external_id=row.pair_id,
             corpus=row.corpus,
             source=row.source,

@@ -13,7 +13,8 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   whose scores must equal the 1-worker run's, one per pair;
 - report: `report --label-source gold` with lev, bleu and 7 more metrics whose scores
   are synthetic (noisy functions of the gold label: nobody scores 400k pairs with an
-  LLM on 2 CPU cores), cold (the command uses no cache).
+  LLM on 2 CPU cores), cold (the command uses no cache);
+- export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
 """
 
 import argparse
@@ -272,6 +273,17 @@ def bench_report(env, n_pairs):
     )
 
 
+def bench_export(env, n_pairs):
+    """The pairs CSV with 9 metric columns, written page by page: time and peak RSS of the command."""
+    out = Path(env["SQLITE_PATH"]).parent / "pairs.csv"
+    seconds, rss = run(manage("export_pairs", "bench", "--out", str(out)), env, "export_pairs")
+    print(f"\n## export of {n_pairs:,} pairs x 9 metrics")
+    print(
+        f"export_pairs (streamed, pages of 5,000 rows) {seconds:6.1f} s = {n_pairs / seconds:8,.0f} rows/s, "
+        f"peak RSS {rss:.0f} MiB; {out.stat().st_size / 2**20:.0f} MiB of CSV"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=20_000)
@@ -305,6 +317,7 @@ def main():
             write_corpus(small, args.worker_pairs)
         bench_workers(small, env, min(args.worker_pairs, args.pairs))
     bench_report(env, args.pairs)
+    bench_export(env, args.pairs)
 
 
 if __name__ == "__main__":

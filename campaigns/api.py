@@ -1,18 +1,13 @@
 """REST API for researchers (token or session auth, staff only)."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from annotation.models import Judgment
-from scoring.service import pairs_with_scores
-
-from .exports import judgments_frame
 from .importers import CorpusImportError, import_rows
 from .models import Campaign, Pair
-from .views import csv_response
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -52,26 +47,6 @@ class PairInputSerializer(serializers.Serializer):
     metadata = serializers.DictField(required=False)
 
 
-class JudgmentSerializer(serializers.ModelSerializer):
-    judge = serializers.CharField(source="judge.pseudonym")
-    english_level = serializers.CharField(source="judge.english_level")
-    pair_id = serializers.CharField(source="pair.external_id")
-    top_sentence = serializers.CharField(source="assignment.top")
-
-    class Meta:
-        model = Judgment
-        fields = [
-            "judge",
-            "english_level",
-            "pair_id",
-            "label",
-            "is_training",
-            "top_sentence",
-            "response_ms",
-            "created_at",
-        ]
-
-
 class CampaignViewSet(viewsets.ModelViewSet):
     serializer_class = CampaignSerializer
     lookup_field = "slug"
@@ -102,28 +77,3 @@ class CampaignViewSet(viewsets.ModelViewSet):
         except CorpusImportError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"created": result.count}, status=status.HTTP_201_CREATED)
-
-    @extend_schema(responses=JudgmentSerializer(many=True))
-    @action(detail=True, methods=["get"], serializer_class=JudgmentSerializer)
-    def judgments(self, request, slug=None):
-        campaign = self.get_object()
-        queryset = (
-            Judgment.objects.filter(pair__campaign=campaign)
-            .select_related("judge", "pair", "assignment")
-            .order_by("pk")
-        )
-        page = self.paginate_queryset(queryset)
-        return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
-
-    @extend_schema(
-        parameters=[OpenApiParameter("kind", str, enum=["pairs", "judgments"], default="pairs")],
-        responses={(200, "text/csv"): OpenApiTypes.STR},
-    )
-    @action(detail=True, methods=["get"])
-    def export(self, request, slug=None):
-        campaign = self.get_object()
-        kind = request.query_params.get("kind", "pairs")
-        if kind not in {"pairs", "judgments"}:
-            return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
-        frame = pairs_with_scores(campaign)[0] if kind == "pairs" else judgments_frame(campaign)
-        return csv_response(frame, f"{campaign.slug}-{kind}.csv")

@@ -200,8 +200,8 @@ class _IdAllocator:
         else:
             self._move_numbered_row(external_id)
             self.taken.add(external_id)
-        pair = Pair(
-            campaign=self.campaign,
+        pair = Pair.build(
+            self.campaign,
             external_id=external_id,
             corpus=row.corpus,
             source=row.source,

@@ -35,6 +35,11 @@ class Campaign(models.Model):
         default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
     )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
+    # A name from annotation's task type registry (annotation/tasktypes/): this layer
+    # cannot import it, so the name is checked there, not with `choices` here.
+    task_type = models.CharField(
+        max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -97,14 +102,13 @@ class Campaign(models.Model):
     def _create_training_pairs(self, triples):
         """Training pairs, in order, from (source, hypothesis, gold label) triples."""
         Pair.objects.bulk_create(
-            Pair(
-                campaign=self,
+            Pair.build(
+                self,
                 external_id=f"training-{position}",
                 corpus="training",
                 source=source,
                 hypothesis=hypothesis,
                 gold_label=label,
-                is_training=True,
                 training_position=position,
             )
             for position, (source, hypothesis, label) in enumerate(triples, start=1)
@@ -146,5 +150,33 @@ class Pair(models.Model):
     def __str__(self):
         return f"{self.campaign.slug}:{self.external_id}"
 
+    @classmethod
+    def build(
+        cls,
+        campaign,
+        *,
+        external_id,
+        source,
+        hypothesis,
+        corpus="",
+        gold_label=None,
+        metadata=None,
+        training_position=None,
+        is_control=False,
+    ):
+        """An unsaved pair (for `bulk_create`): the one constructor imports, training, controls and tests share.
 
-from .generation import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate  # noqa: E402, F401
+        A training position makes it a training pair; `is_control` a hidden control item.
+        """
+        return cls(
+            campaign=campaign,
+            external_id=external_id,
+            corpus=corpus,
+            source=source,
+            hypothesis=hypothesis,
+            gold_label=gold_label,
+            metadata=metadata or {},
+            is_training=training_position is not None,
+            training_position=training_position,
+            is_control=is_control,
+        )

@@ -1,4 +1,4 @@
-"""A plain text progress bar for management commands (no extra dependency)."""
+"""A plain text progress bar for every app's management commands (no extra dependency)."""
 
 import sys
 

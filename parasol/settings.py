@@ -52,6 +52,22 @@ def env_list(name, default):
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
+def env_mapping(name, default, reserved=()):
+    """``name=value`` items separated by commas, e.g. ``mistral=/models/Mistral-7B,llama=/models/llama.gguf``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    mapping = {}
+    for item in (item.strip() for item in raw.split(",")):
+        key, equals, value = (part.strip() for part in item.partition("="))
+        if not (equals and key and value):
+            raise ImproperlyConfigured(f"{name} must be name=value items separated by commas, got {item!r}")
+        if key in mapping or key in reserved:
+            raise ImproperlyConfigured(f"{name} names {key!r} twice or redefines a built-in name")
+        mapping[key] = value
+    return mapping
+
+
 DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -76,6 +92,8 @@ INSTALLED_APPS = [
     "campaigns",
     "annotation",
     "scoring",
+    "generation",
+    "reports",
 ]
 
 MIDDLEWARE = [
@@ -200,8 +218,16 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Fail fast when Redis is down: judging must never wait on the broker.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+# A task a worker took but has not acknowledged (acks late) goes to another worker after the
+# visibility timeout: it must exceed the longest task (an LLM generation batch), or that task runs twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+    "visibility_timeout": env_int("PARASOL_VISIBILITY_TIMEOUT", 3600, minimum=60),
+}
 CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
+# Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
     "sweep-missing-scores": {
         "task": "scoring.tasks.sweep_all",
@@ -224,6 +250,11 @@ PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000,
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
 PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
+
+# Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
+# Names map to local directories, .gguf files or hub names already cached; researchers
+# pick a name and never give a server path.
+GENERATION_MODELS = env_mapping("GENERATION_MODELS", {}, reserved=("embedded",))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

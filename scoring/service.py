@@ -2,22 +2,20 @@
 
 Writes are upserts under the unique (pair, metric, signature) constraint, so a
 task that runs twice, or a worker that dies half-way and is retried, repairs
-rather than duplicates. LLM metrics go to queue `gpu`, the rest to `cpu`.
+rather than duplicates. LLM metrics go to queue `gpu`, the rest to `cpu`; the
+queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 """
 
-import logging
 from functools import cache
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, Exists, Max, OuterRef
 
-from campaigns.models import Pair
+from campaigns.models import Campaign, Pair
 from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
 
-logger = logging.getLogger(__name__)
 # Rows per INSERT: large enough to amortise a round trip, small enough for SQLite's variable limit.
 SCORE_INSERT_BATCH = 500
 
@@ -103,48 +101,11 @@ def batches(ids, size):
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-def queue_scoring(pair_ids, metrics=None):
-    """Queue one task per batch per metric once the current transaction commits.
-
-    A broker outage must not lose the pairs or fail the request that created
-    them: the failure is logged and the periodic sweep scores them later.
-    """
-    from .tasks import score_batch
-
-    metrics = metrics or enabled_metrics()
-
-    def send():
-        for metric in metrics:
-            for batch in batches(pair_ids, batch_size(metric)):
-                try:
-                    score_batch.apply_async(args=[metric, batch], queue=queue_of(metric), retry=False)
-                except Exception as error:  # the broker is down or unreachable
-                    logger.warning("Could not queue %s scoring (%s); the sweep will catch up.", metric, error)
-                    return
-
-    transaction.on_commit(send)
-
-
-def queue_sweep(campaign_id=None, metrics=None):
-    """Ask each metric's worker to find and score whatever is missing; returns the AsyncResults."""
-    from .tasks import sweep_metric
-
-    return [
-        sweep_metric.apply_async(args=[metric, campaign_id], queue=queue_of(metric), retry=False)
-        for metric in (metrics or enabled_metrics())
-    ]
-
-
-def sweep(metric, campaign_id=None):
-    """Queue batches for every pair missing this metric's current score; returns the signature used."""
-    from campaigns.models import Campaign
-
+def missing_pair_ids(metric, campaign_id=None):
+    """This metric's current signature and the pairs (optionally of one campaign) that lack a score with it."""
     signature = scorer(metric).signature_string()
     campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
-    missing = list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
-    if missing:
-        queue_scoring(missing, metrics=[metric])
-    return signature
+    return signature, list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
 
 
 def score_inline(pair_ids, metrics, progress=None):
@@ -182,72 +143,12 @@ def signature_groups(scores):
     return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
-def current_signatures(scores):
-    """Each metric's most recent signature among these scores: the one tables and exports use."""
-    return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
-
-
-def latest_scores(scores):
-    """(pair_pk, metric, value) of each metric's most recent signature, and that signature per metric."""
-    signatures = current_signatures(scores)
+def values_under(scores, signatures):
+    """(pair_pk, metric, value) of the scores under each metric's signature in `signatures` (metric -> signature)."""
     values = []
     for metric, signature in signatures.items():
         values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
-    return values, signatures
-
-
-def scores_frame(pairs):
-    """Wide table: one row per pair (`pair_pk`), one column per metric, and the signature each column uses."""
-    import pandas as pd
-
-    values, signatures = latest_scores(Score.objects.filter(pair__in=pairs))
-    if not values:
-        return pd.DataFrame(columns=["pair_pk"]), {}
-    frame = pd.DataFrame(values, columns=["pair_pk", "metric", "value"])
-    wide = frame.pivot(index="pair_pk", columns="metric", values="value").reset_index()
-    wide.columns.name = None
-    return wide[["pair_pk", *signatures]], signatures
-
-
-def metric_columns(campaign):
-    """Per-pair metric scores keyed by the pair's public id (`pair_id`), and each column's signature."""
-    wide, signatures = scores_frame(campaign.real_pairs)
-    ids = dict(campaign.real_pairs.values_list("pk", "external_id"))
-    wide.insert(0, "pair_id", wide.pop("pair_pk").map(ids).astype(object))
-    return wide, signatures
-
-
-def pairs_with_scores(campaign):
-    """The pairs export with one column per metric, and the signatures of those columns."""
-    from campaigns.exports import pairs_frame
-
-    columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns]), signatures
-
-
-def pairs_with_scores_chunks(campaign, size=None):
-    """The pairs export in chunks of pairs (bounded memory): the frames, their columns and the signatures."""
-    import pandas as pd
-
-    from campaigns.exports import PAIR_COLUMNS, pairs_frames
-
-    signatures = current_signatures(Score.objects.filter(pair__in=campaign.real_pairs))
-    in_use = Q(pk__in=[])
-    for metric, signature in signatures.items():
-        in_use |= Q(metric=metric, signature=signature)
-
-    def scores_of(chunk):
-        ids = dict(chunk.values_list("pk", "external_id"))
-        values = Score.objects.filter(in_use, pair__in=chunk).values_list("pair_id", "metric", "value")
-        frame = pd.DataFrame.from_records(list(values), columns=["pair_pk", "metric", "value"])
-        wide = frame.pivot(index="pair_pk", columns="metric", values="value").reindex(index=list(ids))
-        wide = wide.reindex(columns=list(signatures))
-        wide.insert(0, "pair_id", [ids[pk] for pk in wide.index])
-        wide.columns.name = None
-        return wide.reset_index(drop=True)
-
-    frames = pairs_frames(campaign, extra_of_chunk=scores_of, size=size)
-    return frames, [*PAIR_COLUMNS, *signatures], signatures
+    return values
 
 
 def signature_lines(signatures):

@@ -1,9 +1,16 @@
-"""Thin Celery tasks: take ids, call one service function."""
+"""Thin Celery tasks (take ids, call one service function) and the helpers that queue them.
+
+Tasks import the service, never the reverse: queueing lives here, beside the tasks it queues.
+"""
+
+import logging
 
 from celery import shared_task
-from django.db import OperationalError
+from django.db import OperationalError, transaction
 
 from . import service
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(
@@ -20,11 +27,42 @@ def score_batch(metric, pair_ids):
 
 @shared_task(acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def sweep_metric(metric, campaign_id=None):
-    """Queue whatever this metric has not scored yet; returns the signature in use."""
-    return service.sweep(metric, campaign_id)
+    """Queue batches for every pair missing this metric's current score; returns the signature in use."""
+    signature, missing = service.missing_pair_ids(metric, campaign_id)
+    if missing:
+        queue_scoring(missing, metrics=[metric])
+    return signature
 
 
 @shared_task
 def sweep_all():
     """Periodic: every metric looks for unscored pairs on its own queue."""
-    service.queue_sweep()
+    queue_sweep()
+
+
+def queue_scoring(pair_ids, metrics=None):
+    """Queue one task per batch per metric once the current transaction commits.
+
+    A broker outage must not lose the pairs or fail the request that created
+    them: the failure is logged and the periodic sweep scores them later.
+    """
+    metrics = metrics or service.enabled_metrics()
+
+    def send():
+        for metric in metrics:
+            for batch in service.batches(pair_ids, service.batch_size(metric)):
+                try:
+                    score_batch.apply_async(args=[metric, batch], queue=service.queue_of(metric), retry=False)
+                except Exception as error:  # the broker is down or unreachable
+                    logger.warning("Could not queue %s scoring (%s); the sweep will catch up.", metric, error)
+                    return
+
+    transaction.on_commit(send)
+
+
+def queue_sweep(campaign_id=None, metrics=None):
+    """Ask each metric's worker to find and score whatever is missing; returns the AsyncResults."""
+    return [
+        sweep_metric.apply_async(args=[metric, campaign_id], queue=service.queue_of(metric), retry=False)
+        for metric in (metrics or service.enabled_metrics())
+    ]

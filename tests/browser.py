@@ -16,7 +16,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-AXE = Path(__file__).resolve().parent.parent / "node_modules" / "axe-core" / "axe.min.js"
+# axe-core comes from tests/system/package.json (`make test` installs it there).
+AXE = Path(__file__).resolve().parent / "system" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = Path(__file__).resolve().parent.parent / "var" / "screenshots"
 
 

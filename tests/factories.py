@@ -8,8 +8,8 @@ from campaigns.models import Pair
 
 def add_pairs(campaign, n, corpus="test"):
     return Pair.objects.bulk_create(
-        Pair(
-            campaign=campaign,
+        Pair.build(
+            campaign,
             external_id=f"p{i}",
             corpus=corpus,
             source=f"Source sentence number {i}.",

@@ -10,8 +10,9 @@ import os
 from collections.abc import Sequence
 from typing import ClassVar
 
-HIGHER = "higher"  # a higher score means the hypothesis is closer to the source
-LOWER = "lower"  # a lower score means closer (distances)
+from scoring.metrics.registry import HIGHER, LOWER, direction_of
+
+__all__ = ["HIGHER", "LOWER", "Metric", "MetricUnavailable", "format_signature", "setting"]
 
 
 class MetricUnavailable(RuntimeError):
@@ -44,9 +45,15 @@ class Metric:
     """Score hypotheses against their sources; see the metric cards in README.md."""
 
     name: ClassVar[str]
-    direction: ClassVar[str]  # HIGHER or LOWER
+    direction: ClassVar[str]  # HIGHER or LOWER, read from the registry
     # Bump when a change to the code can change a score: stored scores carry it.
     version: ClassVar[str] = "1"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # The registry states each metric's direction; a class naming itself takes it from there.
+        if "name" in cls.__dict__:
+            cls.direction = direction_of(cls.name)
 
     def score(self, *, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """One score per (source, hypothesis) pair, in input order."""

@@ -2,7 +2,7 @@
 
 from importlib.metadata import version
 
-from scoring.metrics.base import HIGHER, Metric, MetricUnavailable, setting
+from scoring.metrics.base import Metric, MetricUnavailable, setting
 from scoring.metrics.loading import (
     EMBEDDED,
     default_device,
@@ -21,7 +21,6 @@ KNOWN_LAYERS = {"bert-base-uncased": 9, "google-bert/bert-base-uncased": 9}
 
 class BertScore(Metric):
     name = "bertscore"
-    direction = HIGHER
 
     def __init__(self, *, model=None, num_layers=None, device=None, batch_size=64):
         self.model = setting("BERTSCORE_MODEL", EMBEDDED, value=model)

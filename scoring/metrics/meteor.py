@@ -4,7 +4,7 @@ from importlib.metadata import version
 
 from nltk.translate.meteor_score import meteor_score
 
-from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.base import Metric
 from scoring.metrics.wordnet import load_wordnet, nltk_data_dir
 
 
@@ -15,7 +15,6 @@ def whitespace_tokens(text):
 
 class Meteor(Metric):
     name = "meteor"
-    direction = HIGHER
 
     def __init__(self, *, nltk_data=None):
         self.data_dir = str(nltk_data_dir(nltk_data))

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import torch
 
-from scoring.metrics.base import HIGHER, Metric, setting
+from scoring.metrics.base import Metric, setting
 from scoring.metrics.loading import (
     EMBEDDED,
     default_device,
@@ -129,7 +129,6 @@ def next_token_logits(model, sequences, prefix_length=0, prefix=None, pad_id=0):
 class ParaPluie(Metric):
     """Log-likelihood ratio of "yes" versus "no" after a template (paper, section 3)."""
 
-    direction = HIGHER
     template: ClassVar[str]
 
     def __init__(

@@ -1,6 +1,6 @@
 """Reference-free ParaScore (Shen et al., 2022): BERTScore F1 plus a diversity bonus for edits."""
 
-from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.base import Metric
 from scoring.metrics.bertscore import BertScore
 from scoring.metrics.lev import normalized_edit_distance
 
@@ -17,7 +17,6 @@ def diversity(distance, gamma=GAMMA):
 
 class ParaScore(Metric):
     name = "parascore"
-    direction = HIGHER
 
     def __init__(self, *, bertscore=None, **bertscore_options):
         self.bertscore = bertscore or BertScore(**bertscore_options)

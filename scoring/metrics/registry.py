@@ -1,21 +1,33 @@
-"""Metric names mapped to dotted paths, imported on first use.
+"""Metric names mapped to dotted paths and directions; each metric is imported on first use.
 
 Importing this module loads no metric: ``torch`` and the models are imported only
-when a metric that needs them is asked for.
+when a metric that needs them is asked for. A metric's direction is written here
+only, so reports know it without importing the metric, and the class reads it back.
 """
 
+from dataclasses import dataclass
 from importlib import import_module
 
+HIGHER = "higher"  # a higher score means the hypothesis is closer to the source
+LOWER = "lower"  # a lower score means closer (distances)
+
+
+@dataclass(frozen=True)
+class Entry:
+    path: str  # module.Class, imported when the metric is first asked for
+    direction: str  # HIGHER or LOWER
+
+
 METRICS = {
-    "lev": "scoring.metrics.lev.Levenshtein",
-    "bleu": "scoring.metrics.bleu.Bleu",
-    "meteor": "scoring.metrics.meteor.Meteor",
-    "bertscore": "scoring.metrics.bertscore.BertScore",
-    "parascore": "scoring.metrics.parascore.ParaScore",
-    "sbert": "scoring.metrics.sbert.SBert",
-    "parapluie_direct": "scoring.metrics.parapluie.ParaPluieDirect",
-    "parapluie_indirect": "scoring.metrics.parapluie.ParaPluieIndirect",
-    "parapluie_fs_direct": "scoring.metrics.parapluie.ParaPluieFewShotDirect",
+    "lev": Entry("scoring.metrics.lev.Levenshtein", LOWER),
+    "bleu": Entry("scoring.metrics.bleu.Bleu", HIGHER),
+    "meteor": Entry("scoring.metrics.meteor.Meteor", HIGHER),
+    "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER),
+    "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER),
+    "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER),
+    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER),
+    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER),
+    "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER),
 }
 
 
@@ -23,13 +35,21 @@ def metric_names():
     return list(METRICS)
 
 
-def get_metric_class(name):
-    """The class registered under ``name``; ``KeyError`` names the known metrics."""
+def _entry(name) -> Entry:
     try:
-        dotted = METRICS[name]
+        return METRICS[name]
     except KeyError:
         raise KeyError(f"unknown metric {name!r}; known metrics: {', '.join(METRICS)}") from None
-    module_name, _, class_name = dotted.rpartition(".")
+
+
+def direction_of(name) -> str:
+    """HIGHER or LOWER for a registered metric, without importing it; ``KeyError`` names the known metrics."""
+    return _entry(name).direction
+
+
+def get_metric_class(name):
+    """The class registered under ``name``; ``KeyError`` names the known metrics."""
+    module_name, _, class_name = _entry(name).path.rpartition(".")
     return getattr(import_module(module_name), class_name)
 
 

@@ -2,13 +2,12 @@
 
 from importlib.metadata import version
 
-from scoring.metrics.base import HIGHER, Metric
+from scoring.metrics.base import Metric
 from scoring.metrics.loading import default_device, embedded_minilm_path, load_sentence_transformer, model_revision
 
 
 class SBert(Metric):
     name = "sbert"
-    direction = HIGHER
 
     def __init__(self, *, device=None, batch_size=64):
         self.model_path = embedded_minilm_path()

@@ -6,11 +6,11 @@ import pytest
 from django.db import connection
 from django.urls import reverse
 
-from campaigns.reports import report_or_status
+from reports.tasks import report_or_status
 from scoring import service
 from tests import servers
 from tests.factories import add_pairs
-from tests.test_worker_integration import use_broker
+from tests.system.test_worker_integration import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

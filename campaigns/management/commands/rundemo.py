@@ -7,12 +7,13 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlparse
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from scoring import service
+from scoring.tasks import queue_sweep
 
 from .load_demo import DEMO_PASSWORD, DEMO_USERNAME
 
@@ -52,6 +53,8 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
         processes = []
+        # The beat in the cpu worker keeps its schedule file there (CELERY_BEAT_SCHEDULE_FILENAME).
+        Path(settings.CELERY_BEAT_SCHEDULE_FILENAME).parent.mkdir(parents=True, exist_ok=True)
         try:
             processes += self._start_redis(redis_port)
             for name, command in WORKERS.items():
@@ -60,7 +63,7 @@ class Command(BaseCommand):
                 self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
             )
             # Pairs loaded before the worker was up were not queued: sweep them now.
-            service.queue_sweep()
+            queue_sweep()
             self._announce(port)
             self._wait(processes)
         except KeyboardInterrupt:

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
 from parasol.progress import ProgressBar
-from scoring import service
+from scoring import service, tasks
 from scoring.metrics.base import MetricUnavailable
 from scoring.models import Score
 
@@ -45,7 +45,7 @@ class Command(BaseCommand):
 
     def _score_in_workers(self, campaign, metrics, wait, timeout):
         try:
-            results = service.queue_sweep(campaign.pk, metrics)
+            results = tasks.queue_sweep(campaign.pk, metrics)
         except Exception as error:
             raise CommandError(f"could not reach the Celery broker (REDIS_URL): {error}") from None
         self.stdout.write(f"Queued scoring of {campaign.slug} for {', '.join(metrics)}.")

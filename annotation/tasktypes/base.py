@@ -1,0 +1,61 @@
+"""The contract of a task type: the five things the rest of Parasol asks of it.
+
+A subclass sets the class attributes and implements the hooks; nothing outside
+its module knows its answers. See README.md beside this file.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+from django import forms
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    """What the reports app renders for campaigns of this type: a template fed the campaign's report."""
+
+    name: str
+    title: str
+    template: str
+
+
+class AnswerForm(forms.Form):
+    """The fields every answer carries; a task type's form adds its own."""
+
+    assignment = forms.IntegerField(min_value=1)
+    # Measured in the browser from display to click; absent without JavaScript.
+    response_ms = forms.IntegerField(required=False, min_value=0)
+
+
+class TaskType:
+    name: str
+    title: str
+    # The answer controls, included in the judge's item partial (inside its form).
+    judge_template: str
+    answer_form: type[AnswerForm]
+    # Shown (HTTP 400) when a submitted answer does not validate.
+    invalid_answer_message: str
+    # The `Judgment` fields an answer is stored in (what readers select and pass to `aggregate`).
+    stored_fields: tuple[str, ...]
+    # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
+    pair_columns: list[str]
+    report_section: ReportSection
+
+    def judge_context(self, assignment) -> dict:
+        """Extra context for `judge_template` when showing this assignment."""
+        return {}
+
+    def answer(self, cleaned_data):
+        """The judge's answer, taken from a valid `answer_form`'s cleaned data."""
+        raise NotImplementedError
+
+    def judgment_fields(self, answer) -> dict:
+        """How an answer is stored: the `Judgment` fields to create with it."""
+        raise NotImplementedError
+
+    def aggregate(self, judgments: pd.DataFrame, pair_ids) -> pd.DataFrame:
+        """The pair-level results: `pair_columns`, one row per pair of `pair_ids` (the index, in order).
+
+        `judgments` holds the counted judgments: `pair_id` and the `stored_fields`.
+        """
+        raise NotImplementedError

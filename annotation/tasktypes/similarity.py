@@ -1,0 +1,80 @@
+"""The 5-way similarity protocol (Parasol's first task type): how close are the two meanings?
+
+The judge picks one of five answers (Very different … Same meaning, or Don't
+know); it is stored in `Judgment.label`. A pair's result is the count of each
+answer, the unique most frequent answer, and the binary paraphrase label by
+majority. The answers, their binary and ordinal mappings and the majority rule
+are the scale's facts, read from `annotation.scale`.
+"""
+
+import pandas as pd
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.models import Label
+from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
+
+from .base import AnswerForm, ReportSection, TaskType
+
+COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
+
+
+class SimilarityAnswerForm(AnswerForm):
+    label = forms.ChoiceField(choices=Label.choices)
+
+
+class Similarity(TaskType):
+    name = "similarity"
+    title = _("Similarity (5-way)")
+    judge_template = "annotation/tasktypes/_similarity.html"
+    answer_form = SimilarityAnswerForm
+    invalid_answer_message = _("Choose one of the five answers.")
+    stored_fields = ("label",)
+    pair_columns = ["n_judgments", *COUNT_COLUMN_OF_ANSWER.values(), "majority_label", "paraphrase"]
+    report_section = ReportSection(
+        name="similarity",
+        title=_("Metrics against the judges' labels"),
+        template="annotation/tasktypes/_similarity_report.html",
+    )
+
+    def judge_context(self, assignment):
+        return {"labels": Label.choices}
+
+    def answer(self, cleaned_data):
+        return cleaned_data["label"]
+
+    def judgment_fields(self, answer):
+        return {"label": answer}
+
+    def aggregate(self, judgments, pair_ids):
+        """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
+
+        `majority_label` is the answer (Don't know included) given most often; a tie
+        for the top, or no judgment, leaves it empty. `paraphrase` is the binary
+        majority of `annotation.scale` (Don't know casts no vote; a tie stays empty).
+        """
+        counts = answer_counts(judgments).reindex(pd.Index(pair_ids), fill_value=0)
+        frame = pd.DataFrame(index=counts.index)
+        frame["n_judgments"] = counts.sum(axis=1)
+        for answer, column in COUNT_COLUMN_OF_ANSWER.items():
+            frame[column] = counts[answer]
+        frame["majority_label"] = _majority_answer(counts)
+        votes = {value: counts[_answers_voting(value)].sum(axis=1) for value in (0, 1)}
+        frame["paraphrase"] = majority_paraphrase(votes[1], votes[0])
+        return frame
+
+
+def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Judgments per pair (index `pair_id`) and answer (one int column per answer, in the protocol's order)."""
+    counts = pd.crosstab(judgments["pair_id"], judgments["label"]) if len(judgments) else pd.DataFrame()
+    return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
+
+
+def _answers_voting(value):
+    return [answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == value]
+
+
+def _majority_answer(counts: pd.DataFrame) -> pd.Series:
+    top = counts.max(axis=1)
+    unique_top = (counts.eq(top, axis=0).sum(axis=1) == 1) & (top > 0)
+    return counts.idxmax(axis=1).where(unique_top, None).astype(object)

@@ -1,0 +1,130 @@
+"""The chat LLM behind generation: which models may be used, loading, rendering prompts, generating.
+
+A run names its model: ``embedded`` (the SmolLM2-135M-Instruct shipped with
+Parasol) or a name from the GENERATION_MODELS setting, which maps names to
+local directories, .gguf files or hub names already cached. Researchers never
+give a server path: a path would let them probe the server's files.
+"""
+
+from functools import lru_cache
+
+from django.conf import settings
+
+from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.loading import (
+    EMBEDDED,
+    chat_model_path,
+    default_device,
+    load_causal_lm,
+    load_chat_tokenizer,
+    model_revision,
+)
+
+from .errors import GenerationError
+
+SETTING = "GENERATION_MODELS"
+
+
+def model_names():
+    """The models a run may name: ``embedded`` first, then the configured ones."""
+    return [EMBEDDED, *settings.GENERATION_MODELS]
+
+
+def model_location(model):
+    """What the loader gets for a model name; GenerationError for a name that is not configured."""
+    if model == EMBEDDED:
+        return EMBEDDED
+    if model in settings.GENERATION_MODELS:
+        return settings.GENERATION_MODELS[model]
+    shown = model if len(model) <= 100 else model[:100] + "…"
+    raise GenerationError(
+        f"unknown model {shown!r}: use one of {', '.join(model_names())} "
+        f"(models are named in the {SETTING} setting, never given as paths)"
+    )
+
+
+def check_model(model):
+    """The local file or directory of a model name; GenerationError unless it is usable (nothing is downloaded)."""
+    if not model:
+        raise GenerationError(f"no model given: use one of {', '.join(model_names())}")
+    try:
+        return chat_model_path(model_location(model), SETTING)
+    except MetricUnavailable as error:
+        if model == EMBEDDED:
+            raise GenerationError(f"the embedded model is not installed ({error})") from None
+        raise GenerationError(f"model {model!r} cannot be used: {error}") from None
+
+
+def chat_tokenizer(model):
+    """The model's tokenizer alone (the live preview needs no weights); cached per process."""
+    check_model(model)
+    try:
+        return load_chat_tokenizer(model_location(model), SETTING)
+    except MetricUnavailable as error:
+        raise GenerationError(str(error)) from None
+
+
+def render_chat(tokenizer, messages):
+    """The prompt text the model sees, through its own chat template."""
+    try:
+        return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    except Exception as error:  # jinja raises TemplateError, e.g. Mistral's on a system message
+        raise GenerationError(f"the model's chat template refuses this conversation: {error}") from None
+
+
+def generate_texts(tokenizer, llm, prompts, *, decoding, n=1, seed=0):
+    """For each prompt, ``n`` (text, finished) candidates; ``finished`` is False when cut at max_new_tokens."""
+    import torch
+
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))  # similar lengths pad less
+    encoded = tokenizer(
+        [prompts[i] for i in order], return_tensors="pt", padding=True, padding_side="left", add_special_tokens=False
+    ).to(llm.device)
+    options = {"max_new_tokens": decoding["max_new_tokens"], "num_return_sequences": n}
+    if decoding["strategy"] == "sampling":
+        options.update(do_sample=True, temperature=decoding["temperature"], top_p=decoding["top_p"])
+    else:
+        options.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+    torch.manual_seed(seed)
+    with torch.inference_mode():
+        output = llm.generate(**encoded, pad_token_id=tokenizer.pad_token_id, **options)
+    new_tokens = output[:, encoded["input_ids"].shape[1] :]
+    texts = tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+    stops = _stop_ids(tokenizer, llm)
+    finished = [bool(stops & set(row.tolist())) for row in new_tokens]
+    results = [None] * len(prompts)
+    for rank, index in enumerate(order):
+        rows = range(rank * n, rank * n + n)
+        results[index] = [(texts[row], finished[row]) for row in rows]
+    return results
+
+
+def _stop_ids(tokenizer, llm):
+    ids = llm.generation_config.eos_token_id
+    ids = set(ids if isinstance(ids, list) else [ids])
+    return {i for i in ids | {tokenizer.eos_token_id} if i is not None}
+
+
+class Generator:
+    """One chat LLM, loaded once per process: renders prompts and generates."""
+
+    def __init__(self, model):
+        path = check_model(model)
+        try:
+            self.tokenizer, self.llm = load_causal_lm(model_location(model), default_device(), "auto", SETTING)
+        except MetricUnavailable as error:
+            raise GenerationError(f"cannot load model {model!r}: {error}") from None
+        self.model, self.revision = model, model_revision(path)
+
+    def render(self, messages):
+        return render_chat(self.tokenizer, messages)
+
+    def generate(self, prompts, *, decoding, n, seed):
+        return generate_texts(self.tokenizer, self.llm, prompts, decoding=decoding, n=n, seed=seed)
+
+
+@lru_cache(maxsize=1)
+def get_generator(model):
+    return Generator(model)

@@ -1,0 +1,114 @@
+"""Paraphrase a file of sources with a chat LLM and import the accepted outputs as pairs."""
+
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.models import Campaign
+from generation.errors import GenerationError
+from generation.models import GenerationRun, create_run, parse_sources
+from generation.tasks import queue_run
+from parasol.progress import ProgressBar
+from scoring.metrics.loading import EMBEDDED
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate paraphrases of SOURCES_FILE (one sentence per line, or a CSV with a source column) "
+        "for CAMPAIGN with one or more templates, in the `gpu` workers or with --inline in this process."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaign", help="the campaign's slug")
+        parser.add_argument("sources_file", help="one source per line, or a CSV with a 'source' column")
+        parser.add_argument(
+            "--template",
+            action="append",
+            required=True,
+            metavar="NAME",
+            help="naive, naive-system, vulgar or a campaign template; repeat for several",
+        )
+        parser.add_argument("--create", action="store_true", help="create the campaign if it does not exist")
+        parser.add_argument("--model", default=EMBEDDED, help="'embedded' (SmolLM2) or a name from GENERATION_MODELS")
+        parser.add_argument("--n", type=int, default=1, help="candidates per source (more than 1 needs --sampling)")
+        parser.add_argument("--sampling", action="store_true", help="sample instead of greedy decoding")
+        parser.add_argument("--temperature", type=float, default=0.7)
+        parser.add_argument("--top-p", type=float, default=0.9)
+        parser.add_argument("--max-new-tokens", type=int, default=64)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--corpus", default="LLM", help="corpus name of the pairs created")
+        parser.add_argument("--inline", action="store_true", help="generate in this process instead of the workers")
+        parser.add_argument("--timeout", type=float, default=24 * 3600, help="seconds to wait for the workers")
+
+    def handle(self, *args, **options):
+        campaign = self._campaign(options["campaign"], options["create"])
+        path = Path(options["sources_file"])
+        if not path.is_file():
+            raise CommandError(f"no such file: {path}")
+        decoding = GenerationRun.Decoding.SAMPLING if options["sampling"] else GenerationRun.Decoding.GREEDY
+        try:
+            sources = parse_sources(path.read_bytes(), path.name)
+            run = create_run(
+                campaign,
+                sources=sources,
+                templates=options["template"],
+                model=options["model"],
+                decoding=decoding,
+                temperature=options["temperature"],
+                top_p=options["top_p"],
+                max_new_tokens=options["max_new_tokens"],
+                seed=options["seed"],
+                candidates=options["n"],
+                corpus=options["corpus"],
+            )
+        except (GenerationError, UnicodeDecodeError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"Generation run {run.pk}: {len(sources)} sources × {len(run.templates)} template(s).")
+        bar = ProgressBar(run.progress()["expected"], f"run {run.pk}", stream=self.stderr)
+        if options["inline"]:
+            run.run_inline(progress=bar.update)
+        else:
+            self._wait_for_workers(run, bar, options["timeout"])
+        bar.close()
+        self._report(run)
+
+    def _campaign(self, slug, create):
+        campaign = Campaign.objects.filter(slug=slug).first()
+        if campaign is None and not create:
+            raise CommandError(f"no campaign with slug {slug!r} (use --create to make it)")
+        if campaign is None:
+            campaign = Campaign.objects.create(slug=slug, name=slug)
+            campaign.ensure_training_pairs()
+            self.stdout.write(f"Created campaign {slug!r}.")
+        return campaign
+
+    def _wait_for_workers(self, run, bar, timeout):
+        try:
+            queue_run(run, strict=True)  # outside a transaction: sent at once
+        except Exception as error:
+            raise CommandError(
+                f"could not reach the Celery broker (REDIS_URL): {error}; run {run.pk} stays queued, "
+                "resume it later or use --inline"
+            ) from None
+        deadline = time.monotonic() + timeout
+        while run.is_active:
+            if time.monotonic() > deadline:
+                raise CommandError(f"timed out waiting for run {run.pk}; it goes on in the workers")
+            time.sleep(0.5)
+            run.refresh_from_db()
+            bar.set(run.progress()["done"])
+
+    def _report(self, run):
+        run.refresh_from_db()
+        progress = run.progress()
+        reasons = "; ".join(f"{reason} {n}" for reason, n in progress["reject_reasons"].items())
+        summary = (
+            f"Run {run.pk} {run.status}: {progress['done']} outputs, {progress['accepted']} accepted "
+            f"({progress['pairs']} pairs in {run.campaign.slug}), {progress['rejected']} rejected"
+            + (f" ({reasons})" if reasons else "")
+            + "."
+        )
+        if run.status == GenerationRun.Status.FAILED:
+            raise CommandError(f"{summary} Error: {run.error}")
+        self.stdout.write(self.style.SUCCESS(summary))

@@ -1,0 +1,436 @@
+"""Generation runs, their sources and outputs, and a campaign's own prompt templates.
+
+A run asks a chat LLM for paraphrases of its sources with one or more templates
+(the paper's section 4.2.2 and appendix A.2), cleans every raw output, keeps the
+rejected ones with a reason, and imports the accepted ones as pairs whose
+metadata records how they were made. Outputs are unique per (run, source,
+template, candidate), so a batch that runs twice or resumes after a crash
+never duplicates them. The tables keep the names they had in ``campaigns``.
+"""
+
+import csv
+import hashlib
+import io
+import logging
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import OperationalError, models, transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from campaigns.importers import import_rows
+from campaigns.models import Campaign, Pair
+from scoring.metrics.loading import EMBEDDED
+
+from . import llm
+from .cleaning import Cleaned, Rejection, clean_output, comparable
+from .errors import GenerationError
+from .templates import BUILTIN_TEMPLATES, ChatTemplate, check_template, resolve_template, turns_of_dicts
+
+logger = logging.getLogger(__name__)
+
+
+# Sources --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    text: str
+    external_id: str = field(default="", compare=False)
+
+
+def parse_sources(data, filename=""):
+    """Sources from a file: a CSV with a ``source`` column (and optionally ``id``), else one per line."""
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    header = [name.strip().lower() for name in next(csv.reader([first]), [])]
+    if "source" in header and (len(header) > 1 or filename.lower().endswith(".csv")):
+        rows = [
+            SourceRow(record.get("source", "") or "", (record.get("id") or "").strip())
+            for record in csv.DictReader(io.StringIO(text), fieldnames=header)
+        ][1:]
+    else:
+        rows = [SourceRow(line) for line in text.splitlines()]
+    return _distinct_sources(rows)
+
+
+def sources_of_campaign(campaign):
+    """The distinct sources of the campaign's real pairs, in import order, with their pair ids."""
+    rows = campaign.real_pairs.order_by("pk").values_list("source", "external_id")
+    return _distinct_sources(SourceRow(source, external_id) for source, external_id in rows)
+
+
+def _distinct_sources(rows):
+    seen, distinct = set(), []
+    for row in rows:
+        text = " ".join(row.text.split())
+        if text and text not in seen:
+            seen.add(text)
+            distinct.append(SourceRow(text, row.external_id))
+    if len(distinct) > settings.IMPORT_MAX_ROWS:
+        raise GenerationError(f"more than {settings.IMPORT_MAX_ROWS:,} sources, the limit (IMPORT_MAX_ROWS)")
+    return distinct
+
+
+# Models ---------------------------------------------------------------------------------------
+
+
+class PromptTemplate(models.Model):
+    """A campaign's own generation template, edited by researchers."""
+
+    campaign = models.ForeignKey(Campaign, related_name="prompt_templates", on_delete=models.CASCADE)
+    name = models.SlugField(max_length=50, help_text="Letters, digits and hyphens; used to pick the template.")
+    system = models.TextField(blank=True, help_text="Optional system message (Mistral's chat template refuses one).")
+    turns = models.JSONField(default=list, help_text="[{role, content}, ...]; the last user turn holds {source}.")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        db_table = "campaigns_prompttemplate"
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="unique_template_per_campaign")]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if self.name in BUILTIN_TEMPLATES:
+            raise ValidationError({"name": f"{self.name!r} is a built-in template; choose another name"})
+        try:
+            check_template(self.system, turns_of_dicts(self.turns))
+        except GenerationError as error:
+            raise ValidationError({"turns": str(error)}) from None
+
+    def as_chat_template(self):
+        return ChatTemplate.from_dict(self.name, {"system": self.system, "turns": self.turns})
+
+
+class GenerationRun(models.Model):
+    """Paraphrases of a list of sources by one model, with one or more templates."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        CANCELLED = "cancelled"
+        FAILED = "failed"
+
+    class Decoding(models.TextChoices):
+        GREEDY = "greedy"
+        SAMPLING = "sampling"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+
+    campaign = models.ForeignKey(Campaign, related_name="generation_runs", on_delete=models.CASCADE)
+    templates = models.JSONField(default=list, help_text="Template names, in order.")
+    prompts = models.JSONField(default=dict, editable=False, help_text="Each template as it was when the run began.")
+    model = models.CharField(max_length=500, default=EMBEDDED, help_text="'embedded' or a name from GENERATION_MODELS.")
+    decoding = models.CharField(max_length=10, choices=Decoding.choices, default=Decoding.GREEDY)
+    temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.01), MaxValueValidator(5.0)])
+    top_p = models.FloatField(default=0.9, validators=[MinValueValidator(0.01), MaxValueValidator(1.0)])
+    max_new_tokens = models.PositiveIntegerField(default=64, validators=[MinValueValidator(1), MaxValueValidator(1024)])
+    seed = models.PositiveIntegerField(default=0)
+    candidates = models.PositiveSmallIntegerField(
+        default=1, validators=[MinValueValidator(1), MaxValueValidator(20)], help_text="Candidates per source."
+    )
+    batch_size = models.PositiveSmallIntegerField(
+        default=8, validators=[MinValueValidator(1), MaxValueValidator(256)], help_text="Sources per task."
+    )
+    corpus = models.CharField(max_length=100, default="LLM", help_text="Corpus name of the pairs it creates.")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "campaigns_generationrun"
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self):
+        return f"{self.campaign.slug}: generation {self.pk}"
+
+    def get_absolute_url(self):
+        return reverse("campaigns-show-generation", args=[self.campaign.slug, self.pk])
+
+    @property
+    def is_active(self):
+        return self.status in self.ACTIVE
+
+    def decoding_settings(self):
+        settings_ = {"strategy": self.decoding, "max_new_tokens": self.max_new_tokens}
+        if self.decoding == self.Decoding.SAMPLING:
+            settings_.update(temperature=self.temperature, top_p=self.top_p, candidates=self.candidates)
+        return settings_
+
+    def progress(self):
+        expected = self.sources.count() * len(self.templates) * self.candidates
+        counts = dict(self.outputs.values_list("accepted").annotate(n=models.Count("pk")))
+        accepted, rejected = counts.get(True, 0), counts.get(False, 0)
+        done = accepted + rejected
+        reasons = self.outputs.filter(accepted=False).values_list("reject_reason").annotate(n=models.Count("pk"))
+        return {
+            "expected": expected,
+            "done": done,
+            "accepted": accepted,
+            "rejected": rejected,
+            "pairs": self.outputs.filter(pair__isnull=False).count(),
+            "percent": round(100 * done / expected) if expected else 100,
+            "reject_reasons": {Rejection(reason).label: n for reason, n in reasons.order_by("reject_reason")},
+        }
+
+    # Status changes are conditional updates: a worker and a researcher may race.
+
+    def _move(self, from_statuses, **changes):
+        moved = GenerationRun.objects.filter(pk=self.pk, status__in=from_statuses).update(**changes)
+        self.refresh_from_db()
+        return moved == 1
+
+    def cancel(self):
+        """Stop between batches; outputs and pairs made so far stay."""
+        return self._move(self.ACTIVE, status=self.Status.CANCELLED, finished_at=timezone.now())
+
+    def fail(self, message):
+        logger.warning("Generation run %s failed: %s", self.pk, message)
+        return self._move(self.ACTIVE, status=self.Status.FAILED, error=message, finished_at=timezone.now())
+
+    def reopen(self):
+        """Make a cancelled, failed or stalled run queued again; ``tasks.resume_run`` then queues what is missing."""
+        self._move(
+            [self.Status.CANCELLED, self.Status.FAILED, *self.ACTIVE],
+            status=self.Status.QUEUED,
+            error="",
+            finished_at=None,
+        )
+
+    def finish_if_complete(self):
+        if self.outputs.count() >= self.sources.count() * len(self.templates) * self.candidates:
+            self._move([self.Status.RUNNING, self.Status.QUEUED], status=self.Status.DONE, finished_at=timezone.now())
+
+    # Batches
+
+    def missing_source_batches(self):
+        """Lists of source ids, ``batch_size`` at a time, for sources lacking some output."""
+        per_source = len(self.templates) * self.candidates
+        complete = (
+            self.outputs.values("source_id")
+            .annotate(n=models.Count("pk"))
+            .filter(n__gte=per_source)
+            .values("source_id")
+        )
+        ids = list(self.sources.exclude(pk__in=complete).order_by("position").values_list("pk", flat=True))
+        return [ids[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
+
+    def run_inline(self, progress=None):
+        """Generate every missing batch in this process (the command's --inline, and tests)."""
+        for batch in self.missing_source_batches():
+            created = self.generate_batch(batch)
+            if progress:
+                progress(created)
+            if not self.is_active:
+                break
+        self.finish_if_complete()
+
+    def generate_batch(self, source_ids):
+        """Generate the outputs these sources still lack; returns how many were stored."""
+        self._move([self.Status.QUEUED], status=self.Status.RUNNING, started_at=timezone.now())
+        if self.status != self.Status.RUNNING:
+            return 0  # cancelled, failed or done
+        stored = 0
+        try:
+            for name in self.templates:
+                self.refresh_from_db(fields=["status"])
+                if self.status != self.Status.RUNNING:
+                    break  # cancelled between batches
+                stored += self._generate_template_batch(name, source_ids)
+        except GenerationError as error:
+            self.fail(str(error))
+        except OperationalError:
+            raise  # the database was busy: the task retries
+        except Exception as error:
+            self.fail(f"{error.__class__.__name__}: {error}")
+            raise
+        self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
+        self.finish_if_complete()
+        return stored
+
+    def _generate_template_batch(self, name, source_ids):
+        template = ChatTemplate.from_dict(name, self.prompts[name])
+        have = set(self.outputs.filter(template=name, source_id__in=source_ids).values_list("source_id", "candidate"))
+        todo = [
+            source
+            for source in self.sources.filter(pk__in=source_ids).order_by("position")
+            if any((source.pk, c) not in have for c in range(self.candidates))
+        ]
+        if not todo:
+            return 0
+        generator = llm.get_generator(self.model)
+        prompts = [generator.render(template.messages(source.text)) for source in todo]
+        seed = self.batch_seed(name, todo[0].position)
+        candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
+        # Judges should not see the same pair twice: an output equal to one already accepted is a duplicate.
+        seen = {
+            (source_id, comparable(text))
+            for source_id, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
+        }
+        outputs = []
+        for source, results in zip(todo, candidates):
+            for index, (raw, finished) in enumerate(results):
+                cleaned = clean_output(raw, source.text, finished=finished)
+                if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
+                    cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
+                seen.add((source.pk, comparable(cleaned.text)))
+                outputs.append(
+                    GenerationOutput(
+                        run=self,
+                        source=source,
+                        template=name,
+                        candidate=index,
+                        seed=seed,
+                        raw_output=raw,
+                        text=cleaned.text,
+                        accepted=cleaned.accepted,
+                        reject_reason=cleaned.reject_reason,
+                        generator_revision=getattr(generator, "revision", ""),
+                    )
+                )
+        # A batch that runs twice (redelivery after a crash) writes only what is missing.
+        GenerationOutput.objects.bulk_create(outputs, ignore_conflicts=True)
+        return len(outputs)
+
+    def batch_seed(self, template, first_position):
+        """A seed per (template, batch), so a resumed batch samples as the first attempt would have."""
+        digest = hashlib.sha256(f"{self.seed}:{template}:{first_position}".encode()).hexdigest()
+        return int(digest[:8], 16)
+
+    def attach_pairs(self):
+        """Import the accepted outputs that have no pair yet; returns how many pairs were created."""
+        with transaction.atomic():
+            GenerationRun.objects.select_for_update().filter(pk=self.pk).first()  # one importer at a time
+            outputs = list(self.outputs.filter(accepted=True, pair__isnull=True).select_related("source"))
+            if not outputs:
+                return 0
+            ids = [output.pair_external_id() for output in outputs]
+            existing = set(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", flat=True))
+            rows = [output.pair_row() for output, pair_id in zip(outputs, ids) if pair_id not in existing]
+            if rows:
+                import_rows(self.campaign, rows, corpus=self.corpus)
+            pairs = dict(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", "pk"))
+            for output, pair_id in zip(outputs, ids):
+                output.pair_id = pairs[pair_id]
+            GenerationOutput.objects.bulk_update(outputs, ["pair"])
+        return len(rows)
+
+
+class GenerationSource(models.Model):
+    """One sentence to paraphrase, in the run's order."""
+
+    run = models.ForeignKey(GenerationRun, related_name="sources", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField()
+    text = models.TextField()
+    external_id = models.CharField(max_length=200, blank=True, help_text="Its id in the uploaded file or campaign.")
+
+    class Meta:
+        db_table = "campaigns_generationsource"
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="unique_source_position_per_run")]
+
+    def __str__(self):
+        return self.text
+
+    @property
+    def source_id(self):
+        return self.external_id or f"s{self.position}"
+
+
+class GenerationOutput(models.Model):
+    """One candidate for one source and template: the raw text, the cleaned one, and what became of it."""
+
+    run = models.ForeignKey(GenerationRun, related_name="outputs", on_delete=models.CASCADE)
+    source = models.ForeignKey(GenerationSource, related_name="outputs", on_delete=models.CASCADE)
+    template = models.CharField(max_length=50)
+    candidate = models.PositiveSmallIntegerField(default=0)
+    seed = models.BigIntegerField(default=0, help_text="The seed set before the batch that made it.")
+    raw_output = models.TextField()
+    text = models.TextField(blank=True, help_text="The cleaned hypothesis.")
+    accepted = models.BooleanField(default=False)
+    reject_reason = models.CharField(max_length=20, blank=True, choices=Rejection.choices())
+    generator_revision = models.CharField(max_length=100, blank=True)
+    pair = models.ForeignKey(Pair, null=True, blank=True, related_name="+", on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "campaigns_generationoutput"
+        ordering = ["source__position", "template", "candidate"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "source", "template", "candidate"], name="unique_output_per_run_source_template"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.run_id}/{self.source_id}/{self.template}/{self.candidate}"
+
+    def pair_external_id(self):
+        return f"gen{self.run_id}-{self.source.position}-{self.template}-{self.candidate}"
+
+    def pair_row(self):
+        run = self.run
+        return {
+            "id": self.pair_external_id(),
+            "source": self.source.text,
+            "hypothesis": self.text,
+            "metadata": {
+                "generator": run.model,
+                "generator_revision": self.generator_revision,
+                "template": self.template,
+                "decoding": run.decoding_settings(),
+                "seed": self.seed,
+                "candidate": self.candidate,
+                "raw_output": self.raw_output,
+                "generation_run": run.pk,
+                "source_id": self.source.source_id,
+            },
+        }
+
+
+# Creating a run -------------------------------------------------------------------------------
+
+
+def create_run(campaign, *, sources, templates, created_by=None, **options):
+    """Check everything and store the run and its sources (``tasks.start_run`` also queues it).
+
+    GenerationError says what is wrong, and nothing is stored then. ``options``
+    are GenerationRun fields: model, decoding, temperature, top_p,
+    max_new_tokens, seed, candidates, batch_size, corpus.
+    """
+    if not templates:
+        raise GenerationError("choose at least one template")
+    templates = list(dict.fromkeys(templates))
+    prompts = {name: resolve_template(campaign, name).as_dict() for name in templates}
+    sources = [row if isinstance(row, SourceRow) else SourceRow(str(row)) for row in sources]
+    sources = _distinct_sources(sources)
+    if not sources:
+        raise GenerationError("no sources: give at least one sentence to paraphrase")
+    run = GenerationRun(campaign=campaign, templates=templates, prompts=prompts, created_by=created_by, **options)
+    try:
+        run.full_clean(exclude=["campaign", "created_by"])
+    except ValidationError as error:
+        raise GenerationError(
+            "; ".join(f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items())
+        ) from None
+    if run.decoding == GenerationRun.Decoding.GREEDY and run.candidates > 1:
+        raise GenerationError("greedy decoding gives one candidate per source: use sampling for more")
+    llm.check_model(run.model)
+    with transaction.atomic():
+        run.save()
+        GenerationSource.objects.bulk_create(
+            GenerationSource(run=run, position=i, text=row.text, external_id=row.external_id[:200])
+            for i, row in enumerate(sources, start=1)
+        )
+    return run

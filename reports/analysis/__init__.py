@@ -1,0 +1,22 @@
+"""The analysis behind Parasol's reports: plain functions over pandas DataFrames, no Django.
+
+`build_report(pairs, judgments, directions, label_source=...)` computes every table of the
+paper's section 5 (and more); `figures` draws them. See README.md for the output columns.
+"""
+
+from reports.analysis.figures import curves_figure, figure2
+from reports.analysis.labels import GLOBAL, LABEL_SOURCES, attach_labels, human_labels
+from reports.analysis.report import TABLE_NAMES, Report, Settings, build_report
+
+__all__ = [
+    "GLOBAL",
+    "LABEL_SOURCES",
+    "TABLE_NAMES",
+    "Report",
+    "Settings",
+    "attach_labels",
+    "build_report",
+    "curves_figure",
+    "figure2",
+    "human_labels",
+]

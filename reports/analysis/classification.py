@@ -1,0 +1,302 @@
+"""Paraphrase classification by a threshold on a metric's score (paper, section 5.2 and A.5).
+
+A pair is predicted a paraphrase when its score is at least as close as the threshold:
+score >= t for a higher-is-closer metric, score <= t for a distance such as LEV.
+Every distinct score is a candidate threshold; one sort and cumulative sums give the
+confusion counts at all of them (O(n log n)).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from reports.analysis.common import (
+    HIGHER,
+    corpora,
+    evenly_spaced,
+    is_parapluie,
+    labelled_scores,
+    orient,
+    safe_divide,
+    subsets,
+)
+from reports.analysis.labels import CLASS_NAMES
+
+RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
+
+
+@dataclass
+class Scan:
+    """Confusion counts at each distinct score taken as threshold, strictest first."""
+
+    thresholds: np.ndarray
+    tp: np.ndarray
+    fp: np.ndarray
+    n_paraphrase: int
+    n_non_paraphrase: int
+
+    @property
+    def fn(self):
+        return self.n_paraphrase - self.tp
+
+    @property
+    def tn(self):
+        return self.n_non_paraphrase - self.fp
+
+    def rates(self) -> dict[str, np.ndarray]:
+        return rates(self.tp, self.fp, self.fn, self.tn)
+
+
+def rates(tp, fp, fn, tn) -> dict[str, np.ndarray]:
+    """Accuracy, F1, recall and precision from confusion counts (NaN where undefined)."""
+    tp, fp, fn, tn = (np.asarray(x, dtype=float) for x in (tp, fp, fn, tn))
+    return {
+        "accuracy": safe_divide(tp + tn, tp + fp + fn + tn),
+        "f1": safe_divide(2 * tp, 2 * tp + fp + fn),
+        "recall": safe_divide(tp, tp + fn),
+        "precision": safe_divide(tp, tp + fp),
+    }
+
+
+def scan_thresholds(scores, labels, direction: str) -> Scan:
+    """Confusion counts at every distinct score used as threshold."""
+    oriented = orient(scores, direction)
+    labels = np.asarray(labels, dtype=bool)
+    order = np.argsort(-oriented, kind="stable")
+    sorted_scores, sorted_labels = oriented[order], labels[order]
+    # The last position of each run of equal scores: a threshold admits the whole run.
+    last = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
+    tp = np.cumsum(sorted_labels)[last]
+    fp = last + 1 - tp
+    thresholds = sorted_scores[last] if direction == HIGHER else -sorted_scores[last]
+    n_paraphrase = int(labels.sum())
+    return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase)
+
+
+def best_threshold(scan: Scan) -> dict[str, float]:
+    """The threshold with the best accuracy (the strictest one among equals) and the rates there."""
+    if len(scan.thresholds) == 0:
+        return {"threshold": np.nan, **dict.fromkeys(RATE_NAMES, np.nan)}
+    values = scan.rates()
+    best = int(np.argmax(values["accuracy"]))
+    return {"threshold": float(scan.thresholds[best]), **{name: float(values[name][best]) for name in RATE_NAMES}}
+
+
+def at_threshold(scores, labels, direction: str, threshold: float) -> dict[str, float]:
+    """Rates when pairs at least as close as `threshold` are predicted paraphrases."""
+    labels = np.asarray(labels, dtype=bool)
+    predicted = orient(scores, direction) >= orient([threshold], direction)[0]
+    tp = int((predicted & labels).sum())
+    fp = int((predicted & ~labels).sum())
+    fn = int(labels.sum()) - tp
+    tn = len(labels) - int(labels.sum()) - fp
+    values = rates(tp, fp, fn, tn)
+    return {"threshold": float(threshold), **{name: float(values[name]) for name in RATE_NAMES}}
+
+
+def equal_error_rate(scores, labels, direction: str) -> tuple[float, float]:
+    """(EER, threshold): non-paraphrases are the spoofs; the point where FAR and FRR are closest.
+
+    FAR = accepted non-paraphrases / non-paraphrases, FRR = rejected paraphrases /
+    paraphrases; the points are the ROC curve's (reject-all first), EER = (FAR + FRR) / 2.
+    """
+    scan = scan_thresholds(scores, labels, direction)
+    if scan.n_paraphrase == 0 or scan.n_non_paraphrase == 0:
+        return np.nan, np.nan
+    far = np.r_[0.0, scan.fp / scan.n_non_paraphrase]
+    frr = np.r_[1.0, scan.fn / scan.n_paraphrase]
+    best = int(np.argmin(np.abs(far - frr)))
+    threshold = np.inf if direction == HIGHER else -np.inf
+    if best > 0:
+        threshold = scan.thresholds[best - 1]
+    return float((far[best] + frr[best]) / 2), float(threshold)
+
+
+def _counts(labels):
+    n_paraphrase = int(labels.sum())
+    return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
+
+
+def _scored_subsets(frame, metrics):
+    """(metric, corpus, scores, labels) for every metric and corpus (+ Global) with labelled scores."""
+    parts = list(subsets(frame))
+    for metric in metrics:
+        for corpus, rows_of_corpus in parts:
+            scores, labels = labelled_scores(rows_of_corpus, metric)
+            if len(scores):
+                yield metric, corpus, scores, labels
+
+
+def table3(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0."""
+    rows = []
+    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
+        counts = _counts(labels)
+        best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
+        rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
+        if is_parapluie(metric):
+            prior = at_threshold(scores, labels, directions[metric], 0.0)
+            rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, **counts})
+    columns = ["metric", "corpus", "threshold_kind", "threshold", *RATE_NAMES, "n", "n_paraphrase", "n_non_paraphrase"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+    rows = []
+    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
+        eer, threshold = equal_error_rate(scores, labels, directions[metric])
+        rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
+    return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
+
+
+def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global.
+
+    With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
+    """
+    threshold_parts, rank_parts = [], []
+    parts = list(subsets(frame))
+    for metric in metrics:
+        for corpus, rows_of_corpus in parts:
+            scores, labels = labelled_scores(rows_of_corpus, metric)
+            if len(scores) == 0:
+                continue
+            scan = scan_thresholds(scores, labels, directions[metric])
+            part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
+            part.insert(0, "corpus", corpus)
+            part.insert(0, "metric", metric)
+            threshold_parts.append(evenly_spaced(part, max_points))
+            rank_curve = _rank_curve(metric, corpus, scores, labels, directions[metric])
+            rank_parts.append(evenly_spaced(rank_curve, max_points))
+    threshold_columns = ["metric", "corpus", "threshold", *RATE_NAMES]
+    rank_columns = ["metric", "corpus", "rank", "score", *RATE_NAMES]
+    return (
+        pd.concat(threshold_parts, ignore_index=True) if threshold_parts else pd.DataFrame(columns=threshold_columns),
+        pd.concat(rank_parts, ignore_index=True) if rank_parts else pd.DataFrame(columns=rank_columns),
+    )
+
+
+def _rank_curve(metric, corpus, scores, labels, direction):
+    """Rates when the k closest pairs (ties in input order) are predicted paraphrases, k = 1..n."""
+    order = np.argsort(-orient(scores, direction), kind="stable")
+    tp = np.cumsum(labels[order])
+    rank = np.arange(1, len(scores) + 1)
+    fp = rank - tp
+    n_paraphrase = int(labels.sum())
+    values = rates(tp, fp, n_paraphrase - tp, len(labels) - n_paraphrase - fp)
+    part = pd.DataFrame({"rank": rank, "score": scores[order], **values})
+    part.insert(0, "corpus", corpus)
+    part.insert(0, "metric", metric)
+    return part
+
+
+# The Mixed Balanced Dataset (paper, 5.2): per label, `per_label` pairs from each corpus, many draws.
+
+MBD = "MBD"
+
+
+def draw_balanced(corpus, labels, *, per_label: int, n_draws: int, seed: int) -> np.ndarray:
+    """Positions (n_draws x size) of the pairs in each draw: per corpus and label, `per_label` without replacement.
+
+    A group smaller than `per_label` is taken whole in every draw.
+    """
+    rng = np.random.default_rng(seed)
+    corpus, labels = np.asarray(corpus), np.asarray(labels, dtype=bool)
+    blocks = []
+    for name in dict.fromkeys(corpus):
+        for value in (True, False):
+            group = np.flatnonzero((corpus == name) & (labels == value))
+            if len(group) <= per_label:
+                blocks.append(np.broadcast_to(group, (n_draws, len(group))))
+            else:
+                keys = rng.random((n_draws, len(group)))
+                picked = np.argpartition(keys, per_label - 1, axis=1)[:, :per_label]
+                blocks.append(group[picked])
+    return np.concatenate(blocks, axis=1) if blocks else np.empty((n_draws, 0), dtype=int)
+
+
+def best_rows(oriented: np.ndarray, labels: np.ndarray) -> dict[str, np.ndarray]:
+    """`best_threshold` for each row of a 2-D array of oriented scores at once; thresholds oriented."""
+    order = np.argsort(-oriented, axis=1, kind="stable")
+    sorted_scores = np.take_along_axis(oriented, order, axis=1)
+    sorted_labels = np.take_along_axis(labels, order, axis=1)
+    tp = np.cumsum(sorted_labels, axis=1)
+    fp = np.arange(1, oriented.shape[1] + 1) - tp
+    n_paraphrase = sorted_labels.sum(axis=1, keepdims=True)
+    n = oriented.shape[1]
+    is_last = np.ones_like(sorted_labels, dtype=bool)
+    is_last[:, :-1] = sorted_scores[:, 1:] != sorted_scores[:, :-1]
+    values = rates(tp, fp, n_paraphrase - tp, n - n_paraphrase - fp)
+    accuracy = np.where(is_last, values["accuracy"], -np.inf)
+    best = np.argmax(accuracy, axis=1)[:, None]
+    result = {name: np.take_along_axis(values[name], best, axis=1)[:, 0] for name in values}
+    result["threshold"] = np.take_along_axis(sorted_scores, best, axis=1)[:, 0]
+    return result
+
+
+def mixed_balanced(
+    frame: pd.DataFrame, metrics, directions, *, per_label=45, n_draws=100, seed=2024
+) -> tuple[pd.DataFrame, list[str]]:
+    """Table 3's MBD column: mean and 95% confidence half-width over `n_draws` balanced draws.
+
+    The half-width is 1.96 x the standard deviation over draws / sqrt(n_draws): a confidence
+    interval of the mean, as the paper's small ±0.00 suggest.
+    """
+    notes = []
+    labelled = frame[frame["label"].notna()]
+    any_larger = False
+    for corpus in corpora(labelled):
+        rows_of_corpus = labelled[labelled["corpus"] == corpus]
+        for value, name in CLASS_NAMES.items():
+            available = int((rows_of_corpus["label"] == value).sum())
+            any_larger = any_larger or available > per_label
+            if available < per_label:
+                notes.append(
+                    f"MBD: corpus {corpus} has {available} labelled {name} pair(s), fewer than {per_label}; "
+                    f"each draw uses all {available}."
+                )
+    rows = []
+    draws_of_mask = {}
+    for metric in metrics:
+        eligible = labelled[labelled[metric].notna()]
+        if eligible.empty:
+            continue
+        labels = eligible["label"].to_numpy(dtype=float) == 1
+        key = eligible.index.to_numpy().tobytes()
+        if key not in draws_of_mask:
+            draws_of_mask[key] = draw_balanced(
+                eligible["corpus"].to_numpy(), labels, per_label=per_label, n_draws=n_draws, seed=seed
+            )
+        draws = draws_of_mask[key]
+        oriented = orient(eligible[metric].to_numpy(dtype=float), directions[metric])[draws]
+        drawn_labels = labels[draws]
+        best = best_rows(oriented, drawn_labels)
+        best["threshold"] = best["threshold"] if directions[metric] == HIGHER else -best["threshold"]
+        counts = {"n": draws.shape[1], "n_paraphrase": int(drawn_labels[0].sum())}
+        counts["n_non_paraphrase"] = counts["n"] - counts["n_paraphrase"]
+        rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **counts})
+        if is_parapluie(metric):
+            predicted = oriented >= orient([0.0], directions[metric])[0]
+            tp = (predicted & drawn_labels).sum(axis=1)
+            fp = (predicted & ~drawn_labels).sum(axis=1)
+            prior = rates(tp, fp, counts["n_paraphrase"] - tp, counts["n_non_paraphrase"] - fp)
+            prior["threshold"] = np.zeros(n_draws)
+            rows.append({"metric": metric, "corpus": MBD, "threshold_kind": "a_priori", **_mean_ci(prior), **counts})
+    if rows and not any_larger:
+        notes.append(
+            f"MBD: no corpus has more than {per_label} pairs of a label, so every draw is the same and the CIs are 0."
+        )
+    return pd.DataFrame(rows), notes
+
+
+def _mean_ci(values: dict[str, np.ndarray]) -> dict[str, float]:
+    result = {}
+    for name in ["threshold", *RATE_NAMES]:
+        column = np.asarray(values[name], dtype=float)
+        result[name] = float(np.nanmean(column)) if np.isfinite(column).any() else np.nan
+        spread = np.nanstd(column, ddof=1) if np.isfinite(column).sum() > 1 else np.nan
+        result[f"{name}_ci95"] = (
+            float(1.96 * spread / np.sqrt(np.isfinite(column).sum())) if spread == spread else np.nan
+        )
+    return result

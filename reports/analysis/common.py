@@ -1,0 +1,56 @@
+"""Helpers shared by the analysis modules: corpora, subsets, oriented scores."""
+
+import numpy as np
+import pandas as pd
+
+from reports.analysis.labels import GLOBAL
+
+HIGHER, LOWER = "higher", "lower"
+ARROW = {HIGHER: "↑", LOWER: "↓"}
+
+
+def corpora(frame: pd.DataFrame) -> list[str]:
+    """Corpus names in order of first appearance."""
+    return [str(name) for name in pd.unique(frame["corpus"])]
+
+
+def subsets(frame: pd.DataFrame):
+    """(name, rows) for each corpus, then Global (every corpus together)."""
+    for name in corpora(frame):
+        yield name, frame[frame["corpus"] == name]
+    yield GLOBAL, frame
+
+
+def orient(values, direction: str) -> np.ndarray:
+    """Scores turned so that higher always means closer (a distance is negated)."""
+    if direction not in (HIGHER, LOWER):
+        raise ValueError(f"direction must be {HIGHER!r} or {LOWER!r}, got {direction!r}")
+    values = np.asarray(values, dtype=float)
+    return values if direction == HIGHER else -values
+
+
+def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and boolean labels (True: paraphrase) of the rows that are both labelled and scored."""
+    keep = frame["label"].notna().to_numpy() & frame[metric].notna().to_numpy()
+    scores = frame[metric].to_numpy(dtype=float, na_value=np.nan)[keep]
+    labels = frame["label"].to_numpy(dtype=float, na_value=np.nan)[keep] == 1
+    return scores, labels
+
+
+def is_parapluie(metric: str) -> bool:
+    """ParaPLUIE metrics have an a-priori threshold at 0 (log-ratio of yes over no)."""
+    return metric.startswith("parapluie")
+
+
+def safe_divide(numerator, denominator):
+    numerator = np.asarray(numerator, dtype=float)
+    denominator = np.asarray(denominator, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+
+
+def evenly_spaced(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:
+    """At most `max_rows` rows evenly spaced through the frame, first and last kept (None: all rows)."""
+    if max_rows is None or len(frame) <= max_rows:
+        return frame
+    return frame.iloc[np.unique(np.linspace(0, len(frame) - 1, max_rows).astype(int))]

@@ -1,0 +1,105 @@
+"""Figures as PNG or SVG bytes (matplotlib's Agg canvas, no pyplot global state).
+
+- `figure2`: each metric's score against the edit distance, paraphrases as blue circles,
+  non-paraphrases as orange squares, ParaPLUIE's natural threshold as a red line at 0.
+- `curves_figure`: accuracy, F1, recall and precision as functions of the threshold
+  (paper, Figures 3-8) or of the rank (Figures 9-14) for one corpus or Global.
+"""
+
+import io
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure  # noqa: E402
+
+from reports.analysis.common import ARROW, evenly_spaced, is_parapluie  # noqa: E402
+from reports.analysis.labels import GLOBAL  # noqa: E402
+
+MAX_CURVE_POINTS = 1500
+FORMATS = {"png": "image/png", "svg": "image/svg+xml"}
+RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "precision": "tab:purple"}
+
+
+def _grid(n_panels, width=4.0, height=3.2, columns=3):
+    columns = min(columns, max(n_panels, 1))
+    rows = max(1, math.ceil(n_panels / columns))
+    # Fixed margins: constrained layout measured every tick label again and took half the drawing time.
+    figure = Figure(figsize=(width * columns, height * rows))
+    inches = height * rows
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.6 / inches, top=1 - 0.6 / inches, wspace=0.28, hspace=0.55)
+    axes = figure.subplots(rows, columns, squeeze=False).ravel()
+    for extra in axes[n_panels:]:
+        extra.set_visible(False)
+    return figure, axes
+
+
+def _bytes(figure, fmt):
+    if fmt not in FORMATS:
+        raise ValueError(f"format must be one of {sorted(FORMATS)}, got {fmt!r}")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=fmt, dpi=100)
+    return buffer.getvalue()
+
+
+def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_from=None) -> bytes:
+    """Score vs edit distance per metric for the labelled pairs of `corpus` (Global: all).
+
+    `sampled_from`: how many labelled pairs `points` were drawn from, when they are a sample (said in the title).
+    """
+    labelled = points[points["label"].notna()]
+    if corpus != GLOBAL:
+        labelled = labelled[labelled["corpus"] == corpus]
+    figure, axes = _grid(len(metrics))
+    for axis, metric in zip(axes, metrics):
+        for value, colour, marker, name in (
+            (1, "tab:blue", "o", "paraphrase"),
+            (0, "tab:orange", "s", "non-paraphrase"),
+        ):
+            part = labelled[(labelled["label"] == value) & labelled[metric].notna()]
+            axis.scatter(
+                part["edit_distance"],
+                part[metric],
+                s=8,
+                c=colour,
+                marker=marker,
+                alpha=0.5,
+                label=name,
+                linewidths=0,
+                rasterized=True,
+            )
+        if is_parapluie(metric):
+            axis.axhline(0, color="red", linewidth=1)
+        axis.set_title(f"{metric} {ARROW.get(directions[metric], '')}")
+        axis.set_xlabel("edit distance")
+        axis.set_ylabel("score")
+    if metrics:
+        axes[0].legend(loc="best", fontsize="small")
+    title = f"Scores against edit distance — {corpus}"
+    if sampled_from:
+        title += f"\n(a random sample of {len(labelled):,} of {sampled_from:,} labelled pairs)"
+    figure.suptitle(title)
+    return _bytes(figure, fmt)
+
+
+def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -> bytes:
+    """Accuracy, F1, recall and precision against `x` ("threshold" or "rank") per metric for one corpus."""
+    if x not in ("threshold", "rank"):
+        raise ValueError(f"x must be 'threshold' or 'rank', got {x!r}")
+    part = curves[curves["corpus"] == corpus]
+    shown = [m for m in metrics if (part["metric"] == m).any()]
+    figure, axes = _grid(len(shown))
+    for axis, metric in zip(axes, shown):
+        # More points than pixels: draw an even subsample, ends kept.
+        rows = evenly_spaced(part[part["metric"] == metric], MAX_CURVE_POINTS)
+        for rate, colour in RATE_STYLES.items():
+            axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=rate)
+        axis.set_title(metric)
+        axis.set_xlabel("score threshold" if x == "threshold" else "rank")
+        axis.set_ylim(-0.02, 1.02)
+    if shown:
+        axes[0].legend(loc="best", fontsize="small")
+    figure.suptitle(f"Classification quality by {x} — {corpus}")
+    return _bytes(figure, fmt)

@@ -1,0 +1,67 @@
+"""REST API reading a campaign's judgments and the exports that join them with scores (staff only)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from annotation.models import Judgment
+from campaigns.access import csv_response
+from campaigns.models import Campaign
+from reports.exports import judgments_frame, pairs_with_scores
+
+EXPORTS = {"pairs": lambda campaign: pairs_with_scores(campaign)[0], "judgments": judgments_frame}
+
+
+class JudgmentSerializer(serializers.ModelSerializer):
+    judge = serializers.CharField(source="judge.pseudonym")
+    english_level = serializers.CharField(source="judge.english_level")
+    pair_id = serializers.CharField(source="pair.external_id")
+    top_sentence = serializers.CharField(source="assignment.top")
+
+    class Meta:
+        model = Judgment
+        fields = [
+            "judge",
+            "english_level",
+            "pair_id",
+            "label",
+            "is_training",
+            "top_sentence",
+            "response_ms",
+            "created_at",
+        ]
+
+
+# `/api/campaigns/<slug>/judgments/` and `.../export/`, beside the campaign routes of `campaigns.api`
+# (a comment, not a docstring: drf-spectacular would publish it as the operations' description).
+class CampaignReadViewSet(viewsets.GenericViewSet):
+    lookup_field = "slug"
+
+    def get_queryset(self):
+        return Campaign.objects.visible_to(self.request.user)
+
+    @extend_schema(responses=JudgmentSerializer(many=True))
+    @action(detail=True, methods=["get"], serializer_class=JudgmentSerializer)
+    def judgments(self, request, slug=None):
+        campaign = self.get_object()
+        queryset = (
+            Judgment.objects.filter(pair__campaign=campaign)
+            .select_related("judge", "pair", "assignment")
+            .order_by("pk")
+        )
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, enum=list(EXPORTS), default="pairs")],
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+    )
+    @action(detail=True, methods=["get"])
+    def export(self, request, slug=None):
+        campaign = self.get_object()
+        kind = request.query_params.get("kind", "pairs")
+        if kind not in EXPORTS:
+            return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
+        return csv_response(EXPORTS[kind](campaign), f"{campaign.slug}-{kind}.csv")

@@ -1,0 +1,77 @@
+"""Write a campaign report (tables as CSV, figures as PNG) to a folder."""
+
+import re
+from pathlib import Path
+
+import pandas as pd
+from django.core.management.base import BaseCommand, CommandError
+
+from campaigns.exports import write_csv
+from campaigns.models import Campaign
+from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.figures import draw_figure, figure_specs
+from reports.frames import load_frames
+
+
+def _file_stem(spec):
+    """figure2, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "figure2":
+        return "figure2"
+    return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
+
+
+class Command(BaseCommand):
+    help = "Compute the metric-vs-human report of one or more campaigns and write its tables and figures to --out."
+
+    def add_arguments(self, parser):
+        parser.add_argument("campaigns", nargs="+", metavar="CAMPAIGN", help="campaign slug(s)")
+        parser.add_argument("--label-source", choices=LABEL_SOURCES, default="human")
+        parser.add_argument("--out", required=True, help="folder to write into (created if missing)")
+        parser.add_argument("--seed", type=int, default=2024, help="seed of the MBD draws and the bootstrap")
+        parser.add_argument("--no-figures", action="store_true", help="write the tables only")
+        parser.add_argument(
+            "--full-curves",
+            action="store_true",
+            help="one curve row per pair (default: 1,000 evenly spaced points per metric and corpus)",
+        )
+
+    def handle(self, *args, **options):
+        slugs = list(dict.fromkeys(options["campaigns"]))
+        campaigns = {c.slug: c for c in Campaign.objects.filter(slug__in=slugs)}
+        missing = [slug for slug in slugs if slug not in campaigns]
+        if missing:
+            raise CommandError(f"no campaign with slug {', '.join(missing)}")
+        out = Path(options["out"])
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise CommandError(f"cannot create {out}: {error}") from None
+        frames = load_frames([campaigns[slug] for slug in slugs])
+        if frames.pairs.empty:
+            raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
+        report = build_report(
+            frames.pairs,
+            frames.judgments,
+            frames.directions,
+            label_source=options["label_source"],
+            seed=options["seed"],
+            **({"curve_points": None} if options["full_curves"] else {}),
+        )
+        report.notes = frames.notes + report.notes
+        for name in TABLE_NAMES:
+            write_csv(report.tables[name], out / f"{name}.csv")
+        signatures = pd.DataFrame(
+            [(m, frames.directions[m], s) for m, s in frames.signatures.items()],
+            columns=["metric", "direction", "signature"],
+        )
+        write_csv(signatures, out / "signatures.csv")
+        (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
+        if not options["no_figures"] and report.metrics:
+            for spec in figure_specs(report):
+                (out / f"{_file_stem(spec)}.png").write_bytes(draw_figure(report, spec, "png"))
+        for note in report.notes:
+            self.stderr.write(f"note: {note}")
+        self.stdout.write(
+            f"Report of {', '.join(slugs)} ({options['label_source']} labels): {report.summary['n_labelled']} of "
+            f"{report.summary['n_pairs']} pairs labelled, {len(report.metrics)} metric(s); written to {out}"
+        )

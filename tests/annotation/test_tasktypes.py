@@ -1,0 +1,84 @@
+"""The task type seam: the registry, the contract every type keeps, and the similarity type's results."""
+
+import pandas as pd
+import pytest
+from django.template.loader import get_template
+from django.urls import reverse
+
+from annotation import assignment as assign
+from annotation.models import Judgment
+from annotation.scale import ANSWERS
+from annotation.tasktypes.base import AnswerForm, TaskType
+from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
+from annotation.tasktypes.similarity import Similarity
+from tests.factories import add_pairs, make_judge, without_controls
+
+
+def test_a_campaign_is_a_similarity_campaign_by_default(campaign):
+    assert campaign.task_type == "similarity"
+    assert isinstance(task_type_of(campaign), Similarity)
+
+
+def test_an_unknown_task_type_is_refused_naming_the_known_ones():
+    with pytest.raises(UnknownTaskType, match="'ranking'.*known task types: similarity"):
+        get_task_type("ranking")
+
+
+@pytest.mark.parametrize("name", task_type_names())
+def test_every_task_type_keeps_the_contract(name):
+    task_type = get_task_type(name)
+    assert task_type.name == name
+    assert issubclass(task_type.answer_form, AnswerForm)
+    for hook in ("answer", "judgment_fields", "aggregate"):
+        assert getattr(type(task_type), hook) is not getattr(TaskType, hook), f"{name} lacks {hook}"
+    get_template(task_type.judge_template)
+    get_template(task_type.report_section.template)
+    judgment_fields = {field.name for field in Judgment._meta.get_fields()}
+    assert set(task_type.stored_fields) <= judgment_fields
+
+
+def frame(rows):
+    return pd.DataFrame(rows, columns=["pair_id", "label"])
+
+
+@pytest.mark.parametrize(
+    ("answers", "majority_label", "paraphrase"),
+    [
+        (["same_meaning", "same_meaning", "very_different"], "same_meaning", 1),
+        (["mostly_similar", "same_meaning", "slightly_similar"], None, 1),
+        (["very_different", "same_meaning"], None, pd.NA),
+        (["dont_know", "dont_know", "same_meaning"], "dont_know", 1),
+        (["dont_know"], "dont_know", pd.NA),
+        ([], None, pd.NA),
+    ],
+)
+def test_similarity_aggregates_answers_to_the_pair(answers, majority_label, paraphrase):
+    result = Similarity().aggregate(frame([(7, answer) for answer in answers]), [7])
+    row = {column: result[column].iloc[0] for column in result.columns}
+    assert list(result.columns) == Similarity.pair_columns
+    assert row["n_judgments"] == len(answers)
+    assert [row[f"n_{answer}"] for answer in ANSWERS] == [answers.count(answer) for answer in ANSWERS]
+    assert row["majority_label"] == majority_label if majority_label else pd.isna(row["majority_label"])
+    assert row["paraphrase"] is pd.NA if paraphrase is pd.NA else row["paraphrase"] == paraphrase
+
+
+def test_similarity_keeps_the_pairs_order_and_pairs_nobody_judged():
+    result = Similarity().aggregate(frame([(2, "same_meaning"), (9, "very_different")]), [9, 5, 2])
+    assert list(result.index) == [9, 5, 2]
+    assert list(result["n_judgments"]) == [1, 0, 1]
+    assert list(result["paraphrase"].astype(object).fillna(-1)) == [0, -1, 1]
+
+
+def test_the_answer_is_stored_the_way_the_task_type_says(campaign):
+    add_pairs(campaign, 1)
+    current = assign.next_assignment(make_judge(campaign))
+    judgment, created = assign.record_judgment(current, "mostly_similar")
+    assert created and judgment.label == "mostly_similar" and judgment.paraphrase == 1
+
+
+def test_the_judge_page_shows_the_task_types_answers(client, campaign):
+    add_pairs(without_controls(campaign), 1)
+    judge = make_judge(campaign)
+    page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token])).content.decode()
+    assert page.count('<button type="submit" name="label"') == len(ANSWERS)
+    assert 'name="label" value="dont_know"' in page

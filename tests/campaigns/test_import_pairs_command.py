@@ -1,0 +1,107 @@
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from campaigns import models as campaign_models
+from campaigns.models import Campaign, Pair
+
+CSV = b"id,source,hypothesis,label\nq1,A.,B.,1\nq2,C.,D.,0\n"
+
+
+def run(*args):
+    out = io.StringIO()
+    call_command("import_pairs", *map(str, args), stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def corpus_file(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_bytes(CSV)
+    return path
+
+
+@pytest.fixture
+def training_file(tmp_path, monkeypatch):
+    """A default training trial of its own, so the test does not depend on fixtures/."""
+    path = tmp_path / "training_pairs.jsonl"
+    rows = [{"source": f"S{i}.", "hypothesis": f"H{i}.", "label": i % 2} for i in range(6)]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    monkeypatch.setattr(campaign_models, "DEFAULT_TRAINING_FILE", path)
+    return path
+
+
+def test_it_imports_a_file_into_a_campaign(campaign, corpus_file):
+    output = run(campaign.slug, corpus_file, "--corpus", "mine")
+
+    assert "Imported 2 pairs into campaign 'demo' (corpus: mine)" in output
+    assert list(campaign.pairs.values_list("external_id", "corpus", "gold_label")) == [
+        ("q1", "mine", 1),
+        ("q2", "mine", 0),
+    ]
+
+
+def test_it_honours_an_explicit_format(campaign, tmp_path):
+    path = tmp_path / "msr_paraphrase_test.txt"
+    path.write_bytes(b'\xef\xbb\xbfQuality\t#1 ID\t#2 ID\t#1 String\t#2 String\n1\t1\t2\t"A.\tB.\n')
+
+    run(campaign.slug, path, "--format", "mrpc")
+
+    assert list(campaign.pairs.values_list("external_id", "corpus", "source")) == [("1-2", "MRPC", '"A.')]
+
+
+def test_it_creates_an_open_campaign_with_its_training_trial(db, corpus_file, training_file):
+    output = run("new-one", corpus_file, "--create")
+
+    campaign = Campaign.objects.get(slug="new-one")
+    assert (campaign.name, campaign.is_open) == ("new-one", True)
+    assert campaign.real_pairs.count() == 2
+    assert campaign.training_pairs.count() == campaign_models.TRAINING_TRIAL_SIZE
+    assert "Created campaign 'new-one'" in output
+
+
+def test_it_refuses_an_unknown_campaign_without_create(db, corpus_file):
+    with pytest.raises(CommandError, match="No campaign with slug 'nope'; pass --create to create it"):
+        run("nope", corpus_file)
+
+    assert Campaign.objects.count() == 0
+
+
+def test_it_refuses_an_invalid_slug(db, corpus_file):
+    with pytest.raises(CommandError, match="'not a slug' is not a valid slug"):
+        run("not a slug", corpus_file, "--create")
+
+
+def test_it_refuses_a_missing_file(campaign, tmp_path):
+    with pytest.raises(CommandError, match="Cannot read .*missing.csv: No such file or directory"):
+        run(campaign.slug, tmp_path / "missing.csv")
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"id,source,hypothesis\nq1,A.,B.\nq2,,D.\n", "line 3: empty source. Nothing was imported."),
+        (b"id,source,hypothesis\nq1,A.,B.\nq1,C.,D.\n", "line 3: id 'q1' is used twice"),
+        (b"", "the file is empty"),
+    ],
+)
+def test_it_leaves_the_database_as_it_was_after_a_bad_file(db, tmp_path, training_file, data, message):
+    path = tmp_path / "bad.csv"
+    path.write_bytes(data)
+
+    with pytest.raises(CommandError, match=message):
+        run("fresh", path, "--create")
+
+    assert Campaign.objects.count() == 0
+    assert Pair.objects.count() == 0
+
+
+def test_it_refuses_a_file_over_the_size_limit_without_reading_it_all(campaign, corpus_file, settings):
+    settings.IMPORT_MAX_BYTES = 10
+
+    with pytest.raises(CommandError, match="larger than the limit of 10 bytes"):
+        run(campaign.slug, corpus_file)
+
+    assert Pair.objects.count() == 0

@@ -1,0 +1,124 @@
+import pytest
+from django.urls import reverse
+
+from campaigns.models import Campaign
+from tests.factories import add_pairs, make_judge
+
+RESEARCHER_PAGES = [
+    ("campaigns-list-campaigns", False),
+    ("campaigns-create-campaign", False),
+    ("campaigns-show-campaign", True),
+    ("campaigns-edit-campaign", True),
+    ("campaigns-upload-corpus", True),
+    ("campaigns-export-pairs", True),
+    ("campaigns-export-judgments", True),
+]
+
+
+def url_of(name, needs_slug):
+    return reverse(name, args=["demo"]) if needs_slug else reverse(name)
+
+
+@pytest.mark.parametrize("name, needs_slug", RESEARCHER_PAGES)
+def test_anonymous_users_reach_no_researcher_page(client, campaign, name, needs_slug):
+    response = client.get(url_of(name, needs_slug))
+    assert response.status_code == 302 and "/accounts/login/" in response.url
+
+
+@pytest.mark.parametrize("name, needs_slug", RESEARCHER_PAGES)
+def test_non_staff_users_reach_no_researcher_page(client, campaign, outsider, name, needs_slug):
+    client.force_login(outsider)
+    response = client.get(url_of(name, needs_slug))
+    assert response.status_code == 302 and "/accounts/login/" in response.url
+
+
+@pytest.mark.parametrize("name, needs_slug", RESEARCHER_PAGES)
+def test_researchers_reach_every_page(client, campaign, researcher, name, needs_slug):
+    client.force_login(researcher)
+    assert client.get(url_of(name, needs_slug)).status_code == 200
+
+
+def test_it_creates_a_campaign_with_the_default_training_trial(client, researcher):
+    client.force_login(researcher)
+    response = client.post(
+        reverse("campaigns-create-campaign"),
+        {"name": "Pilot", "slug": "pilot", "pairs_per_judge": 20, "overlap_target": 2, "is_open": "on"},
+    )
+    campaign = Campaign.objects.get(slug="pilot")
+    assert response.url == campaign.get_absolute_url()
+    assert campaign.created_by == researcher and campaign.pairs_per_judge == 20
+    assert campaign.training_pairs.count() == 5
+
+
+def test_it_rejects_a_duplicate_slug(client, campaign, researcher):
+    client.force_login(researcher)
+    response = client.post(
+        reverse("campaigns-create-campaign"),
+        {"name": "Again", "slug": "demo", "pairs_per_judge": 5, "overlap_target": 1},
+    )
+    assert response.status_code == 200 and "already exists" in response.content.decode()
+
+
+def test_the_dashboard_refreshes_its_progress_partial(client, campaign, researcher):
+    add_pairs(campaign, 2)
+    client.force_login(researcher)
+    page = client.get(reverse("campaigns-show-campaign", args=["demo"])).content.decode()
+    assert 'hx-trigger="every 5s"' in page
+    partial = client.get(reverse("campaigns-show-campaign", args=["demo"]), HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in partial and "Judges by English level" in partial
+
+
+def test_it_closes_and_reopens_a_campaign(client, campaign, researcher):
+    client.force_login(researcher)
+    client.post(reverse("campaigns-toggle-open", args=["demo"]))
+    campaign.refresh_from_db()
+    assert not campaign.is_open
+    client.post(reverse("campaigns-toggle-open", args=["demo"]))
+    campaign.refresh_from_db()
+    assert campaign.is_open
+
+
+def test_the_admin_lists_every_model(client, researcher):
+    researcher.is_superuser = True
+    researcher.save()
+    client.force_login(researcher)
+    page = client.get("/admin/").content.decode()
+    for model in [
+        "Campaigns",
+        "Pairs",
+        "Judges",
+        "Assignments",
+        "Judgments",
+        "Campaign protocols",
+        "Scores",
+        "Prompt templates",
+        "Generation runs",
+        "Generation sources",
+        "Generation outputs",
+    ]:
+        assert model in page
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "campaigns/campaign",
+        "campaigns/pair",
+        "generation/prompttemplate",
+        "generation/generationrun",
+        "generation/generationsource",
+        "generation/generationoutput",
+        "annotation/judge",
+        "annotation/assignment",
+        "annotation/judgment",
+        "annotation/campaignprotocol",
+        "scoring/score",
+    ],
+)
+def test_every_admin_list_renders(client, campaign, researcher, path):
+    researcher.is_superuser = True
+    researcher.save()
+    add_pairs(campaign, 2)
+    make_judge(campaign)
+    client.force_login(researcher)
+    assert client.get(f"/admin/{path}/").status_code == 200

@@ -1,0 +1,120 @@
+"""REST API for generation runs: access, create, follow, cancel, resume, outputs."""
+
+from unittest import mock
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from generation import llm
+from generation.models import GenerationRun, GenerationSource, create_run
+from tests.factories import add_pairs
+from tests.generation.test_generation_run import FakeGenerator
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api(researcher):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    return client
+
+
+def create(api, **data):
+    body = {"campaign": "demo", "templates": ["naive"], "sources": ["The cat sleeps.", "It rains."], **data}
+    return api.post(
+        "/api/generations/", {key: value for key, value in body.items() if value is not None}, format="json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("get", "/api/generations/"),
+        ("post", "/api/generations/"),
+        ("get", "/api/generations/{pk}/"),
+        ("post", "/api/generations/{pk}/cancel/"),
+        ("post", "/api/generations/{pk}/resume/"),
+        ("get", "/api/generations/{pk}/outputs/"),
+    ],
+)
+def test_anonymous_and_non_staff_users_reach_no_generation_endpoint(campaign, outsider, method, url):
+    run = create_run(campaign, sources=["One."], templates=["naive"])
+    url = url.format(pk=run.pk)
+    assert getattr(APIClient(), method)(url).status_code in (401, 403)
+    member = APIClient()
+    member.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=outsider).key}")
+    assert getattr(member, method)(url).status_code == 403
+    run.refresh_from_db()
+    assert run.status == GenerationRun.Status.QUEUED
+
+
+def test_it_creates_a_run_and_queues_it_on_the_gpu_queue(api, campaign, django_capture_on_commit_callbacks):
+    with mock.patch("generation.tasks.generate_batch.apply_async") as apply_async:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = create(api, max_new_tokens=16, seed=4)
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["status"] == "queued" and body["templates"] == ["naive"] and body["max_new_tokens"] == 16
+    assert body["progress"]["expected"] == 2 and body["progress"]["done"] == 0
+    run = GenerationRun.objects.get(pk=body["id"])
+    assert apply_async.call_args.kwargs == {
+        "args": [run.pk, list(run.sources.values_list("pk", flat=True))],
+        "queue": "gpu",
+        "retry": False,
+    }
+
+
+def test_it_takes_the_sources_of_the_campaigns_pairs(api, campaign):
+    add_pairs(campaign, 2)
+    response = create(api, sources=None, sources_from_campaign=True)
+    assert response.status_code == 201, response.json()
+    run = GenerationRun.objects.get()
+    assert list(run.sources.values_list("text", flat=True)) == [
+        "Source sentence number 1.",
+        "Source sentence number 2.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"templates": ["nope"]}, "unknown template 'nope'"),
+        ({"model": "no-such/model"}, "unknown model 'no-such/model'"),
+        ({"sources": None}, "give sources, or set sources_from_campaign"),
+        ({"decoding": "greedy", "candidates": 3}, "greedy decoding gives one candidate per source"),
+    ],
+)
+def test_it_rejects_a_bad_run_with_a_clear_message(api, campaign, data, message):
+    response = create(api, **data)
+    assert response.status_code == 400
+    assert message in str(response.json())
+    assert not GenerationRun.objects.exists()
+
+
+def test_it_follows_cancels_and_resumes_a_run(api, campaign, monkeypatch):
+    monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator())
+    run_id = create(api).json()["id"]
+    GenerationRun.objects.get(pk=run_id).run_inline()
+    body = api.get(f"/api/generations/{run_id}/").json()
+    assert body["status"] == "done" and body["progress"]["pairs"] == 2
+    outputs = api.get(f"/api/generations/{run_id}/outputs/").json()["results"]
+    assert [output["source"] for output in outputs] == ["The cat sleeps.", "It rains."]
+    assert outputs[0]["accepted"] and outputs[0]["pair_id"] == f"gen{run_id}-1-naive-0"
+    assert api.post(f"/api/generations/{run_id}/cancel/").status_code == 409
+    assert api.post(f"/api/generations/{run_id}/resume/").status_code == 409
+    second = create(api).json()["id"]
+    assert api.post(f"/api/generations/{second}/cancel/").json()["status"] == "cancelled"
+    assert api.post(f"/api/generations/{second}/resume/").json()["status"] == "queued"
+    listed = api.get("/api/generations/", {"campaign": "demo"}).json()["results"]
+    assert [run["id"] for run in listed] == [second, run_id]
+    assert api.get("/api/generations/", {"campaign": "other"}).json()["results"] == []
+
+
+@pytest.mark.parametrize("model", ["/etc/shadow", "/etc/no-such-file"])
+def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(api, campaign, model):
+    response = create(api, model=model)
+    assert response.status_code == 400
+    assert f"unknown model '{model}': use one of embedded" in str(response.json())
+    assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()

@@ -1,0 +1,192 @@
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_curve
+
+from reports.analysis.classification import (
+    at_threshold,
+    best_rows,
+    best_threshold,
+    curves,
+    draw_balanced,
+    equal_error_rate,
+    mixed_balanced,
+    scan_thresholds,
+    table3,
+)
+
+
+def brute_force(scores, labels, direction):
+    """Every distinct score as threshold, one at a time, with sklearn."""
+    results = []
+    for t in sorted(set(scores), reverse=direction == "higher"):
+        predicted = (np.asarray(scores) >= t) if direction == "higher" else (np.asarray(scores) <= t)
+        results.append(
+            (
+                t,
+                accuracy_score(labels, predicted),
+                f1_score(labels, predicted, zero_division=0),
+                recall_score(labels, predicted, zero_division=0),
+                precision_score(labels, predicted, zero_division=0),
+            )
+        )
+    return results
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_the_scan_matches_one_threshold_at_a_time(direction):
+    rng = np.random.default_rng(1)
+    labels = rng.random(60) < 0.5
+    scores = np.round(rng.normal(size=60) + labels * (1 if direction == "higher" else -1), 1)  # many ties
+    scan = scan_thresholds(scores, labels, direction)
+    rates = scan.rates()
+    expected = brute_force(scores, labels, direction)
+    assert len(scan.thresholds) == len(set(scores))
+    for i, (t, accuracy, f1, recall, precision) in enumerate(expected):
+        assert scan.thresholds[i] == t
+        assert rates["accuracy"][i] == pytest.approx(accuracy)
+        assert rates["f1"][i] == pytest.approx(f1)
+        assert rates["recall"][i] == pytest.approx(recall)
+        assert rates["precision"][i] == pytest.approx(precision)
+
+
+def test_it_finds_the_best_threshold_by_hand_with_ties():
+    # scores 0.9 (P), 0.8 (P), 0.8 (N), 0.5 (N), 0.2 (P)
+    # t=0.9: acc 3/5; t=0.8: 3/5; t=0.5: 2/5; t=0.2: 3/5 -> strictest among equals: 0.9
+    scores = [0.9, 0.8, 0.8, 0.5, 0.2]
+    labels = [1, 1, 0, 0, 1]
+    best = best_threshold(scan_thresholds(scores, labels, "higher"))
+    assert best == {"threshold": 0.9, "accuracy": 0.6, "f1": 0.5, "recall": 1 / 3, "precision": 1.0}
+
+
+def test_a_distance_predicts_paraphrases_below_the_threshold():
+    # LEV: lower is closer. 0.1 P, 0.2 P, 0.3 N, 0.3 P, 0.7 N -> t=0.2 gives 4/5 correct
+    scores = [0.1, 0.2, 0.3, 0.3, 0.7]
+    labels = [1, 1, 0, 1, 0]
+    best = best_threshold(scan_thresholds(scores, labels, "lower"))
+    assert best["threshold"] == 0.2 and best["accuracy"] == 0.8 and best["precision"] == 1.0
+    assert best["recall"] == pytest.approx(2 / 3)
+
+
+def test_the_a_priori_threshold_counts_zero_as_paraphrase():
+    result = at_threshold([-1.0, 0.0, 2.0, -3.0], [0, 1, 1, 1], "higher", 0.0)
+    assert result["accuracy"] == 0.75 and result["precision"] == 1.0 and result["recall"] == pytest.approx(2 / 3)
+
+
+def test_the_equal_error_rate_by_hand():
+    # P: 0.9, 0.7, 0.4; N: 0.8, 0.3, 0.1. At t=0.7: FAR 1/3, FRR 1/3 -> EER 1/3.
+    eer, threshold = equal_error_rate([0.9, 0.7, 0.4, 0.8, 0.3, 0.1], [1, 1, 1, 0, 0, 0], "higher")
+    assert eer == pytest.approx(1 / 3) and threshold == 0.7
+
+
+@pytest.mark.parametrize("direction", ["higher", "lower"])
+def test_the_equal_error_rate_matches_sklearns_roc_curve(direction):
+    rng = np.random.default_rng(3)
+    labels = rng.random(200) < 0.4
+    scores = np.round(rng.normal(size=200) + labels, 2)
+    if direction == "lower":
+        scores = -scores
+    oriented = scores if direction == "higher" else -scores
+    fpr, tpr, thresholds = roc_curve(labels, oriented, drop_intermediate=False)
+    fnr = 1 - tpr
+    i = np.argmin(np.abs(fnr - fpr))
+    eer, threshold = equal_error_rate(scores, labels, direction)
+    assert eer == pytest.approx((fpr[i] + fnr[i]) / 2)
+    assert threshold == pytest.approx(thresholds[i] if direction == "higher" else -thresholds[i])
+
+
+def test_the_equal_error_rate_is_undefined_with_one_class():
+    eer, threshold = equal_error_rate([0.1, 0.2], [1, 1], "higher")
+    assert np.isnan(eer) and np.isnan(threshold)
+
+
+def test_the_rank_curve_predicts_the_top_k_pairs():
+    frame = pd.DataFrame({"corpus": "C", "label": pd.array([1, 0, 1], dtype="Int64"), "m": [0.9, 0.5, 0.1]})
+    _, ranks = curves(frame, ["m"], {"m": "higher"})
+    global_rows = ranks[ranks["corpus"] == "Global"]
+    assert global_rows["rank"].tolist() == [1, 2, 3]
+    assert global_rows["accuracy"].tolist() == pytest.approx([2 / 3, 1 / 3, 2 / 3])
+    assert global_rows["recall"].tolist() == pytest.approx([0.5, 0.5, 1.0])
+
+
+def corpus_frame(sizes, seed=0):
+    """Frame of corpora: {name: (n_paraphrase, n_non_paraphrase)}, metric m informative, d a distance."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for name, (n_p, n_n) in sizes.items():
+        labels = np.r_[np.ones(n_p), np.zeros(n_n)]
+        m = labels + rng.normal(size=len(labels))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "corpus": name,
+                    "label": pd.array(labels.astype(int), dtype="Int64"),
+                    "m": m,
+                    "parapluie_x": 5 * m - 2,
+                    "d": -m,
+                }
+            )
+        )
+    return pd.concat(parts, ignore_index=True)
+
+
+DIRECTIONS = {"m": "higher", "parapluie_x": "higher", "d": "lower"}
+
+
+def test_table3_has_a_global_row_and_parapluies_a_priori_row():
+    frame = corpus_frame({"A": (30, 20), "B": (10, 25)})
+    table = table3(frame, list(DIRECTIONS), DIRECTIONS)
+    assert set(table["corpus"]) == {"A", "B", "Global"}
+    assert set(table.loc[table["metric"] == "parapluie_x", "threshold_kind"]) == {"a_posteriori", "a_priori"}
+    assert set(table.loc[table["metric"] == "m", "threshold_kind"]) == {"a_posteriori"}
+    # a distance is the negated score: same accuracy, negated threshold
+    m = table[(table["metric"] == "m")].set_index("corpus")
+    d = table[(table["metric"] == "d")].set_index("corpus")
+    assert d["accuracy"].tolist() == pytest.approx(m["accuracy"].tolist())
+    assert d["threshold"].tolist() == pytest.approx((-m["threshold"]).tolist())
+
+
+def test_best_rows_matches_the_one_dimensional_scan():
+    rng = np.random.default_rng(5)
+    oriented = np.round(rng.normal(size=(20, 30)), 1)
+    labels = rng.random((20, 30)) < 0.5
+    rows = best_rows(oriented, labels)
+    for i in range(20):
+        one = best_threshold(scan_thresholds(oriented[i], labels[i], "higher"))
+        assert rows["threshold"][i] == one["threshold"] and rows["accuracy"][i] == pytest.approx(one["accuracy"])
+        assert rows["f1"][i] == pytest.approx(one["f1"])
+
+
+def test_balanced_draws_take_45_per_label_and_corpus_without_replacement():
+    corpus = np.array(["A"] * 100 + ["B"] * 60)
+    labels = np.r_[np.ones(50), np.zeros(50), np.ones(10), np.zeros(50)].astype(bool)
+    draws = draw_balanced(corpus, labels, per_label=45, n_draws=7, seed=1)
+    assert draws.shape == (7, 45 + 45 + 10 + 45)
+    for row in draws:
+        assert len(set(row)) == len(row)
+        assert labels[row[corpus[row] == "A"]].sum() == 45 and labels[row[corpus[row] == "B"]].sum() == 10
+    assert (draw_balanced(corpus, labels, per_label=45, n_draws=7, seed=1) == draws).all()
+    assert not (draw_balanced(corpus, labels, per_label=45, n_draws=7, seed=2) == draws).all()
+
+
+def test_the_mbd_is_reproducible_and_notes_short_corpora():
+    frame = corpus_frame({"A": (80, 60), "B": (50, 12)})
+    first, notes = mixed_balanced(frame, list(DIRECTIONS), DIRECTIONS, seed=7)
+    again, _ = mixed_balanced(frame, list(DIRECTIONS), DIRECTIONS, seed=7)
+    pd.testing.assert_frame_equal(first, again)
+    assert notes == ["MBD: corpus B has 12 labelled non_paraphrase pair(s), fewer than 45; each draw uses all 12."]
+    row = first[(first["metric"] == "m")].iloc[0]
+    assert row["n"] == 45 + 45 + 45 + 12 and row["n_paraphrase"] == 90
+    assert row["accuracy_ci95"] > 0
+
+
+def test_the_mbd_mean_and_ci_match_a_loop_over_the_draws():
+    frame = corpus_frame({"A": (60, 50), "B": (50, 70)})
+    table, _ = mixed_balanced(frame, ["m"], DIRECTIONS, n_draws=20, seed=3)
+    labels = frame["label"].to_numpy(dtype=int) == 1
+    draws = draw_balanced(frame["corpus"].to_numpy(), labels, per_label=45, n_draws=20, seed=3)
+    accuracies = [
+        best_threshold(scan_thresholds(frame["m"].to_numpy()[d], labels[d], "higher"))["accuracy"] for d in draws
+    ]
+    assert table.loc[0, "accuracy"] == pytest.approx(np.mean(accuracies))
+    assert table.loc[0, "accuracy_ci95"] == pytest.approx(1.96 * np.std(accuracies, ddof=1) / np.sqrt(20))

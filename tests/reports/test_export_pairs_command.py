@@ -1,0 +1,68 @@
+import csv
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from annotation.models import Assignment, Judge, Judgment, Label
+from campaigns.importers import import_pairs
+from reports.exports import JUDGMENT_COLUMNS, PAIR_COLUMNS
+
+
+@pytest.fixture
+def judged(campaign):
+    import_pairs(campaign, b"id,source,hypothesis,label\nq1,A.,B.,1\nq2,C.,D.,0\n")
+    judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now(), english_level="good")
+    pair = campaign.pairs.get(external_id="q1")
+    assignment = Assignment.objects.create(judge=judge, pair=pair, position=1, top="hypothesis")
+    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=Label.SAME_MEANING, response_ms=900)
+    return campaign
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_it_writes_the_pairs_csv(judged, tmp_path):
+    out = io.StringIO()
+    path = tmp_path / "pairs.csv"
+
+    call_command("export_pairs", judged.slug, "--out", str(path), stdout=out)
+
+    rows = read_csv(path)
+    assert list(rows[0]) == PAIR_COLUMNS
+    assert [(row["pair_id"], row["n_same_meaning"], row["paraphrase"]) for row in rows] == [
+        ("q1", "1", "1"),
+        ("q2", "0", ""),
+    ]
+    assert f"Wrote 2 pairs of campaign 'demo' to {path}" in out.getvalue()
+
+
+def test_it_writes_the_judgments_csv(judged, tmp_path):
+    path = tmp_path / "judgments.csv"
+
+    call_command("export_pairs", judged.slug, "--out", str(path), "--judgments", stdout=io.StringIO())
+
+    rows = read_csv(path)
+    assert list(rows[0]) == JUDGMENT_COLUMNS
+    assert [(row["pair_id"], row["label"], row["top_sentence"], row["response_ms"]) for row in rows] == [
+        ("q1", "same_meaning", "hypothesis", "900")
+    ]
+
+
+def test_it_writes_to_standard_output(judged):
+    out = io.StringIO()
+
+    call_command("export_pairs", judged.slug, "--out", "-", stdout=out)
+
+    assert out.getvalue().splitlines()[0] == ",".join(PAIR_COLUMNS)
+    assert len(out.getvalue().splitlines()) == 3
+
+
+def test_it_refuses_an_unknown_campaign(db, tmp_path):
+    with pytest.raises(CommandError, match="No campaign with slug 'nope'"):
+        call_command("export_pairs", "nope", "--out", str(tmp_path / "x.csv"))
+
+    assert not (tmp_path / "x.csv").exists()

@@ -1,0 +1,51 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.metrics import HIGHER, LOWER, Metric, format_signature, get_metric, get_metric_class, metric_names
+
+REPO = Path(__file__).resolve().parents[3]
+
+EXPECTED = {
+    "lev": LOWER,
+    "bleu": HIGHER,
+    "meteor": HIGHER,
+    "bertscore": HIGHER,
+    "parascore": HIGHER,
+    "sbert": HIGHER,
+    "parapluie_direct": HIGHER,
+    "parapluie_indirect": HIGHER,
+    "parapluie_fs_direct": HIGHER,
+}
+
+
+def test_it_lists_every_metric_of_the_paper():
+    assert metric_names() == list(EXPECTED)
+
+
+@pytest.mark.parametrize(("name", "direction"), EXPECTED.items())
+def test_each_class_declares_its_name_and_direction(name, direction):
+    cls = get_metric_class(name)
+    assert issubclass(cls, Metric)
+    assert (cls.name, cls.direction) == (name, direction)
+
+
+def test_it_names_the_known_metrics_for_an_unknown_one():
+    with pytest.raises(KeyError, match="known metrics: lev, bleu"):
+        get_metric_class("rouge")
+
+
+def test_it_builds_a_scorer_with_options():
+    assert get_metric("lev").score(sources=["abc"], hypotheses=["abd"]) == [pytest.approx(1 / 3)]
+
+
+def test_importing_the_package_loads_neither_torch_nor_django():
+    code = "import sys, scoring.metrics; print(sorted({'torch', 'django'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_signatures_format_as_one_line():
+    assert format_signature({"metric": "lev", "version": "1"}) == "metric:lev|version:1"

@@ -1,0 +1,70 @@
+import pytest
+from django.core.management import CommandError, call_command
+
+from scoring import service
+from scoring.models import Score
+from tests.factories import add_pairs
+
+
+@pytest.fixture
+def pairs(campaign):
+    return add_pairs(campaign, 5)
+
+
+def test_it_scores_each_pair_once_even_when_run_twice(pairs):
+    ids = [pair.pk for pair in pairs]
+    assert service.score_pairs("lev", ids) == 5
+    assert service.score_pairs("lev", ids) == 0
+    assert Score.objects.filter(metric="lev").count() == 5
+
+
+def test_it_stores_the_metric_signature_with_each_score(pairs):
+    service.score_pairs("bleu", [pairs[0].pk])
+    score = Score.objects.get()
+    assert score.signature == service.scorer("bleu").signature_string()
+    assert "metric:bleu" in score.signature
+
+
+def test_it_never_scores_training_pairs(campaign):
+    campaign.ensure_training_pairs()
+    service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True)))
+    assert not Score.objects.exists()
+
+
+def test_the_score_command_fills_missing_scores_inline(pairs):
+    call_command("score", "demo", "--metrics", "lev", "bleu", "--inline")
+    assert Score.objects.filter(metric="lev").count() == 5
+    assert Score.objects.filter(metric="bleu").count() == 5
+
+
+def test_the_score_command_names_unknown_metrics(pairs):
+    with pytest.raises(CommandError, match="unknown metric"):
+        call_command("score", "demo", "--metrics", "lev", "rouge", "--inline")
+
+
+def test_the_score_command_names_an_unknown_campaign(db):
+    with pytest.raises(CommandError, match="no campaign"):
+        call_command("score", "nowhere", "--inline")
+
+
+def test_score_file_scores_a_file_offline(tmp_path, db):
+    source = tmp_path / "in.csv"
+    source.write_text("source,hypothesis,label\nThe cat sat.,The cat sat.,1\nA dog ran.,Stocks fell sharply.,0\n")
+    out = tmp_path / "out.csv"
+    call_command("score_file", str(source), "--out", str(out), "--metrics", "lev", "bleu")
+    import pandas as pd
+
+    frame = pd.read_csv(out)
+    assert frame["lev"].tolist()[0] == 0.0 and frame["lev"].tolist()[1] > 0.5
+    assert frame["bleu"].tolist()[0] == pytest.approx(1.0)
+
+
+def test_score_file_names_a_missing_file(tmp_path, db):
+    with pytest.raises(CommandError, match="no such file"):
+        call_command("score_file", str(tmp_path / "nope.csv"), "--out", str(tmp_path / "o.csv"))
+
+
+def test_it_never_scores_control_items(campaign):
+    campaign.pairs.create(external_id="control-1", source="A.", hypothesis="A.", gold_label=1, is_control=True)
+    assert service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True))) == 0
+    assert not Score.objects.exists()
