@@ -1,14 +1,16 @@
 """Read corpora of sentence pairs (CSV, TSV, JSONL, MRPC, PAWS) and import them into a campaign.
 
-Parsing is pure (`parse_corpus`); importing (`import_pairs`, `import_rows`) validates every
-row before writing and then inserts the whole file in one transaction, so a bad file
-imports nothing.
+Parsing is pure and lazy (`iter_corpus` reads a file line by line; `parse_corpus` lists the
+rows); importing (`import_pairs`, `import_rows`) validates each row as it streams past and
+inserts chunks of rows inside one transaction, so a large file is never held in memory
+and a bad file, even one bad on its last line, imports nothing.
 """
 
 import csv
 import io
 import json
 import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -76,20 +78,35 @@ class ImportResult:
     corpora: list[str]
 
 
-def parse_corpus(data: bytes, *, format="auto", filename="", default_corpus="") -> list[PairRow]:
+# Rows per INSERT while streaming an import; also how often the progress callback runs.
+IMPORT_CHUNK_ROWS = 2000
+
+# A file to import: its bytes, or a binary file object (seekable: it is read twice, the
+# first line to detect the format, then the whole file).
+Source = bytes | io.IOBase
+
+
+def parse_corpus(data: Source, *, format="auto", filename="", default_corpus="") -> list[PairRow]:
     """Parse a whole file into pair rows, or raise CorpusImportError naming the first problem."""
+    return list(iter_corpus(data, format=format, filename=filename, default_corpus=default_corpus))
+
+
+def iter_corpus(data: Source, *, format="auto", filename="", default_corpus="", progress=None) -> Iterator[PairRow]:
+    """Validated pair rows, read lazily line by line; CorpusImportError names the first bad line.
+
+    `progress(bytes_read)` is called every IMPORT_CHUNK_ROWS lines and at the end.
+    """
     if format not in FORMATS:
         raise CorpusImportError(f"unknown format {format!r}; use one of {', '.join(FORMATS)}")
-    if len(data) > settings.IMPORT_MAX_BYTES:
-        raise CorpusImportError(
-            f"the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes (IMPORT_MAX_BYTES)"
-        )
-    text = _decode(data)
-    if not text.strip():
+    stream = io.BytesIO(data) if isinstance(data, bytes | bytearray) else data
+    _check_size(stream)
+    header = next((line for line in _decoded_lines(stream) if line.strip()), None)
+    if header is None:
         raise CorpusImportError("the file is empty")
     if format == "auto":
-        format = detect_format(text, filename)
-    records = RECORD_READERS[format](text)
+        format = detect_format(header, filename)
+    stream.seek(0)
+    records = RECORD_READERS[format](_decoded_lines(stream, progress))
     default_corpus = default_corpus or DEFAULT_CORPUS_OF_FORMAT.get(format, "")
     return _rows_of_records(records, default_corpus=default_corpus, empty_message="the file holds no pairs")
 
@@ -110,9 +127,13 @@ def detect_format(text: str, filename="") -> str:
     return "tsv" if "\t" in header else "csv"
 
 
-def import_pairs(campaign, data: bytes, *, format="auto", filename="", corpus="") -> ImportResult:
-    """Parse a file and import all its pairs into the campaign, or none of them."""
-    rows = parse_corpus(data, format=format, filename=filename, default_corpus=corpus)
+def import_pairs(campaign, data: Source, *, format="auto", filename="", corpus="", progress=None) -> ImportResult:
+    """Parse a file and import all its pairs into the campaign, or none of them.
+
+    `data` is the file's bytes or a seekable binary file, streamed either way;
+    `progress(bytes_read)` reports how far the reading got.
+    """
+    rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
     return _save_rows(campaign, rows)
 
 
@@ -127,26 +148,19 @@ def import_rows(campaign, rows, *, corpus="") -> ImportResult:
     return _save_rows(campaign, parsed)
 
 
-def _save_rows(campaign, rows):
+def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
+    """Insert rows chunk by chunk in one transaction: any error, even on the last row, rolls all back."""
+    count, corpora, pair_ids = 0, set(), []
     try:
         with transaction.atomic():
-            _assign_ids(rows, set(campaign.pairs.values_list("external_id", flat=True)), campaign)
-            created = Pair.objects.bulk_create(
-                (
-                    Pair.build(
-                        campaign,
-                        external_id=row.external_id,
-                        corpus=row.corpus,
-                        source=row.source,
-                        hypothesis=row.hypothesis,
-                        gold_label=row.gold_label,
-                        metadata=row.metadata,
-                    )
-                    for row in rows
-                ),
-                batch_size=1000,
-            )
-            pairs_created.send(sender=Pair, campaign=campaign, pair_ids=[pair.pk for pair in created])
+            ids = _IdAllocator(campaign)
+            for chunk in _chunks(rows, IMPORT_CHUNK_ROWS):
+                created = Pair.objects.bulk_create([ids.pair_of(row) for row in chunk], batch_size=IMPORT_CHUNK_ROWS)
+                ids.chunk_stored()
+                pair_ids += [pair.pk for pair in created]
+                count += len(chunk)
+                corpora.update(row.corpus for row in chunk)
+            pairs_created.send(sender=Pair, campaign=campaign, pair_ids=pair_ids)
     except IntegrityError:
         # Only a concurrent import into the same campaign can get here: ids were checked above.
         raise CorpusImportError(
@@ -157,37 +171,118 @@ def _save_rows(campaign, rows):
         # uploader's file, so a message rather than a 500; the transaction wrote nothing.
         reason = str(error).splitlines()[0][:200]
         raise CorpusImportError(f"the database refused a value in this file ({reason}); nothing was imported") from None
-    return ImportResult(count=len(rows), corpora=sorted({row.corpus for row in rows}))
+    return ImportResult(count=count, corpora=sorted(corpora))
 
 
-def _assign_ids(rows, existing_ids, campaign):
-    """Reject ids the campaign already has; number rows without one after the largest numeric id."""
-    for row in rows:
-        if row.external_id is not None and row.external_id in existing_ids:
+def _chunks(items, size):
+    chunk = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+class _IdAllocator:
+    """Rejects ids the campaign already has and numbers rows without one after the largest numeric id.
+
+    Rows stream past, so a number given to an earlier row may turn out to be the id a
+    later row names: the named id wins and the earlier row moves to the next free number.
+    """
+
+    def __init__(self, campaign):
+        self.campaign = campaign
+        self.existing = set(campaign.pairs.values_list("external_id", flat=True))
+        self.taken = set(self.existing)
+        numbered = (
+            pair_id for pair_id in self.existing if pair_id.isdecimal() and len(pair_id) <= NUMBERED_ID_MAX_DIGITS
+        )
+        self.next_id = max((int(pair_id) for pair_id in numbered), default=0) + 1
+        self.pending = {}  # numbers given to rows of the chunk not yet inserted -> their Pair
+        self.stored = set()  # numbers given to rows already inserted
+
+    def pair_of(self, row: PairRow) -> Pair:
+        external_id = row.external_id
+        if external_id is None:
+            external_id = self._next_free()
+        elif external_id in self.existing:
             raise CorpusImportError(
-                f"{row.location}: id {row.external_id!r} already exists in campaign {campaign.slug!r}"
+                f"{row.location}: id {external_id!r} already exists in campaign {self.campaign.slug!r}"
             )
-    numbered = (pair_id for pair_id in existing_ids if pair_id.isdecimal() and len(pair_id) <= NUMBERED_ID_MAX_DIGITS)
-    next_id = max((int(pair_id) for pair_id in numbered), default=0) + 1
-    taken = existing_ids | {row.external_id for row in rows if row.external_id is not None}
-    for row in rows:
+        else:
+            self._move_numbered_row(external_id)
+            self.taken.add(external_id)
+        pair = Pair.build(
+            self.campaign,
+            external_id=external_id,
+            corpus=row.corpus,
+            source=row.source,
+            hypothesis=row.hypothesis,
+            gold_label=row.gold_label,
+            metadata=row.metadata,
+        )
         if row.external_id is None:
-            while str(next_id) in taken:
-                next_id += 1
-            row.external_id = str(next_id)
-            next_id += 1
+            self.pending[external_id] = pair
+        return pair
+
+    def chunk_stored(self):
+        self.stored.update(self.pending)
+        self.pending = {}
+
+    def _move_numbered_row(self, number):
+        if number in self.pending:
+            pair = self.pending.pop(number)
+            pair.external_id = self._next_free()
+            self.pending[pair.external_id] = pair
+        elif number in self.stored:
+            self.stored.discard(number)
+            new_id = self._next_free()
+            Pair.objects.filter(campaign=self.campaign, external_id=number).update(external_id=new_id)
+            self.stored.add(new_id)
+
+    def _next_free(self):
+        while str(self.next_id) in self.taken:
+            self.next_id += 1
+        external_id = str(self.next_id)
+        self.taken.add(external_id)
+        self.next_id += 1
+        return external_id
 
 
-def _decode(data):
-    bom = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
-    try:
-        return data[bom:].decode("utf-8")
-    except UnicodeDecodeError as error:
-        offset = bom + error.start
-        line = data.count(b"\n", 0, offset) + 1
+def _check_size(stream):
+    """Refuse a file over IMPORT_MAX_BYTES before reading any of it."""
+    size = stream.seek(0, io.SEEK_END)
+    stream.seek(0)
+    if size > settings.IMPORT_MAX_BYTES:
         raise CorpusImportError(
-            f"line {line}: the file is not UTF-8 (byte 0x{data[offset]:02x} at offset {offset}); save it as UTF-8"
-        ) from None
+            f"the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes (IMPORT_MAX_BYTES)"
+        )
+
+
+def _decoded_lines(stream, progress: Callable[[int], None] | None = None) -> Iterator[str]:
+    """The file's lines as text, each with its "\n", split on "\n" only (a lone "\r" is data).
+
+    A byte that is not UTF-8 stops the reading with its line and offset.
+    """
+    offset = 0
+    for number, raw in enumerate(stream, start=1):
+        start = len(UTF8_BOM) if number == 1 and raw.startswith(UTF8_BOM) else 0
+        try:
+            line = raw[start:].decode("utf-8")
+        except UnicodeDecodeError as error:
+            bad = offset + start + error.start
+            raise CorpusImportError(
+                f"line {number}: the file is not UTF-8 (byte 0x{raw[start + error.start]:02x} at offset {bad}); "
+                "save it as UTF-8"
+            ) from None
+        offset += len(raw)
+        if progress is not None and number % IMPORT_CHUNK_ROWS == 0:
+            progress(offset)
+        yield line
+    if progress is not None:
+        progress(offset)
 
 
 def _too_many_rows_message(location):
@@ -197,10 +292,10 @@ def _too_many_rows_message(location):
 # Record readers turn text into (location, dict) pairs with the generic field names.
 
 
-def _numbered_lines(text):
+def _numbered_lines(lines):
     """Non-blank lines with their 1-based numbers; a line of only tabs still counts as a row."""
-    for number, line in enumerate(text.split("\n"), start=1):
-        line = line.rstrip("\r")
+    for number, line in enumerate(lines, start=1):
+        line = line.removesuffix("\n").rstrip("\r")
         if line.strip() or "\t" in line:
             yield number, line
 
@@ -212,10 +307,10 @@ def _limit_rows(records):
         yield location, record
 
 
-def _read_tab_separated(text, *, expected_header=None, name="TSV"):
+def _read_tab_separated(lines, *, expected_header=None, name="TSV"):
     # Quotes are literal characters in these files (MRPC and PAWS sentences contain
     # unbalanced quotes), so fields are split on tabs alone, as csv.QUOTE_NONE would.
-    lines = _numbered_lines(text)
+    lines = _numbered_lines(lines)
     header_number, header_line = next(lines)
     header = [column.strip() for column in header_line.split("\t")]
     if expected_header is None:
@@ -231,12 +326,12 @@ def _read_tab_separated(text, *, expected_header=None, name="TSV"):
         yield f"line {number}", dict(zip(header, values, strict=True))
 
 
-def _read_tsv(text):
-    return _limit_rows(_read_tab_separated(text))
+def _read_tsv(lines):
+    return _limit_rows(_read_tab_separated(lines))
 
 
-def _read_mrpc(text):
-    for location, record in _limit_rows(_read_tab_separated(text, expected_header=MRPC_HEADER, name="MRPC")):
+def _read_mrpc(lines):
+    for location, record in _limit_rows(_read_tab_separated(lines, expected_header=MRPC_HEADER, name="MRPC")):
         yield (
             location,
             {
@@ -248,8 +343,8 @@ def _read_mrpc(text):
         )
 
 
-def _read_paws(text):
-    for location, record in _limit_rows(_read_tab_separated(text, expected_header=PAWS_HEADER, name="PAWS")):
+def _read_paws(lines):
+    for location, record in _limit_rows(_read_tab_separated(lines, expected_header=PAWS_HEADER, name="PAWS")):
         yield (
             location,
             {
@@ -261,12 +356,12 @@ def _read_paws(text):
         )
 
 
-def _read_csv(text):
-    return _limit_rows(_read_csv_records(text))
+def _read_csv(lines):
+    return _limit_rows(_read_csv_records(lines))
 
 
-def _read_csv_records(text):
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+def _read_csv_records(lines):
+    reader = csv.reader(lines, strict=True)
     header = None
     while True:
         start = reader.line_num + 1
@@ -287,12 +382,12 @@ def _read_csv_records(text):
         yield f"line {start}", dict(zip(header, values, strict=True))
 
 
-def _read_jsonl(text):
-    return _limit_rows(_read_jsonl_records(text))
+def _read_jsonl(lines):
+    return _limit_rows(_read_jsonl_records(lines))
 
 
-def _read_jsonl_records(text):
-    for number, line in _numbered_lines(text):
+def _read_jsonl_records(lines):
+    for number, line in _numbered_lines(lines):
         try:
             record = json.loads(line, parse_constant=_refuse_constant)
         except json.JSONDecodeError as error:
@@ -381,8 +476,9 @@ def _find_column(keys, name, location):
 
 
 def _rows_of_records(records, *, default_corpus, empty_message):
-    rows = []
+    """Validated rows, one at a time; the ids seen are remembered to refuse one used twice."""
     line_of_id = {}
+    count = 0
     for location, record in records:
         row = _row_of_record(location, record, default_corpus)
         if row.external_id is not None:
@@ -390,10 +486,10 @@ def _rows_of_records(records, *, default_corpus, empty_message):
             if first is not None:
                 raise CorpusImportError(f"{location}: id {row.external_id!r} is used twice (first on {first})")
             line_of_id[row.external_id] = location
-        rows.append(row)
-    if not rows:
+        count += 1
+        yield row
+    if count == 0:
         raise CorpusImportError(empty_message)
-    return rows
 
 
 def _row_of_record(location, record, default_corpus):

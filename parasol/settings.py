@@ -217,6 +217,13 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 200},
     }
 }
+# Web and workers on separate machines share computed reports through Redis instead of a folder.
+if env_str("PARASOL_CACHE_URL", ""):
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("PARASOL_CACHE_URL", ""),
+        "TIMEOUT": 24 * 3600,
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -275,7 +282,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Fail fast when Redis is down: judging must never wait on the broker.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+# A task a worker took but has not acknowledged (acks late) goes to another worker after the
+# visibility timeout: it must exceed the longest task (an LLM generation batch), or that task runs twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+    "visibility_timeout": env_int("PARASOL_VISIBILITY_TIMEOUT", 3600, minimum=60),
+}
 CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
 # Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
@@ -297,7 +310,11 @@ if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
 PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency"}
+# Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
+# batches keep progress and retries fine-grained; the other metrics get large ones,
+# where per-task costs (queueing, one query, one insert) would otherwise dominate.
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
 # all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands
@@ -308,6 +325,8 @@ PARASOL_METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+# Reports of more pairs than this are computed by a worker while the page shows progress.
+PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
 
 # Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
 # Names map to local directories, .gguf files or hub names already cached; researchers

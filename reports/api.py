@@ -7,11 +7,15 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Judgment
-from campaigns.access import csv_response
+from campaigns.access import csv_stream_response
 from campaigns.models import Campaign
-from reports.exports import judgments_frame, pairs_with_scores
+from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages
 
-EXPORTS = {"pairs": lambda campaign: pairs_with_scores(campaign)[0], "judgments": judgments_frame}
+# Each export as (frames a page at a time, columns): streamed like the download buttons.
+EXPORTS = {
+    "pairs": lambda campaign: pairs_with_scores_pages(campaign)[:2],
+    "judgments": lambda campaign: (judgments_frames(campaign), JUDGMENT_COLUMNS),
+}
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -64,4 +68,5 @@ class CampaignReadViewSet(viewsets.GenericViewSet):
         kind = request.query_params.get("kind", "pairs")
         if kind not in EXPORTS:
             return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
-        return csv_response(EXPORTS[kind](campaign), f"{campaign.slug}-{kind}.csv")
+        frames, columns = EXPORTS[kind](campaign)
+        return csv_stream_response(frames, columns, f"{campaign.slug}-{kind}.csv")

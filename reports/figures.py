@@ -29,6 +29,13 @@ def figure_specs(report) -> list[FigureSpec]:
 
 def draw_figure(report, spec: FigureSpec, fmt: str) -> bytes:
     if spec.kind == "figure2":
-        return figure2(report.points, report.metrics, report.directions, corpus=spec.corpus, fmt=fmt)
+        return figure2(
+            report.points,
+            report.metrics,
+            report.directions,
+            corpus=spec.corpus,
+            fmt=fmt,
+            sampled_from=report.summary.get("n_points_sampled_from"),
+        )
     x = "threshold" if spec.kind == "thresholds" else "rank"
     return curves_figure(report.tables[f"curves_{x}"], report.metrics, corpus=spec.corpus, x=x, fmt=fmt)

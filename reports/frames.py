@@ -5,9 +5,11 @@ these functions only; what they compute from the frames lives in `reports.analys
 (the statistics) and `reports.exports` (the CSV files).
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pandas as pd
+from django.db.models import Q
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Pair
@@ -15,14 +17,41 @@ from reports.analysis.oracle import verdicts_frame
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of
 from scoring.models import Score
-from scoring.service import latest_details, latest_scores, signature_groups
+from scoring.service import latest_details, signature_groups, values_under
+
+# A keyset page of pairs: the pks after the first bound, up to and including the second.
+PkRange = tuple[int, int]
 
 METADATA_COLUMNS = ("generator", "template")
 PAIR_TABLE_COLUMNS = ["pk", "campaign", "external_id", "corpus", "source", "hypothesis", "gold_label"]
 
 
-def pair_table(campaigns) -> pd.DataFrame:
-    """One row per real pair (no training pair, no control item), by campaign then age.
+def _real_pairs(campaigns):
+    return Pair.objects.filter(campaign__in=list(campaigns), is_training=False, is_control=False)
+
+
+def _within(queryset, pk_range: PkRange | None, field="pk"):
+    """The rows of `queryset` whose `field` (a pair pk) lies in `pk_range`; all of them without one."""
+    if pk_range is None:
+        return queryset
+    after, last = pk_range
+    return queryset.filter(**{f"{field}__gt": after, f"{field}__lte": last})
+
+
+def pair_pk_ranges(campaigns, size: int) -> Iterator[PkRange]:
+    """Keyset pages of the real pairs, at most `size` each: a large campaign is read a page at a time."""
+    pairs = _real_pairs(campaigns).order_by("pk")
+    last = 0
+    while True:
+        pks = list(pairs.filter(pk__gt=last).values_list("pk", flat=True)[:size])
+        if not pks:
+            return
+        yield last, pks[-1]
+        last = pks[-1]
+
+
+def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
+    """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
     Columns: `pk`, `campaign` (its slug), `external_id`, `corpus` (as stored), `source`,
     `hypothesis`, `gold_label` (Int64) and the metadata keys of METADATA_COLUMNS.
@@ -30,7 +59,7 @@ def pair_table(campaigns) -> pd.DataFrame:
     campaigns = list(campaigns)
     slug_of = {c.pk: c.slug for c in campaigns}
     rows = (
-        Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False)
+        _within(_real_pairs(campaigns), pk_range)
         .order_by("campaign_id", "pk")
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
@@ -44,14 +73,14 @@ def pair_table(campaigns) -> pd.DataFrame:
     return pairs
 
 
-def counted_judgments(campaigns, include_excluded=False, fields=("label",)) -> pd.DataFrame:
+def counted_judgments(campaigns, include_excluded=False, fields=("label",), pk_range=None) -> pd.DataFrame:
     """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, `fields`.
 
     `judge` is the judge's public pseudonym; training answers, control items and, unless
-    asked, the judges a researcher excluded are left out.
+    asked, the judges a researcher excluded are left out. `pk_range`: those of one page of pairs.
     """
     rows = (
-        Judgment.objects.filter(pair__campaign__in=list(campaigns))
+        _within(Judgment.objects.filter(pair__campaign__in=list(campaigns)), pk_range, field="pair_id")
         .counted(include_excluded)
         .order_by("pk")
         .values_list("pair_id", "judge_id", "judge__english_level", *fields)
@@ -77,21 +106,32 @@ JUDGMENT_LOG_FIELDS = {
 }
 
 
-def judgment_log(campaign) -> pd.DataFrame:
+def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     """Every judgment of a campaign, training and excluded judges included (flagged), oldest first.
 
     One column per key of JUDGMENT_LOG_FIELDS, each holding the values as the database gives
     them (object dtype: times stay datetimes, missing values None); `judge` is the pseudonym.
+    `judgments` restricts the log to a subset of them (a page).
     """
-    rows = list(
-        Judgment.objects.filter(pair__campaign=campaign)
-        .order_by("created_at", "pk")
-        .values_list(*JUDGMENT_LOG_FIELDS.values())
-    )
+    judgments = Judgment.objects.filter(pair__campaign=campaign) if judgments is None else judgments
+    rows = list(judgments.order_by("created_at", "pk").values_list(*JUDGMENT_LOG_FIELDS.values()))
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
     frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
     return frame
+
+
+def judgment_log_pages(campaign, size: int) -> Iterator[pd.DataFrame]:
+    """`judgment_log` in pages of at most `size` judgments, oldest first (keyset on created_at, pk)."""
+    judgments = Judgment.objects.filter(pair__campaign=campaign).order_by("created_at", "pk")
+    page = judgments
+    while True:
+        keys = list(page.values_list("created_at", "pk")[:size])
+        if not keys:
+            return
+        yield judgment_log(campaign, judgments.filter(pk__in=[pk for _at, pk in keys]))
+        at, pk = keys[-1]
+        page = judgments.filter(Q(created_at__gt=at) | Q(created_at=at, pk__gt=pk))
 
 
 @dataclass
@@ -107,15 +147,26 @@ def _real_scores(campaigns):
     return Score.objects.filter(pair__campaign__in=list(campaigns), pair__is_training=False, pair__is_control=False)
 
 
-def latest_metric_scores(campaigns) -> Scores:
-    """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`."""
-    scores = _real_scores(campaigns)
-    notes = []
-    for metric, (used, *others) in signature_groups(scores).items():
+def metric_signatures(campaigns) -> tuple[dict[str, str], list[str]]:
+    """Each metric's most recent signature among the scores of `campaigns`, and notes naming the older ones ignored."""
+    signatures, notes = {}, []
+    for metric, (used, *others) in signature_groups(_real_scores(campaigns)).items():
+        signatures[metric] = used["signature"]
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
             notes.append(f"{metric}: using the most recent signature {used['signature']}; ignored {ignored}.")
-    values, signatures = latest_scores(scores)
+    return signatures, notes
+
+
+def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
+    """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`.
+
+    Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
+    """
+    notes = []
+    if signatures is None:
+        signatures, notes = metric_signatures(campaigns)
+    values = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
     long = pd.DataFrame.from_records(values, columns=["pair_pk", "metric", "value"])
     wide = long.pivot(index="pair_pk", columns="metric", values="value") if values else pd.DataFrame()
     wide = wide.reindex(columns=list(signatures))
@@ -123,12 +174,13 @@ def latest_metric_scores(campaigns) -> Scores:
     return Scores(wide, signatures, notes)
 
 
-def latest_metric_details(campaigns) -> pd.DataFrame:
+def latest_metric_details(campaigns, signatures=None, pk_range=None) -> pd.DataFrame:
     """The evidence metrics keep per pair (an LLM oracle's raw answers), of each metric's most recent signature.
 
     Columns `pair_pk`, `metric`, `details` (the stored JSON); metrics that keep none have no rows.
+    `signatures` and `pk_range` as in `latest_metric_scores`.
     """
-    rows = latest_details(_real_scores(campaigns))
+    rows = latest_details(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
     return pd.DataFrame.from_records(rows, columns=["pair_pk", "metric", "details"])
 
 
@@ -190,19 +242,35 @@ def _directions(metrics):
     return directions, notes
 
 
-def metric_columns(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature."""
-    scores = latest_metric_scores([campaign])
+def metric_columns(campaign, signatures=None, pk_range=None) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature.
+
+    `signatures` and `pk_range` as in `latest_metric_scores`.
+    """
+    scores = latest_metric_scores([campaign], signatures, pk_range)
+    ids = pd.Series(dict(_within(campaign.real_pairs, pk_range).values_list("pk", "external_id")), dtype=object)
     wide = scores.wide.reset_index(drop=True)
-    wide.insert(0, "pair_id", scores.wide.index.map(_public_ids(campaign)).astype(object))
+    wide.insert(0, "pair_id", scores.wide.index.map(ids).astype(object))
     return wide, scores.signatures
 
 
-def metric_details(campaign) -> pd.DataFrame:
+def metric_details(campaign, signatures=None, pk_range=None) -> pd.DataFrame:
     """`latest_metric_details` of one campaign keyed by the pair's public id: `pair_id`, `metric`, `details`."""
-    details = latest_metric_details([campaign])
-    details.insert(0, "pair_id", details.pop("pair_pk").map(_public_ids(campaign)).astype(object))
+    details = latest_metric_details([campaign], signatures, pk_range)
+    ids = pd.Series(dict(_within(campaign.real_pairs, pk_range).values_list("pk", "external_id")), dtype=object)
+    details.insert(0, "pair_id", details.pop("pair_pk").map(ids).astype(object))
     return details
+
+
+def metrics_with_details(campaign, signatures) -> list[str]:
+    """The metrics of `signatures` whose scores keep details in this campaign, in the order of `signatures`."""
+    kept = set(
+        _real_scores([campaign])
+        .filter(details__isnull=False, metric__in=list(signatures))
+        .values_list("metric", flat=True)
+        .distinct()
+    )
+    return [metric for metric in signatures if metric in kept]
 
 
 def _public_ids(campaign) -> pd.Series:

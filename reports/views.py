@@ -9,20 +9,23 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.tasktypes.registry import task_type_of
-from campaigns.access import campaign_for, csv_response, researcher_required
+from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import SHOWN, TITLES, html
 from reports.cache import figure_bytes, get_report
-from reports.exports import judgments_frame, pairs_with_scores
+from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages
 from reports.figures import figure_specs
-from reports.frames import latest_metric_scores
+from reports.frames import metric_signatures
+from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
+COMPUTING_POLL_SECONDS = 2
 
 
 def _campaigns_of(request, slug=None):
@@ -79,7 +82,9 @@ def _figures(cached, campaigns, label_source):
 
 
 def _render_report(request, campaigns, label_source, page_url):
-    cached = get_report(campaigns, label_source)
+    cached, status = report_or_status(campaigns, label_source)
+    if cached is None:
+        return _render_computing(request, campaigns, label_source, page_url, status)
     query = _query(campaigns, label_source)
     tables, downloads = _tables(cached, query)
     context = {
@@ -101,6 +106,22 @@ def _render_report(request, campaigns, label_source, page_url):
         "figures": _figures(cached, campaigns, label_source),
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"
+    return render(request, template, context)
+
+
+def _render_computing(request, campaigns, label_source, page_url, status):
+    """The page (or, polled, its body) while a worker computes the report: the stage it reached."""
+    context = {
+        "campaigns": campaigns,
+        "label_source": label_source,
+        "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
+        "current_url": f"{page_url}?{_query(campaigns, label_source)}",
+        "status": status,
+        "elapsed": int((timezone.now() - status["started"]).total_seconds()),
+        "poll_seconds": COMPUTING_POLL_SECONDS,
+        "computing": True,
+    }
+    template = "reports/_computing.html" if request.htmx else "reports/report.html"
     return render(request, template, context)
 
 
@@ -141,19 +162,20 @@ def show_report_figure(request, name, fmt):
 
 
 # Exports: the pairs with judgment counts and metric scores, the judgments, the scores' signatures.
+# The CSV files are streamed a page of rows at a time: memory stays flat however large the campaign.
 
 
 @researcher_required
 def export_pairs(request, slug):
     campaign = campaign_for(request, slug)
-    frame, _signatures = pairs_with_scores(campaign)
-    return csv_response(frame, f"{campaign.slug}-pairs.csv")
+    frames, columns, _signatures = pairs_with_scores_pages(campaign)
+    return csv_stream_response(frames, columns, f"{campaign.slug}-pairs.csv")
 
 
 @researcher_required
 def export_signatures(request, slug):
     campaign = campaign_for(request, slug)
-    signatures = latest_metric_scores([campaign]).signatures
+    signatures, _notes = metric_signatures([campaign])
     response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
     return response
@@ -162,4 +184,4 @@ def export_signatures(request, slug):
 @researcher_required
 def export_judgments(request, slug):
     campaign = campaign_for(request, slug)
-    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+    return csv_stream_response(judgments_frames(campaign), JUDGMENT_COLUMNS, f"{campaign.slug}-judgments.csv")

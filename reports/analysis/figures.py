@@ -10,13 +10,12 @@ import io
 import math
 
 import matplotlib
-import numpy as np
 
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
 
-from reports.analysis.common import ARROW, is_parapluie  # noqa: E402
+from reports.analysis.common import ARROW, evenly_spaced, is_parapluie  # noqa: E402
 from reports.analysis.labels import GLOBAL  # noqa: E402
 
 MAX_CURVE_POINTS = 1500
@@ -27,7 +26,10 @@ RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "p
 def _grid(n_panels, width=4.0, height=3.2, columns=3):
     columns = min(columns, max(n_panels, 1))
     rows = max(1, math.ceil(n_panels / columns))
-    figure = Figure(figsize=(width * columns, height * rows), layout="constrained")
+    # Fixed margins: constrained layout measured every tick label again and took half the drawing time.
+    figure = Figure(figsize=(width * columns, height * rows))
+    inches = height * rows
+    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.6 / inches, top=1 - 0.6 / inches, wspace=0.28, hspace=0.55)
     axes = figure.subplots(rows, columns, squeeze=False).ravel()
     for extra in axes[n_panels:]:
         extra.set_visible(False)
@@ -42,8 +44,11 @@ def _bytes(figure, fmt):
     return buffer.getvalue()
 
 
-def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png") -> bytes:
-    """Score vs edit distance per metric for the labelled pairs of `corpus` (Global: all)."""
+def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_from=None) -> bytes:
+    """Score vs edit distance per metric for the labelled pairs of `corpus` (Global: all).
+
+    `sampled_from`: how many labelled pairs `points` were drawn from, when they are a sample (said in the title).
+    """
     labelled = points[points["label"].notna()]
     if corpus != GLOBAL:
         labelled = labelled[labelled["corpus"] == corpus]
@@ -72,7 +77,10 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png") -> bytes:
         axis.set_ylabel("score")
     if metrics:
         axes[0].legend(loc="best", fontsize="small")
-    figure.suptitle(f"Scores against edit distance — {corpus}")
+    title = f"Scores against edit distance — {corpus}"
+    if sampled_from:
+        title += f"\n(a random sample of {len(labelled):,} of {sampled_from:,} labelled pairs)"
+    figure.suptitle(title)
     return _bytes(figure, fmt)
 
 
@@ -84,9 +92,8 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
     shown = [m for m in metrics if (part["metric"] == m).any()]
     figure, axes = _grid(len(shown))
     for axis, metric in zip(axes, shown):
-        rows = part[part["metric"] == metric]
-        if len(rows) > MAX_CURVE_POINTS:  # more points than pixels: draw an even subsample, ends kept
-            rows = rows.iloc[np.unique(np.linspace(0, len(rows) - 1, MAX_CURVE_POINTS).astype(int))]
+        # More points than pixels: draw an even subsample, ends kept.
+        rows = evenly_spaced(part[part["metric"] == metric], MAX_CURVE_POINTS)
         for rate, colour in RATE_STYLES.items():
             axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=rate)
         axis.set_title(metric)

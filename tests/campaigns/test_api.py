@@ -72,11 +72,14 @@ def test_it_lists_judgments_read_only(api, campaign):
     assert api.post("/api/campaigns/demo/judgments/", {}).status_code == 405
 
 
-def test_it_exports_csv(api, campaign):
+def test_it_exports_csv_streamed(api, campaign):
     add_pairs(campaign, 2)
     response = api.get("/api/campaigns/demo/export/?kind=pairs")
-    frame = pd.read_csv(io.StringIO(response.content.decode()))
+    assert response.streaming
+    frame = pd.read_csv(io.StringIO(b"".join(response.streaming_content).decode()))
     assert response["Content-Type"].startswith("text/csv") and len(frame) == 2
+    judgments = api.get("/api/campaigns/demo/export/?kind=judgments")
+    assert b"".join(judgments.streaming_content).decode().startswith("judge,english_level,pair_id")
     assert api.get("/api/campaigns/demo/export/?kind=everything").status_code == 400
 
 

@@ -158,6 +158,7 @@ GET_ONLY = {
     "annotation-thanks",
     "campaigns-list-campaigns",
     "campaigns-show-campaign",
+    "scoring-show-progress",
     "campaigns-export-pairs",
     "campaigns-export-signatures",
     "campaigns-export-judgments",

@@ -2,7 +2,6 @@
 
 from pathlib import Path
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
@@ -10,6 +9,7 @@ from django.db import transaction
 
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
 from campaigns.models import Campaign
+from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):
@@ -23,13 +23,20 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
 
     def handle(self, *args, campaign, file, format, create, corpus, **options):
-        data = read_upload(file)
-        try:
-            with transaction.atomic():
-                target, created = get_campaign(campaign, create=create)
-                result = import_pairs(target, data, format=format, filename=file.name, corpus=corpus)
-        except CorpusImportError as error:
-            raise CommandError(f"{file}: {error}. Nothing was imported.") from None
+        # The file is streamed: rows are validated and inserted chunk by chunk in one transaction.
+        with open_upload(file) as handle:
+            bar = ProgressBar(handle.seek(0, 2), "reading", stream=self.stderr, unit="MiB")
+            handle.seek(0)
+            try:
+                with transaction.atomic():
+                    target, created = get_campaign(campaign, create=create)
+                    result = import_pairs(
+                        target, handle, format=format, filename=file.name, corpus=corpus, progress=bar.set
+                    )
+            except CorpusImportError as error:
+                raise CommandError(f"{file}: {error}. Nothing was imported.") from None
+            finally:
+                bar.close()
         if created:
             self.stdout.write(f"Created campaign {target.slug!r}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
@@ -38,11 +45,9 @@ class Command(BaseCommand):
         )
 
 
-def read_upload(path):
-    # One byte over the limit is enough for the importer to refuse the file.
+def open_upload(path):
     try:
-        with open(path, "rb") as handle:
-            return handle.read(settings.IMPORT_MAX_BYTES + 1)
+        return open(path, "rb")
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
 

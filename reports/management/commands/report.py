@@ -29,6 +29,11 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True, help="folder to write into (created if missing)")
         parser.add_argument("--seed", type=int, default=2024, help="seed of the MBD draws and the bootstrap")
         parser.add_argument("--no-figures", action="store_true", help="write the tables only")
+        parser.add_argument(
+            "--full-curves",
+            action="store_true",
+            help="one curve row per pair (default: 1,000 evenly spaced points per metric and corpus)",
+        )
 
     def handle(self, *args, **options):
         slugs = list(dict.fromkeys(options["campaigns"]))
@@ -52,6 +57,7 @@ class Command(BaseCommand):
             verdicts=frames.verdicts,
             label_source=options["label_source"],
             seed=options["seed"],
+            **({"curve_points": None} if options["full_curves"] else {}),
         )
         report.notes = frames.notes + report.notes
         for name in TABLE_NAMES:
