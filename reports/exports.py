@@ -4,13 +4,15 @@
 their tie rules) come from the campaign's task type: `annotation.tasktypes`.
 """
 
+import json
 from collections.abc import Callable, Iterable
 
 import pandas as pd
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
-from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table
+from scoring.metrics.registry import metric_names
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -56,9 +58,41 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
 
 
 def pairs_with_scores(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The pairs export with one column per metric, and the signatures of those columns."""
+    """The pairs export with one column per metric, then one per metadata key, and the metrics' signatures."""
     columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns]), signatures
+    return pairs_frame(campaign, extra=[columns, metadata_columns]), signatures
+
+
+def computed_columns() -> set[str]:
+    """Names of the columns the pairs export computes: the pair's own, every task type's results, every metric."""
+    names = set(PAIR_ID_COLUMNS) | set(metric_names())
+    for name in task_type_names():
+        names |= set(get_task_type(name).pair_columns)
+    return names
+
+
+def metadata_columns(campaign) -> pd.DataFrame:
+    """One column per metadata key of the real pairs (first-seen order), keyed by `pair_id`.
+
+    Generation provenance (generator, template, decoding...) and an imported file's extra
+    columns come out as they went in; a nested value is written as JSON. A key named like a
+    computed column is left out: it is a stale copy from a re-imported export, and the
+    export computes that column afresh.
+    """
+    rows = campaign.real_pairs.order_by("pk").values_list("external_id", "metadata")
+    skip = computed_columns()
+    records, keys = [], {}
+    for pair_id, metadata in rows:
+        metadata = metadata if isinstance(metadata, dict) else {}
+        records.append({**{key: _cell(value) for key, value in metadata.items()}, "pair_id": pair_id})
+        keys.update(dict.fromkeys(key for key in metadata if key not in skip))
+    return pd.DataFrame.from_records(records, columns=["pair_id", *keys]).astype(object)
+
+
+def _cell(value):
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value
 
 
 def judgments_frame(campaign) -> pd.DataFrame:
