@@ -22,11 +22,19 @@ class CampaignSerializer(serializers.ModelSerializer):
             "pairs_per_judge",
             "overlap_target",
             "is_open",
+            "task_type",
+            "system_keys",
             "judge_url",
             "created_at",
             "updated_at",
         ]
         read_only_fields = ["created_at", "updated_at"]
+
+    def validate_task_type(self, value):
+        problem = (self.instance or Campaign()).task_type_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
 
 class PairSerializer(serializers.ModelSerializer):

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .models import Campaign
+from .models import TASK_TYPE_CHOICES, Campaign
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -16,7 +16,17 @@ FORMAT_CHOICES = [
 class CampaignForm(forms.ModelForm):
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open", "shared_with"]
+        fields = [
+            "name",
+            "slug",
+            "description",
+            "task_type",
+            "pairs_per_judge",
+            "overlap_target",
+            "is_open",
+            "system_keys",
+            "shared_with",
+        ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
@@ -24,6 +34,20 @@ class CampaignForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Only researchers (staff) can be given access.
         self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
+        self.fields["task_type"] = forms.ChoiceField(
+            choices=TASK_TYPE_CHOICES,
+            initial=self.instance.task_type,
+            help_text="What judges are asked about each pair; fixed once a judge has started.",
+        )
+        if self.instance.pk and self.instance.has_started():
+            self.fields["task_type"].disabled = True
+
+    def clean_task_type(self):
+        task_type = self.cleaned_data["task_type"]
+        problem = self.instance.task_type_problem(task_type)
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return task_type
 
 
 class UploadCorpusForm(forms.Form):

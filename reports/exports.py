@@ -11,7 +11,7 @@ import pandas as pd
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
-from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table
+from reports.frames import counted_judgments, judgment_log, metric_columns, pair_systems, pair_table
 from scoring.metrics.registry import metric_names
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
@@ -22,6 +22,7 @@ JUDGMENT_COLUMNS = [
     "english_level",
     "pair_id",
     "corpus",
+    "system",
     "label",
     "paraphrase",
     "is_training",
@@ -98,13 +99,24 @@ def _cell(value):
 def judgments_frame(campaign) -> pd.DataFrame:
     """One row per judgment, training included (flagged), oldest first."""
     frame = judgment_log(campaign)
+    frame["system"] = frame["pair_id"].map(pair_systems(campaign)).fillna("").astype(object)
     frame["paraphrase"] = frame["label"].map(PARAPHRASE_OF_ANSWER).astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
     for flag in ("is_training", "is_control", "judge_excluded"):
         frame[flag] = frame[flag].astype(bool)
     for moment in ("shown_at", "answered_at"):
         frame[moment] = frame[moment].map(_iso)
-    return frame[JUDGMENT_COLUMNS]
+    # Answers kept in `values` (e.g. PEM's four ratings) get one column per key, after the label.
+    keys = list(dict.fromkeys(key for values in frame["values"] if isinstance(values, dict) for key in values))
+    raw = pd.DataFrame(
+        [[values.get(key) if isinstance(values, dict) else None for key in keys] for values in frame["values"]],
+        columns=keys,
+        index=frame.index,
+        dtype=object,
+    )
+    columns = JUDGMENT_COLUMNS[: JUDGMENT_COLUMNS.index("label") + 1] + keys
+    columns += JUDGMENT_COLUMNS[JUDGMENT_COLUMNS.index("label") + 1 :]
+    return pd.concat([frame.drop(columns="values"), raw], axis=1)[columns]
 
 
 def _iso(moment):

@@ -40,6 +40,23 @@ class TaskType:
     # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
     pair_columns: list[str]
     report_section: ReportSection
+    # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
+    guidelines_template = "annotation/_guidelines_content.html"
+    # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
+    # hypothesis ("identical") and another pair's hypothesis ("unrelated").
+    control_kinds = ("identical", "unrelated")
+
+    def guideline_examples(self) -> list:
+        """The worked examples `guidelines_template` shows."""
+        from annotation.guidelines import guideline_examples
+
+        return guideline_examples()
+
+    def control_passed(self, label, values, expected) -> bool:
+        """Whether an answer (stored `label` and `values`) to a control item matches its expected answer."""
+        from annotation.controls import passed
+
+        return label is not None and label != "" and passed(label, expected)
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, ranking, tables
+from reports.analysis import agreement, breakdowns, classification, ranking, systems, tables
 from reports.analysis.common import corpora
 from reports.analysis.labels import attach_labels, label_distribution
 
@@ -26,6 +26,9 @@ TABLE_NAMES = [
     "by_group",
     "curves_threshold",
     "curves_rank",
+    "systems",
+    "system_pairwise",
+    "system_correlation",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -61,9 +64,11 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
     frame["corpus"] = frame["corpus"].astype(str)
+    if "system" not in frame:
+        frame["system"] = ""
     frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
     # The sentences are done with; dropping them keeps every row selection below cheap.
-    frame = frame.drop(columns=["source", "hypothesis"])
+    frame = frame.drop(columns=["hypothesis"])
     metrics = []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
@@ -77,6 +82,10 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         if np.ptp(frame.loc[scored, metric].to_numpy()) == 0:
             notes.append(f"{metric} gives the same score to every pair: thresholds and correlations say nothing.")
     notes += tables.corpus_notes(frame)
+    system_tables, system_notes = systems.system_report(
+        frame, judgments, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
+    )
+    notes += system_notes
 
     table3 = classification.table3(frame, metrics, directions)
     mbd, mbd_notes = classification.mixed_balanced(
@@ -113,6 +122,7 @@ def build_report(pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[
         "by_group": by_group,
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
+        **system_tables,
     }
     summary = {
         "n_pairs": len(frame),

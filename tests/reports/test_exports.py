@@ -150,6 +150,7 @@ def test_it_describes_each_judgment(campaign):
         "english_level": "native",
         "pair_id": "p3",
         "corpus": "news",
+        "system": "",
         "label": "dont_know",
         "is_training": False,
         "is_control": False,

@@ -15,8 +15,8 @@ from reports.frames import load_frames
 
 def _file_stem(spec):
     """figure2, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2":
-        return "figure2"
+    if spec.kind in ("figure2", "systems"):
+        return spec.kind
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
 
