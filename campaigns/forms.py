@@ -37,13 +37,14 @@ class CampaignForm(forms.ModelForm):
         self.fields["task_type"] = forms.ChoiceField(
             choices=TASK_TYPE_CHOICES,
             initial=self.instance.task_type,
+            required=False,  # left out: the campaign keeps its type (similarity for a new one)
             help_text="What judges are asked about each pair; fixed once a judge has started.",
         )
         if self.instance.pk and self.instance.has_started():
             self.fields["task_type"].disabled = True
 
     def clean_task_type(self):
-        task_type = self.cleaned_data["task_type"]
+        task_type = self.cleaned_data["task_type"] or self.instance.task_type
         problem = self.instance.task_type_problem(task_type)
         if problem:
             raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")

@@ -122,3 +122,24 @@ def test_every_admin_list_renders(client, campaign, researcher, path):
     make_judge(campaign)
     client.force_login(researcher)
     assert client.get(f"/admin/{path}/").status_code == 200
+
+
+def test_it_creates_a_criteria_campaign_with_system_keys(client, researcher):
+    client.force_login(researcher)
+    fields = {"name": "PEM", "slug": "pem", "pairs_per_judge": 20, "overlap_target": 2, "task_type": "criteria"}
+
+    client.post(reverse("campaigns-create-campaign"), {**fields, "system_keys": "generator, run"})
+
+    campaign = Campaign.objects.get(slug="pem")
+    assert campaign.task_type == "criteria" and campaign.system_key_list() == ["generator", "run"]
+    assert "Every morning the bakery" in campaign.training_pairs.first().hypothesis
+
+
+def test_it_refuses_an_unknown_task_type(client, researcher):
+    client.force_login(researcher)
+    fields = {"name": "X", "slug": "x", "pairs_per_judge": 20, "overlap_target": 2, "task_type": "spans-of-nothing"}
+
+    response = client.post(reverse("campaigns-create-campaign"), fields)
+
+    assert response.status_code == 200 and not Campaign.objects.filter(slug="x").exists()
+    assert "spans-of-nothing" in response.content.decode()
