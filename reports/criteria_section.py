@@ -2,10 +2,12 @@
 
 import numpy as np
 import pandas as pd
+from django.core.cache import cache
 
 from annotation.criteria_scale import CRITERIA
 from annotation.tasktypes.criteria import ratings_frame
 from reports.analysis import criteria
+from reports.cache import CACHE_SECONDS, fingerprint
 from reports.frames import load_frames
 
 NO_SYSTEM = "(no system)"
@@ -20,7 +22,16 @@ TITLES = {
 
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
-    """PEM's tables for the real pairs and counted ratings of `campaigns`."""
+    """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
+    key = f"parasol-criteria:{fingerprint(campaigns)}"
+    tables = cache.get(key)
+    if tables is None:
+        tables = _criteria_tables(campaigns)
+        cache.set(key, tables, CACHE_SECONDS)
+    return tables
+
+
+def _criteria_tables(campaigns):
     frames = load_frames(campaigns, fields=("values",))
     pairs = frames.pairs.assign(system=frames.pairs["system"].replace("", NO_SYSTEM))
     judgments = frames.judgments.join(ratings_frame(frames.judgments).drop(columns="pair_id"))

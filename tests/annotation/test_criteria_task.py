@@ -136,3 +136,31 @@ def test_the_report_page_shows_pems_tables(client, criteria_campaign, researcher
 
     for title in ("PEM Table 1", "PEM Table 2", "Krippendorff", "pem_fit", "Each criterion by system"):
         assert title in body
+
+
+def test_report_out_writes_pems_tables_for_a_criteria_campaign(criteria_campaign, tmp_path):
+    pairs = list(criteria_campaign.real_pairs)
+    for offset in range(2):
+        judge = make_judge(criteria_campaign)
+        for position, pair in enumerate(pairs, start=10):
+            rating = 1 + (position + offset) % 5
+            ratings = {"adequacy": rating, "fluency": 4, "dissimilarity": 2, "overall": rating}
+            assign.record_judgment(judge.assignments.create(pair=pair, position=position, top="source"), ratings, 900)
+
+    call_command("report", "pem", "--out", str(tmp_path), "--no-figures", stdout=io.StringIO(), stderr=io.StringIO())
+
+    by_system = (tmp_path / "criteria_by_system.csv").read_text(encoding="utf-8").splitlines()
+    assert by_system[0] == "system,criterion,n,mean,std"
+    assert any(line.startswith("sys1,fluency,4,4.0,") for line in by_system)
+    assert (tmp_path / "criteria_alpha.csv").exists() and (tmp_path / "criteria_vs_overall.csv").exists()
+
+
+def test_a_french_judge_reads_the_criteria_and_their_examples_in_french(client, criteria_campaign):
+    judge = make_judge(criteria_campaign)
+    url = reverse("annotation-show-item", args=[criteria_campaign.slug, judge.token])
+
+    html = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    assert "Adéquation : le sens de la première phrase est-il conservé ?" in html
+    assert "Le sens survit, mais personne" in html and "fluidité 2" in html
+    assert "mots entièrement nouveaux" in html

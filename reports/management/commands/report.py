@@ -6,9 +6,11 @@ from pathlib import Path
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.tasktypes.registry import task_type_of
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.criteria_section import criteria_tables
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
 
@@ -59,6 +61,9 @@ class Command(BaseCommand):
             columns=["metric", "direction", "signature"],
         )
         write_csv(signatures, out / "signatures.csv")
+        if task_type_of(campaigns[slugs[0]]).name == "criteria":
+            for name, table in criteria_tables([campaigns[slug] for slug in slugs]).items():
+                write_csv(table, out / f"{name}.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if not options["no_figures"] and report.metrics:
             for spec in figure_specs(report):
