@@ -6,8 +6,9 @@ itself as its hypothesis); the answer storage key of each criterion in `Judgment
 
 CRITERIA = ["adequacy", "fluency", "dissimilarity", "overall"]
 RATINGS = [1, 2, 3, 4, 5]
-# The source as its own hypothesis: meaning kept, fluent, no wording changed. Overall is not
-# fixed (an unchanged sentence is a poor paraphrase), so it is not checked.
+# The source as its own hypothesis: meaning kept, fluent, no wording changed (PEM, section 5.1).
+# PEM also fixes its overall score at 2; a judge may fairly give 1 or 3 to an unchanged
+# sentence, so Overall is not checked.
 CONTROL_EXPECTED = {"adequacy": 5, "fluency": 5, "dissimilarity": 1}
 # A control is passed when every checked rating is within this distance of the expected one.
 CONTROL_TOLERANCE = 1
