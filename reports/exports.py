@@ -72,8 +72,24 @@ def computed_columns() -> set[str]:
     return names
 
 
+# Metadata columns come in this order, then any other key by name: PostgreSQL's jsonb does
+# not keep a file's column order, so the order is fixed here for every database.
+METADATA_ORDER = [
+    "system",
+    "generator",
+    "generator_revision",
+    "template",
+    "generation_run",
+    "candidate",
+    "decoding",
+    "seed",
+    "source_id",
+    "raw_output",
+]
+
+
 def metadata_columns(campaign) -> pd.DataFrame:
-    """One column per metadata key of the real pairs (first-seen order), keyed by `pair_id`.
+    """One column per metadata key of the real pairs (METADATA_ORDER, then by name), keyed by `pair_id`.
 
     Generation provenance (generator, template, decoding...) and an imported file's extra
     columns come out as they went in; a nested value is written as JSON. A key named like a
@@ -82,12 +98,13 @@ def metadata_columns(campaign) -> pd.DataFrame:
     """
     rows = campaign.real_pairs.order_by("pk").values_list("external_id", "metadata")
     skip = computed_columns()
-    records, keys = [], {}
+    records, keys = [], set()
     for pair_id, metadata in rows:
         metadata = metadata if isinstance(metadata, dict) else {}
         records.append({**{key: _cell(value) for key, value in metadata.items()}, "pair_id": pair_id})
-        keys.update(dict.fromkeys(key for key in metadata if key not in skip))
-    return pd.DataFrame.from_records(records, columns=["pair_id", *keys]).astype(object)
+        keys.update(key for key in metadata if key not in skip)
+    ordered = [key for key in METADATA_ORDER if key in keys] + sorted(keys - set(METADATA_ORDER))
+    return pd.DataFrame.from_records(records, columns=["pair_id", *ordered]).astype(object)
 
 
 def _cell(value):

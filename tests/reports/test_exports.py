@@ -213,14 +213,15 @@ def test_it_exports_generation_provenance_as_columns_after_the_scores(campaign):
 
     frame, _ = pairs_with_scores(campaign)
 
-    assert list(frame.columns) == [*PAIR_COLUMNS, *GENERATED]
+    provenance = ["generator", "generator_revision", "template", "generation_run", "candidate", "decoding", "seed"]
+    assert list(frame.columns) == [*PAIR_COLUMNS, *provenance]
     row = frame.iloc[0]
     assert (row["generator"], row["template"], row["candidate"]) == (GENERATED["generator"], "naive", 1)
     assert json.loads(row["decoding"]) == GENERATED["decoding"]
 
 
 def test_it_round_trips_an_imported_system_column(campaign, tmp_path):
-    corpus = b"id,source,hypothesis,label,system,note\nr1,A.,B.,1,gpt,=x\nr2,C.,D.,,t5,\nr3,E.,F.,0,,plain\n"
+    corpus = b"id,source,hypothesis,label,note,system,extra\nr1,A.,B.,1,=x,gpt,1\nr2,C.,D.,,,t5,2\nr3,E.,F.,0,x,,3\n"
     import_pairs(campaign, corpus, filename="systems.csv")
     first = tmp_path / "first.csv"
     write_csv(pairs_with_scores(campaign)[0], first)
@@ -232,5 +233,5 @@ def test_it_round_trips_an_imported_system_column(campaign, tmp_path):
 
     assert second.read_text(encoding="utf-8") == first.read_text(encoding="utf-8")
     header = first.read_text(encoding="utf-8").splitlines()[0].split(",")
-    assert header == [*PAIR_COLUMNS, "system", "note"]
+    assert header == [*PAIR_COLUMNS, "system", "extra", "note"]
     assert list(copy.pairs.filter(is_training=False).values_list("metadata__system", flat=True)) == ["gpt", "t5", ""]
