@@ -10,7 +10,8 @@ import pandas as pd
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.criteria_scale import CRITERIA, RATINGS
+from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
+from annotation.guidelines import criteria_examples
 
 from .base import AnswerForm, ReportSection, TaskType
 
@@ -67,8 +68,6 @@ class Criteria(TaskType):
         return {"criteria": criteria}
 
     def guideline_examples(self):
-        from annotation.guidelines import criteria_examples
-
         return criteria_examples()
 
     def answer(self, cleaned_data):
@@ -78,8 +77,7 @@ class Criteria(TaskType):
         return {"label": "", "values": answer}
 
     def control_passed(self, label, values, expected):
-        from annotation.criteria_scale import control_passed
-
+        # PEM's control: the expected ratings are fixed (criteria_scale), not the pair's gold label.
         return control_passed(values)
 
     def aggregate(self, judgments, pair_ids):
