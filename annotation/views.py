@@ -64,7 +64,12 @@ def welcome(request, slug):
     reason = joining.why_unavailable(campaign)
     if reason is not None:
         return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
-    context = {"campaign": campaign, "crowd": crowd, "protocol": protocol_of(campaign)}
+    context = {
+        "campaign": campaign,
+        "crowd": crowd,
+        "protocol": protocol_of(campaign),
+        "task_type": task_type_of(campaign),
+    }
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
             return render(request, "annotation/welcome.html", context | {"consent_missing": True})

@@ -40,6 +40,8 @@ class TaskType:
     # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
     pair_columns: list[str]
     report_section: ReportSection
+    # What the welcome page says the judge will do; None: the similarity protocol's wording.
+    introduction = None
     # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
     guidelines_template = "annotation/_guidelines_content.html"
     # The kinds of hidden control Parasol builds (annotation.controls): the source as its own

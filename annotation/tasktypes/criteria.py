@@ -49,6 +49,10 @@ class Criteria(TaskType):
     title = _("Criteria (PEM: adequacy, fluency, dissimilarity, overall)")
     judge_template = "annotation/tasktypes/_criteria.html"
     guidelines_template = "annotation/tasktypes/_criteria_guidelines.html"
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences and rate the second one on four "
+        "criteria: how much meaning it keeps, how fluent it is, how much its wording changed, and overall."
+    )
     answer_form = CriteriaAnswerForm
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
     stored_fields = ("values",)

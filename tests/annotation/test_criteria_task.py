@@ -164,3 +164,13 @@ def test_a_french_judge_reads_the_criteria_and_their_examples_in_french(client, 
     assert "Adéquation : le sens de la première phrase est-il conservé ?" in html
     assert "Le sens survit, mais personne" in html and "fluidité 2" in html
     assert "mots entièrement nouveaux" in html
+
+
+def test_the_welcome_page_says_what_a_criteria_judge_will_do(client, criteria_campaign):
+    url = reverse("annotation-welcome", args=[criteria_campaign.slug])
+
+    english = client.get(url).content.decode()
+    french = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    assert "rate the second one on four criteria" in english and "how close their meanings are" not in english
+    assert "noter la seconde sur quatre critères" in french
