@@ -22,7 +22,6 @@ from . import joining
 from .controls import protocol_of
 from .diff import word_diff
 from .forms import EnglishLevelForm
-from .guidelines import guideline_examples
 from .models import Judge
 from .tasktypes.registry import task_type_of
 
@@ -94,7 +93,12 @@ def welcome(request, slug):
     reason = joining.why_unavailable(campaign)
     if reason is not None:
         return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
-    context = {"campaign": campaign, "crowd": crowd, "protocol": protocol_of(campaign)}
+    context = {
+        "campaign": campaign,
+        "crowd": crowd,
+        "protocol": protocol_of(campaign),
+        "task_type": task_type_of(campaign),
+    }
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
             return render(request, "annotation/welcome.html", context | {"consent_missing": True})
@@ -133,7 +137,9 @@ def guidelines(request, slug, token):
             judge.guidelines_read_at = timezone.now()
             judge.save(update_fields=["guidelines_read_at"])
         return redirect("annotation-show-item", slug, token)
-    return render(request, "annotation/guidelines.html", {"judge": judge, "examples": guideline_examples()})
+    task_type = task_type_of(judge.campaign)
+    context = {"judge": judge, "task_type": task_type, "examples": task_type.guideline_examples()}
+    return render(request, "annotation/guidelines.html", context)
 
 
 def _item_context(judge, current):
@@ -168,7 +174,8 @@ def show_item(request, slug, token):
     current = assign.next_assignment(judge)
     if current is None:
         return redirect("annotation-thanks", slug, token)
-    context = _item_context(judge, current) | {"examples": guideline_examples()}
+    context = _item_context(judge, current)
+    context["examples"] = context["task_type"].guideline_examples()
     response = render(request, "annotation/item.html", context)
     return _remember_judge(response, judge)
 

@@ -35,6 +35,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "adaptive_overlap",
             "overlap_max",
             "is_open",
+            "task_type",
+            "system_keys",
             "judge_url",
             "created_at",
             "updated_at",
@@ -53,6 +55,12 @@ class CampaignSerializer(serializers.ModelSerializer):
     def _current(self):
         fields = ("overlap_target", "adaptive_overlap", "overlap_max")
         return {name: getattr(self.instance, name) for name in fields} if self.instance else {}
+
+    def validate_task_type(self, value):
+        problem = (self.instance or Campaign()).task_type_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
 
 class PairSerializer(serializers.ModelSerializer):

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .models import Campaign, refuse_reserved_slug
+from .models import TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -20,11 +20,13 @@ class CampaignForm(forms.ModelForm):
             "name",
             "slug",
             "description",
+            "task_type",
             "pairs_per_judge",
             "overlap_target",
             "adaptive_overlap",
             "overlap_max",
             "is_open",
+            "system_keys",
             "shared_with",
         ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
@@ -35,6 +37,14 @@ class CampaignForm(forms.ModelForm):
         self.fields["slug"].validators.append(refuse_reserved_slug)
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
+        self.fields["task_type"] = forms.ChoiceField(
+            choices=TASK_TYPE_CHOICES,
+            initial=self.instance.task_type,
+            required=False,  # left out: the campaign keeps its type (similarity for a new one)
+            help_text="What judges are asked about each pair; fixed once a judge has started.",
+        )
+        if self.instance.pk and self.instance.has_started():
+            self.fields["task_type"].disabled = True
         if not may_share:
             # Only the owner (or a superuser) decides who else sees the campaign.
             del self.fields["shared_with"]
@@ -52,6 +62,13 @@ class CampaignForm(forms.ModelForm):
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")
         return Campaign._meta.get_field("overlap_max").default if value is None else value
+
+    def clean_task_type(self):
+        task_type = self.cleaned_data["task_type"] or self.instance.task_type
+        problem = self.instance.task_type_problem(task_type)
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return task_type
 
 
 class UploadCorpusForm(forms.Form):

@@ -23,6 +23,11 @@ def refuse_reserved_slug(slug):
         raise ValidationError(f"“{slug}” is reserved; choose another slug.")
 
 
+# The task types a campaign may use, as (name, title): annotation's registry (a layer above,
+# which this one cannot import) fills it when Django starts (AnnotationConfig.ready).
+TASK_TYPE_CHOICES: list[tuple[str, str]] = []
+
+
 class CampaignQuerySet(models.QuerySet):
     def live(self):
         """Campaigns not in the trash."""
@@ -71,6 +76,14 @@ class Campaign(models.Model):
     # cannot import it, so the name is checked there, not with `choices` here.
     task_type = models.CharField(
         max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
+    )
+    # Which metadata keys name the system (generator) of a pair; empty: `system` when the
+    # pairs have one, else generator + template (reports.analysis.systems.system_names).
+    system_keys = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Metadata key(s), comma-separated, naming the system that produced each hypothesis "
+        "(empty: the 'system' column of an imported file, else generator + template).",
     )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
@@ -135,6 +148,24 @@ class Campaign(models.Model):
     def get_judge_url(self):
         return reverse("annotation-welcome", args=[self.slug])
 
+    def has_started(self):
+        """Whether a judge has been shown any of its pairs (its task type is then fixed)."""
+        return self.pairs.filter(assignments__isnull=False).exists()
+
+    def task_type_problem(self, task_type):
+        """Why the campaign cannot take `task_type` (unknown, or judges have started), or None."""
+        names = [name for name, _ in TASK_TYPE_CHOICES]
+        if task_type not in names:
+            return f"unknown task type {task_type!r}; choose one of {', '.join(names)}"
+        if self.pk and task_type != Campaign.objects.get(pk=self.pk).task_type and self.has_started():
+            return "judges have started this campaign: its task type can no longer change"
+        return None
+
+    def system_key_list(self):
+        """The metadata keys naming each pair's system, or None for the default."""
+        keys = [key.strip() for key in self.system_keys.split(",") if key.strip()]
+        return keys or None
+
     @property
     def real_pairs(self):
         return self.pairs.filter(is_training=False, is_control=False)
@@ -151,7 +182,7 @@ class Campaign(models.Model):
         """Give the campaign the project's default training trial if it has none of its own."""
         with transaction.atomic():
             if not self.pairs.filter(is_training=True).exists():
-                defaults = load_default_training_rows()
+                defaults = load_default_training_rows(self.task_type)
                 self._create_training_pairs((row["source"], row["hypothesis"], row.get("label")) for row in defaults)
 
     def replace_training_pairs(self, rows):
@@ -183,8 +214,10 @@ class Campaign(models.Model):
         )
 
 
-def load_default_training_rows():
-    with open(DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
+def load_default_training_rows(task_type=""):
+    """The project's training trial; a task type may have its own (fixtures/training_pairs_<task type>.jsonl)."""
+    own = DEFAULT_TRAINING_FILE.with_name(f"training_pairs_{task_type}.jsonl")
+    with open(own if task_type and own.exists() else DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     return rows[:TRAINING_TRIAL_SIZE]
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 import pandas as pd
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
-from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from reports.frames import (
     counted_judgments,
     judgment_log,
@@ -20,9 +20,12 @@ from reports.frames import (
     metric_details,
     metric_signatures,
     metrics_with_details,
+    pair_metadata,
     pair_pk_ranges,
+    pair_systems,
     pair_table,
 )
+from scoring.metrics.registry import metric_names
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -32,6 +35,7 @@ JUDGMENT_COLUMNS = [
     "english_level",
     "pair_id",
     "corpus",
+    "system",
     "label",
     "paraphrase",
     "is_training",
@@ -71,9 +75,9 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
 
 
 def pairs_with_scores(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The pairs export with one column per metric (then each metric's details), and the signatures of those columns."""
+    """The pairs export: one column per metric, each metric's details, one column per metadata key; the signatures."""
     columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns, detail_columns]), signatures
+    return pairs_frame(campaign, extra=[columns, detail_columns, metadata_columns]), signatures
 
 
 def detail_columns(campaign, signatures=None, pk_range=None) -> pd.DataFrame:
@@ -95,38 +99,111 @@ def pairs_with_scores_pages(campaign, size=None) -> tuple[Iterator[pd.DataFrame]
     """
     signatures, _notes = metric_signatures([campaign])
     details = [f"{metric}_details" for metric in metrics_with_details(campaign, signatures)]
-    columns = [*PAIR_ID_COLUMNS, *task_type_of(campaign).pair_columns, *signatures, *details]
+    keys = metadata_keys(campaign)
+    columns = [*PAIR_ID_COLUMNS, *task_type_of(campaign).pair_columns, *signatures, *details, *keys]
 
     def pages():
         for pk_range in pair_pk_ranges([campaign], size or EXPORT_CHUNK_ROWS):
             scores, _ = metric_columns(campaign, signatures, pk_range)
             kept = detail_columns(campaign, signatures, pk_range)
-            # A page whose pairs keep no details still has the columns, empty.
-            yield pairs_frame(campaign, extra=[scores, kept], pk_range=pk_range).reindex(columns=columns)
+            metadata = metadata_columns(campaign, pk_range, keys)
+            # A page whose pairs lack some details or keys still has those columns, empty.
+            yield pairs_frame(campaign, extra=[scores, kept, metadata], pk_range=pk_range).reindex(columns=columns)
 
     return pages(), columns, signatures
 
 
+def computed_columns() -> set[str]:
+    """Names of the columns the pairs export computes: the pair's own, every task type's results, every metric."""
+    names = set(PAIR_ID_COLUMNS) | set(metric_names()) | {f"{metric}_details" for metric in metric_names()}
+    for name in task_type_names():
+        names |= set(get_task_type(name).pair_columns)
+    return names
+
+
+# Metadata columns come in this order, then any other key by name: PostgreSQL's jsonb does
+# not keep a file's column order, so the order is fixed here for every database.
+METADATA_ORDER = [
+    "system",
+    "generator",
+    "generator_revision",
+    "template",
+    "generation_run",
+    "candidate",
+    "decoding",
+    "seed",
+    "source_id",
+    "raw_output",
+]
+
+
+def metadata_keys(campaign) -> list[str]:
+    """The metadata keys of the campaign's real pairs that become columns: METADATA_ORDER, then by name.
+
+    A key named like a computed column is left out: it is a stale copy from a re-imported
+    export, and the export computes that column afresh.
+    """
+    keys = set()
+    for metadata in campaign.real_pairs.values_list("metadata", flat=True).iterator(chunk_size=EXPORT_CHUNK_ROWS):
+        if isinstance(metadata, dict):
+            keys.update(metadata)
+    keys -= computed_columns()
+    return [key for key in METADATA_ORDER if key in keys] + sorted(keys - set(METADATA_ORDER))
+
+
+def metadata_columns(campaign, pk_range=None, keys=None) -> pd.DataFrame:
+    """One column per metadata key (`metadata_keys`) of the real pairs, keyed by `pair_id`; `pk_range`: one page.
+
+    Generation provenance (generator, template, decoding...) and an imported file's extra
+    columns come out as they went in; a nested value is written as JSON.
+    """
+    keys = metadata_keys(campaign) if keys is None else keys
+    rows = pair_metadata(campaign, pk_range)
+    records = []
+    for pair_id, metadata in rows:
+        metadata = metadata if isinstance(metadata, dict) else {}
+        records.append([pair_id, *(_cell(metadata.get(key)) for key in keys)])
+    return pd.DataFrame.from_records(records, columns=["pair_id", *keys]).astype(object)
+
+
+def _cell(value):
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value
+
+
 def judgments_frame(campaign) -> pd.DataFrame:
     """One row per judgment, training included (flagged), oldest first."""
-    return _judgment_rows(judgment_log(campaign))
+    return _judgment_rows(judgment_log(campaign), pair_systems(campaign))
 
 
 def judgments_frames(campaign, size=None) -> Iterator[pd.DataFrame]:
     """`judgments_frame` a page of at most `size` judgments at a time, oldest first."""
+    systems = pair_systems(campaign)
     for log in judgment_log_pages(campaign, size or EXPORT_CHUNK_ROWS):
-        yield _judgment_rows(log)
+        yield _judgment_rows(log, systems)
 
 
-def _judgment_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """The export's columns of a judgment log: binary label, typed flags, ISO times."""
+def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str]) -> pd.DataFrame:
+    """The export's columns of a judgment log: the pair's system, binary label, typed flags, ISO times."""
+    frame["system"] = frame["pair_id"].map(systems).fillna("").astype(object)
     frame["paraphrase"] = frame["label"].map(PARAPHRASE_OF_ANSWER).astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
     for flag in ("is_training", "is_control", "judge_excluded"):
         frame[flag] = frame[flag].astype(bool)
     for moment in ("shown_at", "answered_at"):
         frame[moment] = frame[moment].map(_iso)
-    return frame[JUDGMENT_COLUMNS]
+    # Answers kept in `values` (e.g. PEM's four ratings) get one column per key, after the label.
+    keys = list(dict.fromkeys(key for values in frame["values"] if isinstance(values, dict) for key in values))
+    raw = pd.DataFrame(
+        [[values.get(key) if isinstance(values, dict) else None for key in keys] for values in frame["values"]],
+        columns=keys,
+        index=frame.index,
+        dtype=object,
+    )
+    columns = JUDGMENT_COLUMNS[: JUDGMENT_COLUMNS.index("label") + 1] + keys
+    columns += JUDGMENT_COLUMNS[JUDGMENT_COLUMNS.index("label") + 1 :]
+    return pd.concat([frame.drop(columns="values"), raw], axis=1)[columns]
 
 
 def _iso(moment):

@@ -14,6 +14,7 @@ from django.db.models import Q
 from annotation.models import Judge, Judgment
 from campaigns.models import Pair
 from reports.analysis.oracle import verdicts_frame
+from reports.analysis.systems import system_names
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of
 from scoring.models import Score
@@ -54,23 +55,44 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
     Columns: `pk`, `campaign` (its slug), `external_id`, `corpus` (as stored), `source`,
-    `hypothesis`, `gold_label` (Int64) and the metadata keys of METADATA_COLUMNS.
+    `hypothesis`, `gold_label` (Int64), the metadata keys of METADATA_COLUMNS and `system`
+    (after each campaign's `system_keys`).
     """
     campaigns = list(campaigns)
     slug_of = {c.pk: c.slug for c in campaigns}
+    keys_of = {c.slug: c.system_key_list() for c in campaigns}
     rows = (
         _within(_real_pairs(campaigns), pk_range)
         .order_by("campaign_id", "pk")
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
-    records = []
+    records, metadatas = [], []
     for *columns, metadata in rows:
         columns[1] = slug_of[columns[1]]
         metadata = metadata if isinstance(metadata, dict) else {}
         records.append((*columns, *(metadata.get(key) for key in METADATA_COLUMNS)))
+        metadatas.append(metadata)
     pairs = pd.DataFrame.from_records(records, columns=[*PAIR_TABLE_COLUMNS, *METADATA_COLUMNS])
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
+    pairs["system"] = pd.Series("", index=pairs.index, dtype=object)
+    for slug, keys in keys_of.items():
+        rows_of_campaign = (pairs["campaign"] == slug).to_numpy()
+        if rows_of_campaign.any():
+            chosen = [m for m, keep in zip(metadatas, rows_of_campaign) if keep]
+            metadata = pd.DataFrame(chosen, index=range(len(chosen)))
+            pairs.loc[rows_of_campaign, "system"] = system_names(metadata, keys).to_numpy()
     return pairs
+
+
+def pair_metadata(campaign, pk_range: PkRange | None = None):
+    """(public id, metadata) of the campaign's real pairs, oldest first; `pk_range`: one page."""
+    return _within(campaign.real_pairs, pk_range).order_by("pk").values_list("external_id", "metadata")
+
+
+def pair_systems(campaign) -> dict[str, str]:
+    """Each real pair's system by its public id (training pairs and control items have none)."""
+    table = pair_table([campaign])
+    return dict(zip(table["external_id"], table["system"]))
 
 
 def counted_judgments(campaigns, include_excluded=False, fields=("label",), pk_range=None) -> pd.DataFrame:
@@ -96,6 +118,7 @@ JUDGMENT_LOG_FIELDS = {
     "pair_id": "pair__external_id",
     "corpus": "pair__corpus",
     "label": "label",
+    "values": "values",
     "is_training": "is_training",
     "is_control": "pair__is_control",
     "judge_excluded": "judge__excluded",
@@ -202,10 +225,11 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns) -> Frames:
+def load_frames(campaigns, fields=("label",)) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
+    `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
     """
     campaigns = list(campaigns)
     table = pair_table(campaigns)
@@ -215,12 +239,12 @@ def load_frames(campaigns) -> Frames:
         {
             "pair_id": pair_ids,
             "corpus": table["corpus"].where(table["corpus"].astype(bool), table["campaign"]),
-            **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS)},
+            **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
         }
     )
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=table["pk"].to_numpy())
 
-    judgments = counted_judgments(campaigns)
+    judgments = counted_judgments(campaigns, fields=fields)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
     scores = latest_metric_scores(campaigns)

@@ -16,8 +16,10 @@ from campaigns.access import campaign_for, csv_response, csv_stream_response, re
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
-from reports.analysis.present import SHOWN, TITLES, html
+from reports.analysis.present import SHOWN, SYSTEM_TABLES, TITLES, html
+from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.cache import figure_bytes, get_report
+from reports.criteria_section import criteria_tables, html_tables
 from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages
 from reports.figures import figure_specs
 from reports.frames import metric_signatures
@@ -64,7 +66,8 @@ def _tables(cached, query):
         }
 
     shown = [{**entry(name), "html": html(cached.report, name)} for name in SHOWN]
-    return shown, [entry(name) for name in TABLE_NAMES if name not in SHOWN]
+    systems = [{**entry(name), "html": html(cached.report, name)} for name in SYSTEM_TABLES]
+    return shown, [entry(name) for name in TABLE_NAMES if name not in SHOWN + SYSTEM_TABLES], systems
 
 
 def _figures(cached, campaigns, label_source):
@@ -86,7 +89,9 @@ def _render_report(request, campaigns, label_source, page_url):
     if cached is None:
         return _render_computing(request, campaigns, label_source, page_url, status)
     query = _query(campaigns, label_source)
-    tables, downloads = _tables(cached, query)
+    tables, downloads, system_tables = _tables(cached, query)
+    figures = _figures(cached, campaigns, label_source)
+    n_systems = len(cached.report.tables["systems"])
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -103,8 +108,17 @@ def _render_report(request, campaigns, label_source, page_url):
         "switch_urls": [(source, f"{page_url}?{_query(campaigns, source)}") for source in LABEL_SOURCES],
         "tables": tables,
         "downloads": downloads,
-        "figures": _figures(cached, campaigns, label_source),
+        "figures": [figure for figure in figures if figure["name"] != "systems"],
+        "systems": {
+            "n": n_systems,
+            "meaningful": n_systems >= MIN_SYSTEMS_FOR_CORRELATION,
+            "minimum": MIN_SYSTEMS_FOR_CORRELATION,
+            "tables": system_tables,
+            "figure": next((figure for figure in figures if figure["name"] == "systems"), None),
+        },
     }
+    if context["report_section"].name == "criteria":
+        context["criteria_tables"] = html_tables(criteria_tables(campaigns))
     template = "reports/_body.html" if request.htmx else "reports/report.html"
     return render(request, template, context)
 

@@ -43,6 +43,25 @@ class TaskType:
     # For adaptive overlap: the answers (values of the first stored field) voting for each side of a
     # binary outcome, `{1: [...], 0: [...]}`; None when the type has no such outcome (fixed overlap then).
     binary_votes: dict[int, list] | None = None
+    # What the welcome page says the judge will do; None: the similarity protocol's wording.
+    introduction = None
+    # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
+    guidelines_template = "annotation/_guidelines_content.html"
+    # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
+    # hypothesis ("identical") and another pair's hypothesis ("unrelated").
+    control_kinds = ("identical", "unrelated")
+
+    def guideline_examples(self) -> list:
+        """The worked examples `guidelines_template` shows."""
+        from annotation.guidelines import guideline_examples
+
+        return guideline_examples()
+
+    def control_passed(self, label, values, expected) -> bool:
+        """Whether an answer (stored `label` and `values`) to a control item matches its expected answer."""
+        from annotation.controls import passed
+
+        return label is not None and label != "" and passed(label, expected)
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""

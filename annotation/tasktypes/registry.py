@@ -9,6 +9,7 @@ from importlib import import_module
 
 TASK_TYPES = {
     "similarity": "annotation.tasktypes.similarity.Similarity",
+    "criteria": "annotation.tasktypes.criteria.Criteria",
 }
 DEFAULT_TASK_TYPE = "similarity"
 

@@ -10,6 +10,7 @@ import io
 import math
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 
@@ -102,4 +103,19 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
     if shown:
         axes[0].legend(loc="best", fontsize="small")
     figure.suptitle(f"Classification quality by {x} — {corpus}")
+    return _bytes(figure, fmt)
+
+
+def systems_figure(systems, *, fmt="png") -> bytes:
+    """Systems ranked by the human paraphrase rate, with their bootstrap 95% CIs over sources."""
+    ranked = systems.dropna(subset=["paraphrase_rate"]).sort_values("paraphrase_rate")
+    figure = Figure(figsize=(6.4, 0.9 + 0.4 * max(len(ranked), 1)), layout="constrained")
+    axis = figure.subplots()
+    rates = ranked["paraphrase_rate"].to_numpy(float)
+    errors = np.vstack([rates - ranked["ci_low"].to_numpy(float), ranked["ci_high"].to_numpy(float) - rates])
+    axis.errorbar(rates, np.arange(len(ranked)), xerr=np.nan_to_num(errors), fmt="o", color="tab:blue", capsize=3)
+    axis.set_yticks(np.arange(len(ranked)), ranked["system"].astype(str).tolist())
+    axis.set_xlim(-0.02, 1.02)
+    axis.set_xlabel("paraphrase rate (95% CI, sources resampled)")
+    figure.suptitle("Systems ranked by the judges")
     return _bytes(figure, fmt)

@@ -29,7 +29,12 @@ TITLES = {
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
     "oracle": "LLM oracle (llm_vote, llm_checked): verdicts by label, checker acceptance, accuracy when accepted, "
     "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
+    "systems": "Systems: paraphrase rate [95% CI over sources], answers and metric means",
+    "system_pairwise": "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
+    "system_correlation": "System-level correlation of each metric with the paraphrase rate",
 }
+# The Systems section of the page (shown when pairs name their system).
+SYSTEM_TABLES = ["systems", "system_pairwise", "system_correlation"]
 RATE_LABELS = {"threshold": "Threshold", "accuracy": "Acc.", "f1": "F1", "recall": "Recall", "precision": "Precision"}
 SHOWN = [
     "table2",

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, oracle, ranking, tables
+from reports.analysis import agreement, breakdowns, classification, oracle, ranking, systems, tables
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 
@@ -27,6 +27,9 @@ TABLE_NAMES = [
     "curves_threshold",
     "curves_rank",
     "oracle",
+    "systems",
+    "system_pairwise",
+    "system_correlation",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -68,9 +71,11 @@ def build_report(
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
     frame["corpus"] = frame["corpus"].astype(str)
+    if "system" not in frame:
+        frame["system"] = ""
     frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
     # The sentences are done with; dropping them keeps every row selection below cheap.
-    frame = frame.drop(columns=["source", "hypothesis"])
+    frame = frame.drop(columns=["hypothesis"])
     metrics = []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
@@ -84,6 +89,10 @@ def build_report(
         if np.ptp(frame.loc[scored, metric].to_numpy()) == 0:
             notes.append(f"{metric} gives the same score to every pair: thresholds and correlations say nothing.")
     notes += tables.corpus_notes(frame)
+    system_tables, system_notes = systems.system_report(
+        frame, judgments, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
+    )
+    notes += system_notes
 
     table3 = classification.table3(frame, metrics, directions, answers)
     mbd, mbd_notes = classification.mixed_balanced(
@@ -129,6 +138,7 @@ def build_report(
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
         "oracle": oracle.oracle_table(frame, verdicts),
+        **system_tables,
     }
     summary = {
         "n_pairs": len(frame),

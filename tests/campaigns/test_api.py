@@ -88,3 +88,16 @@ def test_the_openapi_schema_is_served_to_researchers_only(client, api):
     response = api.get("/api/schema/")
     assert response.status_code == 200
     assert b"/api/campaigns/{slug}/pairs/" in response.content
+
+
+def test_it_creates_a_criteria_campaign_with_system_keys_and_refuses_an_unknown_type(api):
+    response = api.post(
+        "/api/campaigns/",
+        {"slug": "pem", "name": "PEM", "task_type": "criteria", "system_keys": "generator"},
+        format="json",
+    )
+    refused = api.post("/api/campaigns/", {"slug": "bad", "name": "Bad", "task_type": "nope"}, format="json")
+
+    assert response.status_code == 201
+    assert (response.json()["task_type"], response.json()["system_keys"]) == ("criteria", "generator")
+    assert refused.status_code == 400 and "unknown task type 'nope'" in refused.content.decode()

@@ -6,17 +6,19 @@ from pathlib import Path
 import pandas as pd
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.tasktypes.registry import task_type_of
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.criteria_section import criteria_tables
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
 
 
 def _file_stem(spec):
-    """figure2, figure2_mrpc, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2" and spec.corpus == "Global":
-        return "figure2"
+    """figure2, figure2_mrpc, systems, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "systems" or (spec.kind == "figure2" and spec.corpus == "Global"):
+        return spec.kind
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
 
@@ -67,6 +69,9 @@ class Command(BaseCommand):
             columns=["metric", "direction", "signature"],
         )
         write_csv(signatures, out / "signatures.csv")
+        if task_type_of(campaigns[slugs[0]]).name == "criteria":
+            for name, table in criteria_tables([campaigns[slug] for slug in slugs]).items():
+                write_csv(table, out / f"{name}.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if not options["no_figures"] and report.metrics:
             for spec in figure_specs(report):
