@@ -8,6 +8,8 @@ from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.urls import reverse
 
+from scoring.metrics.words import word_tokens
+
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
 
@@ -138,6 +140,12 @@ class Pair(models.Model):
     # (the expected answer), excluded from every result.
     is_control = models.BooleanField(default=False)
     training_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The words judges tag, stored so that a tagging (word indexes) stays valid whatever
+    # the tokeniser becomes: {"source": [...], "hypothesis": [...]} (see `word_tokens`).
+    tokens = models.JSONField(default=dict, blank=True)
+    # A reference tagging (training feedback, or a pre-tagged corpus): 0/1 per stored token,
+    # {"source": [...], "hypothesis": [...]}; empty when the pair has none.
+    gold_tags = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -163,6 +171,7 @@ class Pair(models.Model):
         metadata=None,
         training_position=None,
         is_control=False,
+        gold_tags=None,
     ):
         """An unsaved pair (for `bulk_create`): the one constructor imports, training, controls and tests share.
 
@@ -179,4 +188,19 @@ class Pair(models.Model):
             is_training=training_position is not None,
             training_position=training_position,
             is_control=is_control,
+            tokens=tokens_of(source, hypothesis),
+            gold_tags=gold_tags or {},
         )
+
+    def words(self, side):
+        """One sentence's stored tokens ("source" or "hypothesis"); older pairs get theirs on first use."""
+        if not self.tokens:
+            self.tokens = tokens_of(self.source, self.hypothesis)
+            if self.pk is not None:
+                Pair.objects.filter(pk=self.pk).update(tokens=self.tokens)
+        return self.tokens[side]
+
+
+def tokens_of(source, hypothesis):
+    """The one place a pair's words are computed (display, storage and analysis share them)."""
+    return {"source": word_tokens(source), "hypothesis": word_tokens(hypothesis)}
