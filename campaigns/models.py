@@ -42,6 +42,10 @@ class Campaign(models.Model):
     task_type = models.CharField(
         max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
     )
+    span_highlight = models.BooleanField(
+        default=False,
+        help_text="Span tagging: highlight the words that differ (off by default: it would suggest the answer).",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -86,7 +90,9 @@ class Campaign(models.Model):
         with transaction.atomic():
             if not self.pairs.filter(is_training=True).exists():
                 defaults = load_default_training_rows()
-                self._create_training_pairs((row["source"], row["hypothesis"], row.get("label")) for row in defaults)
+                self._create_training_pairs(
+                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row)) for row in defaults
+                )
 
     def replace_training_pairs(self, rows):
         """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""
@@ -98,11 +104,11 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            self._create_training_pairs((row.source, row.hypothesis, row.gold_label) for row in rows)
+            self._create_training_pairs((row.source, row.hypothesis, row.gold_label, row.gold_tags) for row in rows)
         return len(rows)
 
-    def _create_training_pairs(self, triples):
-        """Training pairs, in order, from (source, hypothesis, gold label) triples."""
+    def _create_training_pairs(self, rows):
+        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging) tuples."""
         Pair.objects.bulk_create(
             Pair.build(
                 self,
@@ -111,10 +117,18 @@ class Campaign(models.Model):
                 source=source,
                 hypothesis=hypothesis,
                 gold_label=label,
+                gold_tags=tags,
                 training_position=position,
             )
-            for position, (source, hypothesis, label) in enumerate(triples, start=1)
+            for position, (source, hypothesis, label, tags) in enumerate(rows, start=1)
         )
+
+
+def gold_tags_of_record(record):
+    """The reference tagging of a trusted record ({"source_tags": [0/1...], "hypothesis_tags": [...]}), or {}."""
+    if "source_tags" not in record:
+        return {}
+    return {"source": record["source_tags"], "hypothesis": record["hypothesis_tags"]}
 
 
 def load_default_training_rows():

@@ -9,6 +9,8 @@ from importlib import import_module
 
 TASK_TYPES = {
     "similarity": "annotation.tasktypes.similarity.Similarity",
+    "spans": "annotation.tasktypes.spans.Spans",
+    "similarity+spans": "annotation.tasktypes.spans.SimilaritySpans",
 }
 DEFAULT_TASK_TYPE = "similarity"
 

@@ -32,5 +32,13 @@ class Migration(migrations.Migration):
             name="gold_tags",
             field=models.JSONField(blank=True, default=dict),
         ),
+        migrations.AddField(
+            model_name="campaign",
+            name="span_highlight",
+            field=models.BooleanField(
+                default=False,
+                help_text="Span tagging: highlight the words that differ (off by default: it would suggest the answer).",
+            ),
+        ),
         migrations.RunPython(store_tokens, migrations.RunPython.noop),
     ]

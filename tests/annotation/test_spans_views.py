@@ -1,0 +1,131 @@
+"""The span task types through Django's test client (the no-JavaScript form, and hostile input)."""
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Assignment, Judgment
+from campaigns.models import Campaign
+from tests.factories import add_pairs, make_judge, without_controls
+
+
+@pytest.fixture
+def spans_campaign(campaign):
+    campaign.task_type = "spans"
+    campaign.pairs_per_judge = 2
+    campaign.save()
+    add_pairs(campaign, 3)
+    return without_controls(campaign)
+
+
+def item_url(judge):
+    return reverse("annotation-show-item", args=[judge.campaign.slug, judge.token])
+
+
+def answer_url(judge):
+    return reverse("annotation-answer", args=[judge.campaign.slug, judge.token])
+
+
+def current(client, judge):
+    client.get(item_url(judge))
+    return Assignment.objects.select_related("pair").get(judge=judge, judgment__isnull=True)
+
+
+def test_it_shows_each_word_as_a_toggle_and_as_a_checkbox_without_javascript(client, spans_campaign):
+    judge = make_judge(spans_campaign)
+    page = client.get(item_url(judge)).content.decode()
+    pending = Assignment.objects.get(judge=judge)
+    for index, word in enumerate(pending.pair.words("source")):
+        assert f'data-field="source_tags" data-index="{index}">{word}</button>' in page
+        assert f'name="source_tags" value="{index}"' in page
+    assert 'aria-pressed="false"' in page
+    assert "Nothing to tag" in page
+    # The diff highlight is off by default in span tasks.
+    assert "<mark>" not in page and "word changed" not in page
+
+
+def test_the_campaign_option_turns_the_highlight_on(client, spans_campaign):
+    spans_campaign.span_highlight = True
+    spans_campaign.save()
+    judge = make_judge(spans_campaign)
+    page = client.get(item_url(judge)).content.decode()
+    # Training pair 2: "She forgot her umbrella on the bus." / "She left her umbrella at the office."
+    assert "word changed" in page
+
+
+def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(client, spans_campaign):
+    judge = make_judge(spans_campaign)
+    training = current(client, judge)
+    response = client.post(answer_url(judge), {"assignment": training.pk, "source_tags": ["0", "2"]})
+    assert response.status_code == 200
+    assert "Your tagging and the reference" in response.content.decode()
+    judgment = Judgment.objects.get(assignment=training)
+    assert judgment.values == {"source": [0, 2], "hypothesis": []}
+    assert judgment.label == ""
+
+
+def test_nothing_to_tag_stores_an_empty_tagging(client, spans_campaign):
+    judge = make_judge(spans_campaign)
+    training = current(client, judge)
+    client.post(answer_url(judge), {"assignment": training.pk, "nothing": "1", "source_tags": ["1"]})
+    assert Judgment.objects.get(assignment=training).values == {"source": [], "hypothesis": []}
+
+
+def test_an_empty_submit_without_confirmation_is_refused(client, spans_campaign):
+    judge = make_judge(spans_campaign)
+    training = current(client, judge)
+    response = client.post(answer_url(judge), {"assignment": training.pk})
+    assert response.status_code == 400
+    assert "Nothing to tag" in response.content.decode()
+    assert not Judgment.objects.exists()
+    client.post(answer_url(judge), {"assignment": training.pk, "empty_confirmed": "1"})
+    assert Judgment.objects.get().values == {"source": [], "hypothesis": []}
+
+
+@pytest.mark.parametrize("tags", [["99"], ["-1"], ["x"], ["1.5"]])
+def test_it_refuses_indexes_outside_the_sentence(client, spans_campaign, tags):
+    judge = make_judge(spans_campaign)
+    training = current(client, judge)
+    response = client.post(answer_url(judge), {"assignment": training.pk, "hypothesis_tags": tags})
+    assert response.status_code == 400
+    assert "nothing was stored" in response.content.decode() or "Nothing to tag" in response.content.decode()
+    assert not Judgment.objects.exists()
+
+
+def test_it_refuses_another_judges_assignment(client, spans_campaign):
+    owner, intruder = make_judge(spans_campaign), make_judge(spans_campaign)
+    theirs = current(client, owner)
+    response = client.post(answer_url(intruder), {"assignment": theirs.pk, "source_tags": ["0"]})
+    assert response.status_code == 400
+    assert "not assigned to you" in response.content.decode()
+    assert not Judgment.objects.exists()
+
+
+def test_it_refuses_a_tagging_for_a_pair_of_another_campaign(client, spans_campaign, researcher):
+    other = Campaign.objects.create(slug="other", name="Other", task_type="spans", created_by=researcher)
+    add_pairs(other, 1)
+    stranger = make_judge(other)
+    theirs = current(client, stranger)
+    judge = make_judge(spans_campaign)
+    response = client.post(answer_url(judge), {"assignment": theirs.pk, "source_tags": ["0"]})
+    assert response.status_code == 400
+    assert not Judgment.objects.exists()
+
+
+def test_similarity_and_spans_stores_both_answers(client, spans_campaign):
+    spans_campaign.task_type = "similarity+spans"
+    spans_campaign.save()
+    judge = make_judge(spans_campaign)
+    training = current(client, judge)
+    page = client.get(item_url(judge)).content.decode()
+    assert 'type="radio" name="label" value="same_meaning"' in page
+    response = client.post(answer_url(judge), {"assignment": training.pk, "source_tags": ["1"]})
+    assert response.status_code == 400
+    client.post(answer_url(judge), {"assignment": training.pk, "label": "mostly_similar", "hypothesis_tags": ["1"]})
+    judgment = Judgment.objects.get()
+    assert (judgment.label, judgment.values) == ("mostly_similar", {"source": [], "hypothesis": [1]})
+
+
+def test_the_guidelines_explain_span_tagging(client, spans_campaign):
+    judge = make_judge(spans_campaign, guidelines=False)
+    page = client.get(reverse("annotation-guidelines", args=[spans_campaign.slug, judge.token])).content.decode()
+    assert "no counterpart" in page and "Nothing to tag" in page
