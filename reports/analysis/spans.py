@@ -18,6 +18,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.tagging import SIDES, majority_word_tags
 from reports.analysis.common import orient
+
 SPAN = "GAP"  # seqeval's entity name for a run of tagged words
 
 
