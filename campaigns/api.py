@@ -6,12 +6,22 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from . import tasknames
 from .importers import CorpusImportError, import_rows
 from .models import Campaign, Pair
 
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+    task_type = serializers.CharField(required=False, default="similarity")
+
+    def validate_task_type(self, value):
+        problem = tasknames.unknown_task_message(value)
+        if problem is not None:
+            raise serializers.ValidationError(problem)
+        if self.instance is not None and value != self.instance.task_type:
+            raise serializers.ValidationError("the task type is chosen at creation and cannot change")
+        return value
 
     class Meta:
         model = Campaign
@@ -22,6 +32,8 @@ class CampaignSerializer(serializers.ModelSerializer):
             "pairs_per_judge",
             "overlap_target",
             "is_open",
+            "task_type",
+            "span_highlight",
             "judge_url",
             "created_at",
             "updated_at",

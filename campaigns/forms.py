@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
+from . import tasknames
 from .models import Campaign
 
 FORMAT_CHOICES = [
@@ -14,9 +15,29 @@ FORMAT_CHOICES = [
 
 
 class CampaignForm(forms.ModelForm):
+    task_type = forms.ChoiceField(
+        choices=tasknames.choices,
+        initial="similarity",
+        required=False,
+        help_text="What judges answer about each pair; fixed once the campaign exists.",
+    )
+
+    def clean_task_type(self):
+        return self.cleaned_data["task_type"] or "similarity"
+
     class Meta:
         model = Campaign
-        fields = ["name", "slug", "description", "pairs_per_judge", "overlap_target", "is_open", "shared_with"]
+        fields = [
+            "name",
+            "slug",
+            "description",
+            "task_type",
+            "span_highlight",
+            "pairs_per_judge",
+            "overlap_target",
+            "is_open",
+            "shared_with",
+        ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
@@ -24,6 +45,9 @@ class CampaignForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Only researchers (staff) can be given access.
         self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
+        if self.instance.pk is not None:
+            # Judgments already given are answers to this task type: it cannot change under them.
+            self.fields["task_type"].disabled = True
 
 
 class UploadCorpusForm(forms.Form):

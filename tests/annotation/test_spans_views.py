@@ -129,3 +129,33 @@ def test_the_guidelines_explain_span_tagging(client, spans_campaign):
     judge = make_judge(spans_campaign, guidelines=False)
     page = client.get(reverse("annotation-guidelines", args=[spans_campaign.slug, judge.token])).content.decode()
     assert "no counterpart" in page and "Nothing to tag" in page
+
+
+def test_a_researcher_creates_a_spans_campaign_with_the_form(client, researcher):
+    client.force_login(researcher)
+    data = {"name": "Tagged", "slug": "tagged", "task_type": "spans", "pairs_per_judge": 5, "overlap_target": 2}
+    response = client.post(reverse("campaigns-create-campaign"), data)
+    assert response.status_code == 302
+    assert Campaign.objects.get(slug="tagged").task_type == "spans"
+
+
+def test_the_api_creates_a_spans_campaign_and_refuses_an_unknown_type(client, researcher):
+    client.force_login(researcher)
+    url = "/api/campaigns/"
+    response = client.post(url, {"slug": "api-spans", "name": "A", "task_type": "similarity+spans"}, "application/json")
+    assert response.status_code == 201, response.content
+    assert Campaign.objects.get(slug="api-spans").task_type == "similarity+spans"
+    response = client.post(url, {"slug": "bad", "name": "B", "task_type": "ranking"}, "application/json")
+    assert response.status_code == 400
+    assert "known task types" in response.content.decode()
+
+
+def test_import_pairs_creates_a_spans_campaign(tmp_path, db):
+    from django.core.management import call_command
+
+    corpus = tmp_path / "pairs.jsonl"
+    corpus.write_text('{"source": "A cat sat.", "hypothesis": "A cat sat down."}\n')
+    call_command("import_pairs", "cli-spans", str(corpus), "--create", "--task", "spans")
+    campaign = Campaign.objects.get(slug="cli-spans")
+    assert campaign.task_type == "spans"
+    assert campaign.training_pairs.first().gold_tags["source"] == [0] * 8

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.db import transaction
 
+from campaigns import tasknames
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
 from campaigns.models import Campaign
 
@@ -21,12 +22,20 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, default="auto")
         parser.add_argument("--create", action="store_true", help="Create the campaign (open) if it does not exist.")
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
+        parser.add_argument(
+            "--task",
+            default="similarity",
+            help="With --create: the campaign's task type (similarity, spans, similarity+spans, ...).",
+        )
 
-    def handle(self, *args, campaign, file, format, create, corpus, **options):
+    def handle(self, *args, campaign, file, format, create, corpus, task, **options):
+        problem = tasknames.unknown_task_message(task)
+        if problem is not None:
+            raise CommandError(f"{problem[0].upper()}{problem[1:]}.")
         data = read_upload(file)
         try:
             with transaction.atomic():
-                target, created = get_campaign(campaign, create=create)
+                target, created = get_campaign(campaign, create=create, task_type=task)
                 result = import_pairs(target, data, format=format, filename=file.name, corpus=corpus)
         except CorpusImportError as error:
             raise CommandError(f"{file}: {error}. Nothing was imported.") from None
@@ -47,7 +56,7 @@ def read_upload(path):
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
 
 
-def get_campaign(slug, *, create):
+def get_campaign(slug, *, create, task_type="similarity"):
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is not None:
         return campaign, False
@@ -57,7 +66,7 @@ def get_campaign(slug, *, create):
         validate_slug(slug)
     except ValidationError:
         raise CommandError(f"{slug!r} is not a valid slug (letters, digits, hyphens, underscores).") from None
-    campaign = Campaign.objects.create(slug=slug, name=slug)
+    campaign = Campaign.objects.create(slug=slug, name=slug, task_type=task_type)
     try:
         campaign.ensure_training_pairs()
     except OSError as error:
