@@ -4,13 +4,15 @@
 their tie rules) come from the campaign's task type: `annotation.tasktypes`.
 """
 
+import json
 from collections.abc import Callable, Iterable
 
 import pandas as pd
+from django.http import HttpResponse
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
-from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table
+from reports.frames import counted_judgments, judgment_log, metric_columns, pair_table, tagging_log
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -73,5 +75,35 @@ def judgments_frame(campaign) -> pd.DataFrame:
     return frame[JUDGMENT_COLUMNS]
 
 
+# One line per tagging: ParaTag's fields (tokens and 0/1 tags per sentence), as `import_pairs` reads them back.
+TAGGING_FIELDS = [
+    "pair_id",
+    "judge",
+    "is_training",
+    "is_control",
+    "judge_excluded",
+    "source_tokens",
+    "source_tags",
+    "hypothesis_tokens",
+    "hypothesis_tags",
+]
+
+
+def tagging_lines(campaign) -> list[str]:
+    """The campaign's span taggings as JSON lines (one judgment each, oldest first)."""
+    frame = tagging_log(campaign)
+    return [
+        json.dumps({field: row[field] for field in TAGGING_FIELDS}, ensure_ascii=False)
+        for row in frame.to_dict("records")
+    ]
+
+
 def _iso(moment):
     return moment.isoformat() if moment is not None else None
+
+
+def jsonl_response(lines, filename):
+    """A JSON-lines download."""
+    response = HttpResponse("".join(f"{line}\n" for line in lines), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -17,7 +17,7 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import SHOWN, TITLES, html
 from reports.cache import figure_bytes, get_report
-from reports.exports import judgments_frame, pairs_with_scores
+from reports.exports import jsonl_response, judgments_frame, pairs_with_scores, tagging_lines
 from reports.figures import figure_specs
 from reports.frames import latest_metric_scores
 from scoring.service import signature_lines
@@ -163,3 +163,9 @@ def export_signatures(request, slug):
 def export_judgments(request, slug):
     campaign = campaign_for(request, slug)
     return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+
+
+@researcher_required
+def export_taggings(request, slug):
+    campaign = campaign_for(request, slug)
+    return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
