@@ -20,6 +20,7 @@ from reports.cache import figure_bytes, get_report
 from reports.exports import jsonl_response, judgments_frame, pairs_with_scores, tagging_lines
 from reports.figures import figure_specs
 from reports.frames import latest_metric_scores
+from reports.spans import is_span_campaign, span_tables_for_page
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
@@ -99,6 +100,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "tables": tables,
         "downloads": downloads,
         "figures": _figures(cached, campaigns, label_source),
+        "span_tables": span_tables_for_page(campaigns) if is_span_campaign(campaigns[0]) else [],
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"
     return render(request, template, context)

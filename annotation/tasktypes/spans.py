@@ -137,6 +137,11 @@ class SimilaritySpans(Spans):
     invalid_answer_message = _("Choose one of the five answers, then tag the words or choose “Nothing to tag”.")
     stored_fields = ("label", "values")
     pair_columns = [*Similarity.pair_columns, *Spans.pair_columns]
+    report_section = ReportSection(
+        name="similarity+spans",
+        title=_("Metrics against the judges' labels, and span tagging"),
+        template="annotation/tasktypes/_spans_report.html",
+    )
 
     def judge_context(self, assignment):
         return Similarity().judge_context(assignment) | super().judge_context(assignment)
