@@ -30,7 +30,7 @@ def tagged_campaign(campaign):
     campaign.save()
     import_pairs(campaign, CORPUS)
     without_controls(campaign)
-    for name, taggings in TAGGINGS.items():
+    for taggings in TAGGINGS.values():
         judge = make_judge(campaign)
         for position, (pair_id, (source, hypothesis)) in enumerate(taggings.items(), start=1):
             pair = campaign.pairs.get(external_id=pair_id)
