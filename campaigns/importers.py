@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
+from scoring.metrics.filters import bleu_range_reason
 from scoring.metrics.words import word_tokens
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
@@ -73,6 +74,8 @@ class PairRow:
 class ImportResult:
     count: int
     corpora: list[str]
+    # Rows left out by a filter (ParaTag's BLEU range): (location, reason).
+    rejected: list[tuple[str, str]] = field(default_factory=list)
 
 
 def parse_corpus(data: bytes, *, format="auto", filename="", default_corpus="") -> list[PairRow]:
@@ -109,10 +112,35 @@ def detect_format(text: str, filename="") -> str:
     return "tsv" if "\t" in header else "csv"
 
 
-def import_pairs(campaign, data: bytes, *, format="auto", filename="", corpus="") -> ImportResult:
-    """Parse a file and import all its pairs into the campaign, or none of them."""
+def import_pairs(campaign, data: bytes, *, format="auto", filename="", corpus="", bleu_range=None) -> ImportResult:
+    """Parse a file and import all its pairs into the campaign, or none of them.
+
+    With `bleu_range` (low, high), only pairs whose BLEU lies strictly inside are imported
+    (ParaTag's filter); the others are returned in `rejected` with the reason.
+    """
     rows = parse_corpus(data, format=format, filename=filename, default_corpus=corpus)
-    return _save_rows(campaign, rows)
+    rejected = []
+    if bleu_range is not None:
+        rows, rejected = filter_bleu_range(rows, *bleu_range)
+        if not rows:
+            raise CorpusImportError(
+                f"no pair has a BLEU inside ({bleu_range[0]:g}, {bleu_range[1]:g}); first: "
+                f"{rejected[0][0]}: {rejected[0][1]}"
+            )
+    result = _save_rows(campaign, rows)
+    result.rejected = rejected
+    return result
+
+
+def filter_bleu_range(rows, low, high):
+    """The rows whose BLEU lies strictly inside (low, high), and (location, reason) for the others."""
+    try:
+        reasons = [bleu_range_reason(row.source, row.hypothesis, low, high) for row in rows]
+    except ValueError as error:
+        raise CorpusImportError(str(error)) from None
+    kept = [row for row, reason in zip(rows, reasons, strict=True) if reason is None]
+    rejected = [(row.location, reason) for row, reason in zip(rows, reasons, strict=True) if reason is not None]
+    return kept, rejected
 
 
 def import_rows(campaign, rows, *, corpus="") -> ImportResult:

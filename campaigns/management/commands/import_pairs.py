@@ -23,12 +23,19 @@ class Command(BaseCommand):
         parser.add_argument("--create", action="store_true", help="Create the campaign (open) if it does not exist.")
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
         parser.add_argument(
+            "--bleu-range",
+            nargs=2,
+            type=float,
+            metavar=("LOW", "HIGH"),
+            help="Import only pairs whose BLEU (0-100) lies strictly between LOW and HIGH (ParaTag: 5 20).",
+        )
+        parser.add_argument(
             "--task",
             default="similarity",
             help="With --create: the campaign's task type (similarity, spans, similarity+spans, ...).",
         )
 
-    def handle(self, *args, campaign, file, format, create, corpus, task, **options):
+    def handle(self, *args, campaign, file, format, create, corpus, task, bleu_range, **options):
         problem = tasknames.unknown_task_message(task)
         if problem is not None:
             raise CommandError(f"{problem[0].upper()}{problem[1:]}.")
@@ -36,11 +43,15 @@ class Command(BaseCommand):
         try:
             with transaction.atomic():
                 target, created = get_campaign(campaign, create=create, task_type=task)
-                result = import_pairs(target, data, format=format, filename=file.name, corpus=corpus)
+                result = import_pairs(
+                    target, data, format=format, filename=file.name, corpus=corpus, bleu_range=bleu_range
+                )
         except CorpusImportError as error:
             raise CommandError(f"{file}: {error}. Nothing was imported.") from None
         if created:
             self.stdout.write(f"Created campaign {target.slug!r}.")
+        for location, reason in result.rejected:
+            self.stdout.write(f"Rejected {location}: {reason}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
         self.stdout.write(
             self.style.SUCCESS(f"Imported {result.count} pairs into campaign {target.slug!r} (corpus: {corpora}).")
