@@ -159,3 +159,12 @@ def test_import_pairs_creates_a_spans_campaign(tmp_path, db):
     campaign = Campaign.objects.get(slug="cli-spans")
     assert campaign.task_type == "spans"
     assert campaign.training_pairs.first().gold_tags["source"] == [0] * 8
+
+
+def test_the_span_page_speaks_french(client, spans_campaign):
+    judge = make_judge(spans_campaign)
+    page = client.get(item_url(judge), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    assert "Rien à marquer" in page and "Première phrase" in page
+    training = current(client, judge)
+    response = client.post(answer_url(judge), {"assignment": training.pk, "nothing": "1"}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert "Votre marquage et la référence" in response.content.decode()
