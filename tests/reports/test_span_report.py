@@ -96,3 +96,12 @@ def test_a_pre_tagged_corpus_is_analysed_without_judges(campaign, tmp_path):
     call_command("report", campaign.slug, "--out", str(tmp_path), "--no-figures")
     degree = pd.read_csv(tmp_path / "span_degree.csv")
     assert degree["tagged_share"].tolist() == [pytest.approx(2 / 8)]
+
+
+def test_the_researcher_pages_of_a_tagged_campaign_open(tagged_campaign, client, researcher):
+    client.force_login(researcher)
+    for name in ("campaigns-show-campaign", "campaigns-export-pairs", "campaigns-export-judgments"):
+        response = client.get(reverse(name, args=[tagged_campaign.slug]))
+        assert response.status_code == 200, name
+    dashboard = client.get(reverse("campaigns-show-campaign", args=[tagged_campaign.slug]))
+    assert b"Download span taggings" in dashboard.content
