@@ -173,20 +173,16 @@ def _changed_words(pair, highlight):
 
 
 def _indexes_in_changed_segments(words, segments):
-    """The words that fall inside a changed segment (segments cover the sentence, words follow in order)."""
-    changed, position, text = set(), 0, "".join(segment.text for segment in segments)
-    spans = []
-    for segment in segments:
-        spans.append((position, position + len(segment.text), segment.changed))
-        position += len(segment.text)
-    cursor = 0
+    """The words that start inside a changed segment (the segments cover the sentence, the words follow in order)."""
+    text = "".join(segment.text for segment in segments)
+    changed_at = [segment.changed for segment in segments for _ in segment.text]
+    changed, cursor = set(), 0
     for index, word in enumerate(words):
         start = text.find(word, cursor)
-        if start < 0:
-            continue
-        cursor = start + len(word)
-        if any(low <= start < high and is_changed for low, high, is_changed in spans):
-            changed.add(index)
+        if start >= 0:
+            cursor = start + len(word)
+            if changed_at[start]:
+                changed.add(index)
     return changed
 
 
