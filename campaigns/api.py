@@ -46,8 +46,18 @@ class PairSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Pair
-        fields = ["id", "corpus", "source", "hypothesis", "gold_label", "metadata", "is_training"]
-        read_only_fields = ["is_training"]
+        fields = [
+            "id",
+            "corpus",
+            "source",
+            "hypothesis",
+            "gold_label",
+            "metadata",
+            "is_training",
+            "tokens",
+            "gold_tags",
+        ]
+        read_only_fields = ["is_training", "tokens", "gold_tags"]
 
 
 class PairInputSerializer(serializers.Serializer):
