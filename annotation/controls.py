@@ -15,6 +15,7 @@ from django.db import transaction
 from campaigns.models import Pair
 
 from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
+from .tasktypes.registry import task_type_of
 
 
 def protocol_of(campaign):
@@ -23,6 +24,8 @@ def protocol_of(campaign):
 
 
 def controls_per_judge(campaign):
+    if not task_type_of(campaign).uses_controls:
+        return 0
     share = protocol_of(campaign).control_share
     if share <= 0:
         return 0

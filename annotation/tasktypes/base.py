@@ -43,6 +43,8 @@ class TaskType:
     # Whether the item shows the two sentences above the answer controls (a type whose
     # controls are the words themselves shows them once, in its own partial).
     shows_pair = True
+    # Hidden control items check the 5-way answer: a type without it shows none.
+    uses_controls = True
     # Replaces the similarity guidelines and examples when set.
     guidelines_template = ""
 

@@ -65,6 +65,8 @@ class Spans(TaskType):
     guidelines_template = "annotation/tasktypes/_spans_guidelines.html"
     # The words are the answer controls: the pair is not shown a second time above them.
     shows_pair = False
+    # Control items expect a 5-way answer; a tagging alone cannot pass or fail them.
+    uses_controls = False
     answer_form = SpansAnswerForm
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
@@ -132,6 +134,7 @@ class SimilaritySpans(Spans):
 
     name = "similarity+spans"
     title = _("Similarity (5-way) and span tagging")
+    uses_controls = True
     judge_template = "annotation/tasktypes/_similarity_spans.html"
     answer_form = SimilaritySpansAnswerForm
     invalid_answer_message = _("Choose one of the five answers, then tag the words or choose “Nothing to tag”.")

@@ -168,3 +168,31 @@ def test_the_span_page_speaks_french(client, spans_campaign):
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk, "nothing": "1"}, HTTP_ACCEPT_LANGUAGE="fr")
     assert "Votre marquage et la référence" in response.content.decode()
+
+
+def test_a_spans_campaign_shows_no_control_items_but_similarity_and_spans_does(campaign):
+    from annotation.controls import controls_per_judge
+
+    campaign.task_type = "spans"
+    assert controls_per_judge(campaign) == 0
+    campaign.task_type = "similarity+spans"
+    assert controls_per_judge(campaign) > 0
+
+
+def test_the_upload_form_applies_the_bleu_range(client, researcher, campaign):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.force_login(researcher)
+    source = "The cat sleeps on the old sofa in the living room."
+    data = (
+        f'{{"id": "copy", "source": "{source}", "hypothesis": "{source}"}}\n'
+        f'{{"id": "kept", "source": "{source}", "hypothesis": "A cat is asleep on the old couch in the lounge."}}\n'
+    )
+    upload = SimpleUploadedFile("pairs.jsonl", data.encode())
+    url = reverse("campaigns-upload-corpus", args=[campaign.slug])
+    response = client.post(url, {"file": upload, "format": "auto", "bleu_low": "5", "bleu_high": "20"}, follow=True)
+    assert list(campaign.real_pairs.values_list("external_id", flat=True)) == ["kept"]
+    assert "Rejected line 1: BLEU 100.0 is not below 20" in response.content.decode()
+    upload = SimpleUploadedFile("pairs.jsonl", data.encode())
+    response = client.post(url, {"file": upload, "format": "auto", "bleu_low": "5"})
+    assert "Give both ends of the BLEU range" in response.content.decode()
