@@ -105,3 +105,20 @@ def test_the_researcher_pages_of_a_tagged_campaign_open(tagged_campaign, client,
         assert response.status_code == 200, name
     dashboard = client.get(reverse("campaigns-show-campaign", args=[tagged_campaign.slug]))
     assert b"Download span taggings" in dashboard.content
+
+
+def test_the_degree_is_correlated_with_the_5_way_answers_when_judges_gave_both(campaign, tmp_path):
+    campaign.task_type = "similarity+spans"
+    campaign.save()
+    import_pairs(campaign, CORPUS)
+    without_controls(campaign)
+    judge = make_judge(campaign)
+    answers = {"a": ("mostly_similar", [1]), "b": ("same_meaning", []), "c": ("very_different", [3, 4])}
+    for position, (pair_id, (label, source)) in enumerate(answers.items(), start=1):
+        assignment = judge.assignments.create(pair=campaign.pairs.get(external_id=pair_id), position=position)
+        assign.record_judgment(assignment, {"label": label, "tagging": {"source": source, "hypothesis": []}})
+    call_command("report", campaign.slug, "--out", str(tmp_path), "--no-figures")
+    correlation = pd.read_csv(tmp_path / "span_correlation.csv").set_index("against")
+    row = correlation.loc["5-way answer (mean ordinal)"]
+    # More tagged words, less similar answers: a perfect inverse ranking on these three pairs.
+    assert row["n_pairs"] == 3 and row["spearman"] == pytest.approx(-1.0)
