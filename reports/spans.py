@@ -7,6 +7,7 @@ corpus and by system, and `span_correlation` (the degree against every metric an
 """
 
 import pandas as pd
+from django.urls import reverse
 
 from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
@@ -34,13 +35,15 @@ def is_span_campaign(campaign):
 
 
 def span_tables_for_page(campaigns) -> list[dict]:
-    """The span tables with their titles and HTML, for the report page."""
+    """The span tables with their titles and HTML, for the report page (CSV links when it shows one campaign)."""
     tables = span_tables(campaigns)
+    single = len(campaigns) == 1
     return [
         {
             "name": name,
             "title": title,
             "html": tables[name].to_html(index=False, float_format="{:.3f}".format, na_rep=""),
+            "csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name]) if single else None,
         }
         for name, title in SPAN_TABLE_TITLES.items()
     ]

@@ -20,7 +20,7 @@ from reports.cache import figure_bytes, get_report
 from reports.exports import jsonl_response, judgments_frame, pairs_with_scores, tagging_lines
 from reports.figures import figure_specs
 from reports.frames import latest_metric_scores
-from reports.spans import is_span_campaign, span_tables_for_page
+from reports.spans import SPAN_TABLE_TITLES, is_span_campaign, span_tables, span_tables_for_page
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
@@ -171,3 +171,11 @@ def export_judgments(request, slug):
 def export_taggings(request, slug):
     campaign = campaign_for(request, slug)
     return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
+
+
+@researcher_required
+def download_span_table(request, slug, name):
+    campaign = campaign_for(request, slug)
+    if name not in SPAN_TABLE_TITLES or not is_span_campaign(campaign):
+        raise Http404(f"No span table {name}")
+    return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")

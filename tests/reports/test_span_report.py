@@ -82,7 +82,12 @@ def test_the_report_page_shows_the_span_section(tagged_campaign, client, researc
     client.force_login(researcher)
     page = client.get(reverse("campaigns-show-report", args=[tagged_campaign.slug])).content.decode()
     assert "Span agreement (ParaTag)" in page
-    assert "Degree of paraphrase by corpus" in page or "Degree of paraphrase (share of tagged words) by corpus" in page
+    assert "Degree of paraphrase (share of tagged words) by corpus" in page
+    csv_url = reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
+    assert csv_url in page
+    table = client.get(csv_url).content.decode()
+    assert table.startswith("judge,n_judge_pairs,n_words,kappa,span_f1,word_accuracy")
+    assert client.get(reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
 
 
 def test_a_pre_tagged_corpus_is_analysed_without_judges(campaign, tmp_path):
