@@ -24,6 +24,8 @@ def protocol_of(campaign):
 
 
 def controls_per_judge(campaign):
+    if not task_type_of(campaign).uses_controls:
+        return 0
     share = protocol_of(campaign).control_share
     if share <= 0:
         return 0

@@ -190,12 +190,19 @@ def answer(request, slug, token):
     form = task_type.answer_form(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest(str(task_type.invalid_answer_message))
-    current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
+    current = judge.assignments.select_related("pair").filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
-        raise Http404("This pair is not assigned to you.")
+        return HttpResponseBadRequest("This pair is not assigned to you; nothing was stored.")
     if not hasattr(current, "judgment") and assign.answering_too_fast(judge):
         return HttpResponse(_("Too many answers in the last minute: take the time to read each pair."), status=429)
-    assign.record_judgment(current, task_type.answer(form.cleaned_data), form.cleaned_data.get("response_ms"))
+    answer = task_type.answer(form.cleaned_data)
+    problem = task_type.answer_problem(answer, current)
+    if problem is not None:
+        return HttpResponseBadRequest(f"{problem}; nothing was stored.")
+    judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
+    feedback = task_type.feedback(judgment) if current.is_training else None
+    if feedback is not None:
+        return _feedback(request, judge, feedback)
     following = assign.next_assignment(judge)
     if following is None:
         done_url = redirect("annotation-thanks", slug, token).url
@@ -203,6 +210,12 @@ def answer(request, slug, token):
     if request.htmx:
         return render(request, "annotation/_item.html", _item_context(judge, following))
     return redirect("annotation-show-item", slug, token)
+
+
+def _feedback(request, judge, feedback):
+    """After a training answer: the task type's feedback, then a link on to the next pair."""
+    context = {"judge": judge, "campaign": judge.campaign} | feedback
+    return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)
 
 
 @retry_if_locked

@@ -16,6 +16,7 @@ from .models import Campaign, Pair, refuse_reserved_slug
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+    task_type = serializers.CharField(required=False, default="similarity")
 
     def validate_slug(self, value):
         try:
@@ -37,6 +38,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "is_open",
             "task_type",
             "system_keys",
+            "span_highlight",
             "judge_url",
             "created_at",
             "updated_at",
@@ -68,8 +70,18 @@ class PairSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Pair
-        fields = ["id", "corpus", "source", "hypothesis", "gold_label", "metadata", "is_training"]
-        read_only_fields = ["is_training"]
+        fields = [
+            "id",
+            "corpus",
+            "source",
+            "hypothesis",
+            "gold_label",
+            "metadata",
+            "is_training",
+            "tokens",
+            "gold_tags",
+        ]
+        read_only_fields = ["is_training", "tokens", "gold_tags"]
 
 
 class PairInputSerializer(serializers.Serializer):

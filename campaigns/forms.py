@@ -27,6 +27,7 @@ class CampaignForm(forms.ModelForm):
             "overlap_max",
             "is_open",
             "system_keys",
+            "span_highlight",
             "shared_with",
         ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
@@ -87,8 +88,23 @@ class UploadCorpusForm(forms.Form):
         "(1 = paraphrase). They replace the controls Parasol would build itself.",
     )
 
+    bleu_low = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=100,
+        label="BLEU above",
+        help_text="ParaTag's filter: import only pairs whose BLEU (0–100) lies strictly between these (e.g. 5 and 20).",
+    )
+    bleu_high = forms.FloatField(required=False, min_value=0, max_value=100, label="BLEU below")
+
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("training") and cleaned.get("controls"):
             raise forms.ValidationError("A file is either the training trial or control items, not both.")
+        low, high = cleaned.get("bleu_low"), cleaned.get("bleu_high")
+        if (low is None) != (high is None):
+            raise forms.ValidationError("Give both ends of the BLEU range, or neither.")
+        if low is not None and low >= high:
+            raise forms.ValidationError("The BLEU range needs its lower end below its upper end.")
+        cleaned["bleu_range"] = (low, high) if low is not None else None
         return cleaned

@@ -18,6 +18,8 @@ from django.db import DataError, IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
+from scoring.metrics.filters import bleu_range_reason
+from scoring.metrics.words import word_tokens
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
 
@@ -35,6 +37,8 @@ COLUMN_ALIASES = {
     "label": ("label", "gold_label"),
     "corpus": ("corpus",),
 }
+# A pre-tagged pair's fields (as `export_pairs --spans` writes them); not metadata.
+TAGGING_KEYS = ("source_tags", "hypothesis_tags", "source_tokens", "hypothesis_tokens")
 GOLD_LABEL_OF_TEXT = {
     "1": 1,
     "yes": 1,
@@ -69,6 +73,8 @@ class PairRow:
     hypothesis: str
     gold_label: int | None
     metadata: dict = field(default_factory=dict)
+    # A reference tagging, 0/1 per word: {"source": [...], "hypothesis": [...]}, or {}.
+    gold_tags: dict = field(default_factory=dict)
     location: str = field(default="", compare=False)  # "line 3" or "row 3", for messages
 
 
@@ -76,6 +82,8 @@ class PairRow:
 class ImportResult:
     count: int
     corpora: list[str]
+    # Rows left out by a filter (ParaTag's BLEU range): (location, reason).
+    rejected: list[tuple[str, str]] = field(default_factory=list)
 
 
 # Rows per INSERT while streaming an import; also how often the progress callback runs.
@@ -127,14 +135,41 @@ def detect_format(text: str, filename="") -> str:
     return "tsv" if "\t" in header else "csv"
 
 
-def import_pairs(campaign, data: Source, *, format="auto", filename="", corpus="", progress=None) -> ImportResult:
+def import_pairs(
+    campaign, data: Source, *, format="auto", filename="", corpus="", progress=None, bleu_range=None
+) -> ImportResult:
     """Parse a file and import all its pairs into the campaign, or none of them.
 
     `data` is the file's bytes or a seekable binary file, streamed either way;
-    `progress(bytes_read)` reports how far the reading got.
+    `progress(bytes_read)` reports how far the reading got. With `bleu_range` (low, high),
+    only pairs whose BLEU lies strictly inside are imported (ParaTag's filter); the others
+    are returned in `rejected` with the reason.
     """
     rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
-    return _save_rows(campaign, rows)
+    rejected = []
+    if bleu_range is not None:
+        rows = _inside_bleu_range(rows, *bleu_range, rejected)
+    result = _save_rows(campaign, rows)
+    if result.count == 0 and rejected:
+        location, reason = rejected[0]
+        raise CorpusImportError(
+            f"no pair has a BLEU inside ({bleu_range[0]:g}, {bleu_range[1]:g}); first: {location}: {reason}"
+        )
+    result.rejected = rejected
+    return result
+
+
+def _inside_bleu_range(rows, low, high, rejected):
+    """The rows whose BLEU lies strictly inside (low, high); (location, reason) of the others go to `rejected`."""
+    for row in rows:
+        try:
+            reason = bleu_range_reason(row.source, row.hypothesis, low, high)
+        except ValueError as error:
+            raise CorpusImportError(str(error)) from None
+        if reason is None:
+            yield row
+        else:
+            rejected.append((row.location, reason))
 
 
 def import_rows(campaign, rows, *, corpus="") -> ImportResult:
@@ -222,6 +257,7 @@ class _IdAllocator:
             hypothesis=row.hypothesis,
             gold_label=row.gold_label,
             metadata=row.metadata,
+            gold_tags=row.gold_tags,
         )
         if row.external_id is None:
             self.pending[external_id] = pair
@@ -500,7 +536,7 @@ def _row_of_record(location, record, default_corpus):
     for name in ("source", "hypothesis"):
         if keys[name] is None:
             raise CorpusImportError(f"{location}: missing field {name!r}")
-    metadata = {key: value for key, value in record.items() if key not in keys.values()}
+    metadata = {key: value for key, value in record.items() if key not in keys.values() and key not in TAGGING_KEYS}
     if isinstance(metadata.get("metadata"), dict):
         metadata = {**metadata.pop("metadata"), **metadata}
     problem = _metadata_problem(metadata)
@@ -510,15 +546,48 @@ def _row_of_record(location, record, default_corpus):
     corpus = _text(record, keys["corpus"], location, "corpus") or default_corpus
     if len(corpus) > CORPUS_MAX_LENGTH:
         raise CorpusImportError(f"{location}: corpus name longer than {CORPUS_MAX_LENGTH} characters")
+    sentences = {side: _sentence(record, keys[side], location, side) for side in ("source", "hypothesis")}
     return PairRow(
         external_id=_external_id(record, keys["id"], location),
         corpus=corpus,
-        source=_sentence(record, keys["source"], location, "source"),
-        hypothesis=_sentence(record, keys["hypothesis"], location, "hypothesis"),
+        source=sentences["source"],
+        hypothesis=sentences["hypothesis"],
         gold_label=_gold_label(record, keys["label"], location),
         metadata=metadata,
+        gold_tags=_gold_tags(record, sentences, location),
         location=location,
     )
+
+
+def _gold_tags(record, sentences, location):
+    """A pre-tagged pair's tagging (`<side>_tags`: 0/1 per word of `word_tokens`), checked word for word."""
+    given = [side for side in sentences if record.get(f"{side}_tags") is not None]
+    if not given:
+        return {}
+    if len(given) == 1:
+        raise CorpusImportError(f"{location}: {given[0]}_tags is given without the other sentence's tags")
+    tags = {}
+    for side, sentence in sentences.items():
+        words = word_tokens(sentence)
+        value = record[f"{side}_tags"]
+        if isinstance(value, str):
+            # A CSV cell: the tags as a JSON list.
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError:
+                value = None
+        if not isinstance(value, list) or any(tag not in (0, 1) or isinstance(tag, float) for tag in value):
+            raise CorpusImportError(f"{location}: {side}_tags must be a list of 0 and 1, one per word")
+        if len(value) != len(words):
+            raise CorpusImportError(
+                f"{location}: {side}_tags has {len(value)} tags but the {side} has {len(words)} words: "
+                + " ".join(words)
+            )
+        stated = record.get(f"{side}_tokens")
+        if stated is not None and list(stated) != words:
+            raise CorpusImportError(f"{location}: {side}_tokens differ from Parasol's words: {' '.join(words)}")
+        tags[side] = [int(tag) for tag in value]
+    return tags
 
 
 def _text(record, key, location, name):

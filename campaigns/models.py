@@ -10,6 +10,8 @@ from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.metrics.words import word_tokens
+
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
 
@@ -85,6 +87,10 @@ class Campaign(models.Model):
         help_text="Metadata key(s), comma-separated, naming the system that produced each hypothesis "
         "(empty: the 'system' column of an imported file, else generator + template).",
     )
+    span_highlight = models.BooleanField(
+        default=False,
+        help_text="Span tagging: highlight the words that differ (off by default: it would suggest the answer).",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -156,7 +162,7 @@ class Campaign(models.Model):
         """Why the campaign cannot take `task_type` (unknown, or judges have started), or None."""
         names = [name for name, _ in TASK_TYPE_CHOICES]
         if task_type not in names:
-            return f"unknown task type {task_type!r}; choose one of {', '.join(names)}"
+            return f"unknown task type {task_type!r}; known task types: {', '.join(names)}"
         if self.pk and task_type != Campaign.objects.get(pk=self.pk).task_type and self.has_started():
             return "judges have started this campaign: its task type can no longer change"
         return None
@@ -183,7 +189,9 @@ class Campaign(models.Model):
         with transaction.atomic():
             if not self.pairs.filter(is_training=True).exists():
                 defaults = load_default_training_rows(self.task_type)
-                self._create_training_pairs((row["source"], row["hypothesis"], row.get("label")) for row in defaults)
+                self._create_training_pairs(
+                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row)) for row in defaults
+                )
 
     def replace_training_pairs(self, rows):
         """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""
@@ -195,11 +203,11 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            self._create_training_pairs((row.source, row.hypothesis, row.gold_label) for row in rows)
+            self._create_training_pairs((row.source, row.hypothesis, row.gold_label, row.gold_tags) for row in rows)
         return len(rows)
 
-    def _create_training_pairs(self, triples):
-        """Training pairs, in order, from (source, hypothesis, gold label) triples."""
+    def _create_training_pairs(self, rows):
+        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging) tuples."""
         Pair.objects.bulk_create(
             Pair.build(
                 self,
@@ -208,10 +216,18 @@ class Campaign(models.Model):
                 source=source,
                 hypothesis=hypothesis,
                 gold_label=label,
+                gold_tags=tags,
                 training_position=position,
             )
-            for position, (source, hypothesis, label) in enumerate(triples, start=1)
+            for position, (source, hypothesis, label, tags) in enumerate(rows, start=1)
         )
+
+
+def gold_tags_of_record(record):
+    """The reference tagging of a trusted record ({"source_tags": [0/1...], "hypothesis_tags": [...]}), or {}."""
+    if "source_tags" not in record:
+        return {}
+    return {"source": record["source_tags"], "hypothesis": record["hypothesis_tags"]}
 
 
 def load_default_training_rows(task_type=""):
@@ -239,6 +255,12 @@ class Pair(models.Model):
     # (the expected answer), excluded from every result.
     is_control = models.BooleanField(default=False)
     training_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The words judges tag, stored so that a tagging (word indexes) stays valid whatever
+    # the tokeniser becomes: {"source": [...], "hypothesis": [...]} (see `word_tokens`).
+    tokens = models.JSONField(default=dict, blank=True)
+    # A reference tagging (training feedback, or a pre-tagged corpus): 0/1 per stored token,
+    # {"source": [...], "hypothesis": [...]}; empty when the pair has none.
+    gold_tags = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -264,6 +286,7 @@ class Pair(models.Model):
         metadata=None,
         training_position=None,
         is_control=False,
+        gold_tags=None,
     ):
         """An unsaved pair (for `bulk_create`): the one constructor imports, training, controls and tests share.
 
@@ -280,4 +303,19 @@ class Pair(models.Model):
             is_training=training_position is not None,
             training_position=training_position,
             is_control=is_control,
+            tokens=tokens_of(source, hypothesis),
+            gold_tags=gold_tags or {},
         )
+
+    def words(self, side):
+        """One sentence's stored tokens ("source" or "hypothesis"); older pairs get theirs on first use."""
+        if not self.tokens:
+            self.tokens = tokens_of(self.source, self.hypothesis)
+            if self.pk is not None:
+                Pair.objects.filter(pk=self.pk).update(tokens=self.tokens)
+        return self.tokens[side]
+
+
+def tokens_of(source, hypothesis):
+    """The one place a pair's words are computed (display, storage and analysis share them)."""
+    return {"source": word_tokens(source), "hypothesis": word_tokens(hypothesis)}

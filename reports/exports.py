@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
+from django.http import HttpResponse
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
@@ -24,6 +25,7 @@ from reports.frames import (
     pair_pk_ranges,
     pair_systems,
     pair_table,
+    tagging_log,
 )
 from scoring.metrics.registry import metric_names
 
@@ -206,5 +208,35 @@ def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str]) -> pd.DataFrame
     return pd.concat([frame.drop(columns="values"), raw], axis=1)[columns]
 
 
+# One line per tagging: ParaTag's fields (tokens and 0/1 tags per sentence), as `import_pairs` reads them back.
+TAGGING_FIELDS = [
+    "pair_id",
+    "judge",
+    "is_training",
+    "is_control",
+    "judge_excluded",
+    "source_tokens",
+    "source_tags",
+    "hypothesis_tokens",
+    "hypothesis_tags",
+]
+
+
+def tagging_lines(campaign) -> list[str]:
+    """The campaign's span taggings as JSON lines (one judgment each, oldest first)."""
+    frame = tagging_log(campaign)
+    return [
+        json.dumps({field: row[field] for field in TAGGING_FIELDS}, ensure_ascii=False)
+        for row in frame.to_dict("records")
+    ]
+
+
 def _iso(moment):
     return moment.isoformat() if moment is not None else None
+
+
+def jsonl_response(lines, filename):
+    """A JSON-lines download."""
+    response = HttpResponse("".join(f"{line}\n" for line in lines), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

@@ -12,6 +12,7 @@ import pandas as pd
 from django.db.models import Q
 
 from annotation.models import Judge, Judgment
+from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
@@ -155,6 +156,46 @@ def judgment_log_pages(campaign, size: int) -> Iterator[pd.DataFrame]:
         yield judgment_log(campaign, judgments.filter(pk__in=[pk for _at, pk in keys]))
         at, pk = keys[-1]
         page = judgments.filter(Q(created_at__gt=at) | Q(created_at=at, pk__gt=pk))
+
+
+def tagging_log(campaign) -> pd.DataFrame:
+    """Every span tagging of a campaign, oldest first, training and excluded judges included (flagged).
+
+    Columns: `pair_pk`, `pair_id`, `judge` (pseudonym), `is_training`, `is_control`,
+    `judge_excluded`, then per side `<side>_tokens` (the stored words) and `<side>_tags` (0/1 per word).
+    """
+    judgments = (
+        Judgment.objects.filter(pair__campaign=campaign).select_related("pair", "judge").order_by("created_at", "pk")
+    )
+    rows = []
+    for judgment in judgments:
+        if not isinstance(judgment.values, dict) or not set(SIDES) <= set(judgment.values):
+            continue  # not a tagging (another task type's answer)
+        row = {
+            "pair_pk": judgment.pair_id,
+            "pair_id": judgment.pair.external_id,
+            "judge": judgment.judge.pseudonym,
+            "is_training": judgment.is_training,
+            "is_control": judgment.pair.is_control,
+            "judge_excluded": judgment.judge.excluded,
+        }
+        for side in SIDES:
+            words = judgment.pair.words(side)
+            row[f"{side}_tokens"] = words
+            row[f"{side}_tags"] = tags_of(judgment.values[side], len(words))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=TAGGING_LOG_COLUMNS)
+
+
+TAGGING_LOG_COLUMNS = [
+    "pair_pk",
+    "pair_id",
+    "judge",
+    "is_training",
+    "is_control",
+    "judge_excluded",
+    *(f"{side}_{what}" for side in SIDES for what in ("tokens", "tags")),
+]
 
 
 @dataclass

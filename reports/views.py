@@ -20,9 +20,10 @@ from reports.analysis.present import SHOWN, SYSTEM_TABLES, TITLES, html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.cache import figure_bytes, get_report
 from reports.criteria_section import criteria_tables, html_tables
-from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages
+from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 from reports.figures import figure_specs
 from reports.frames import metric_signatures
+from reports.spans import SPAN_TABLE_TITLES, is_span_campaign, span_tables, span_tables_for_page
 from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
@@ -116,6 +117,7 @@ def _render_report(request, campaigns, label_source, page_url):
             "tables": system_tables,
             "figure": next((figure for figure in figures if figure["name"] == "systems"), None),
         },
+        "span_tables": span_tables_for_page(campaigns) if is_span_campaign(campaigns[0]) else [],
     }
     if context["report_section"].name == "criteria":
         context["criteria_tables"] = html_tables(criteria_tables(campaigns))
@@ -199,3 +201,17 @@ def export_signatures(request, slug):
 def export_judgments(request, slug):
     campaign = campaign_for(request, slug)
     return csv_stream_response(judgments_frames(campaign), JUDGMENT_COLUMNS, f"{campaign.slug}-judgments.csv")
+
+
+@researcher_required
+def export_taggings(request, slug):
+    campaign = campaign_for(request, slug)
+    return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
+
+
+@researcher_required
+def download_span_table(request, slug, name):
+    campaign = campaign_for(request, slug)
+    if name not in SPAN_TABLE_TITLES or not is_span_campaign(campaign):
+        raise Http404(f"No span table {name}")
+    return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")

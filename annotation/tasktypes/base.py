@@ -63,6 +63,12 @@ class TaskType:
 
         return label is not None and label != "" and passed(label, expected)
 
+    # Whether the item shows the two sentences above the answer controls (a type whose
+    # controls are the words themselves shows them once, in its own partial).
+    shows_pair = True
+    # Hidden control items check the 5-way answer: a type without it shows none.
+    uses_controls = True
+
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
         return {}
@@ -70,6 +76,14 @@ class TaskType:
     def answer(self, cleaned_data):
         """The judge's answer, taken from a valid `answer_form`'s cleaned data."""
         raise NotImplementedError
+
+    def answer_problem(self, answer, assignment) -> str | None:
+        """Why a valid-looking answer cannot apply to this assignment's pair (a 400), or None."""
+        return None
+
+    def feedback(self, judgment) -> dict | None:
+        """Context for the feedback shown after a training answer, or None to move straight on."""
+        return None
 
     def judgment_fields(self, answer) -> dict:
         """How an answer is stored: the `Judgment` fields to create with it."""

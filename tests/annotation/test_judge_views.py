@@ -132,7 +132,8 @@ def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign
         reverse("annotation-answer", args=[open_campaign.slug, intruder.token]),
         {"assignment": theirs.pk, "label": "same_meaning"},
     )
-    assert response.status_code == 404
+    assert response.status_code == 400
+    assert b"not assigned to you" in response.content
     assert not Judgment.objects.exists()
 
 

@@ -26,8 +26,15 @@ class Command(BaseCommand):
             choices=[name for name, _ in TASK_TYPE_CHOICES],
             help="With --create: the task type judges answer (default: similarity).",
         )
+        parser.add_argument(
+            "--bleu-range",
+            nargs=2,
+            type=float,
+            metavar=("LOW", "HIGH"),
+            help="Import only pairs whose BLEU (0-100) lies strictly between LOW and HIGH (ParaTag: 5 20).",
+        )
 
-    def handle(self, *args, campaign, file, format, create, corpus, task=None, **options):
+    def handle(self, *args, campaign, file, format, create, corpus, task=None, bleu_range=None, **options):
         # The file is streamed: rows are validated and inserted chunk by chunk in one transaction.
         with open_upload(file) as handle:
             bar = ProgressBar(handle.seek(0, 2), "reading", stream=self.stderr, unit="MiB")
@@ -36,7 +43,13 @@ class Command(BaseCommand):
                 with transaction.atomic():
                     target, created = get_campaign(campaign, create=create, task_type=task)
                     result = import_pairs(
-                        target, handle, format=format, filename=file.name, corpus=corpus, progress=bar.set
+                        target,
+                        handle,
+                        format=format,
+                        filename=file.name,
+                        corpus=corpus,
+                        progress=bar.set,
+                        bleu_range=bleu_range,
                     )
             except CorpusImportError as error:
                 raise CommandError(f"{file}: {error}. Nothing was imported.") from None
@@ -44,6 +57,8 @@ class Command(BaseCommand):
                 bar.close()
         if created:
             self.stdout.write(f"Created campaign {target.slug!r}.")
+        for location, reason in result.rejected:
+            self.stdout.write(f"Rejected {location}: {reason}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
         self.stdout.write(
             self.style.SUCCESS(f"Imported {result.count} pairs into campaign {target.slug!r} (corpus: {corpora}).")

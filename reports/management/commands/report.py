@@ -13,6 +13,7 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
 from reports.criteria_section import criteria_tables
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
+from reports.spans import is_span_campaign, span_tables
 
 
 def _file_stem(spec):
@@ -69,8 +70,13 @@ class Command(BaseCommand):
             columns=["metric", "direction", "signature"],
         )
         write_csv(signatures, out / "signatures.csv")
-        if task_type_of(campaigns[slugs[0]]).name == "criteria":
-            for name, table in criteria_tables([campaigns[slug] for slug in slugs]).items():
+        chosen = [campaigns[slug] for slug in slugs]
+        if task_type_of(chosen[0]).name == "criteria":
+            for name, table in criteria_tables(chosen).items():
+                write_csv(table, out / f"{name}.csv")
+        if any(is_span_campaign(campaign) for campaign in chosen):
+            # span_agreement.csv, span_degree.csv and the rest of the span tagging report.
+            for name, table in span_tables(chosen).items():
                 write_csv(table, out / f"{name}.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if not options["no_figures"] and report.metrics:
