@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign
-from tests.factories import add_pairs, make_judge, without_controls
+from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
 @pytest.fixture
@@ -26,12 +26,14 @@ def answer_url(judge):
 
 
 def current(client, judge):
+    remember(client, judge)
     client.get(item_url(judge))
     return Assignment.objects.select_related("pair").get(judge=judge, judgment__isnull=True)
 
 
 def test_it_shows_each_word_as_a_toggle_and_as_a_checkbox_without_javascript(client, spans_campaign):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     page = client.get(item_url(judge)).content.decode()
     pending = Assignment.objects.get(judge=judge)
     for index, word in enumerate(pending.pair.words("source")):
@@ -47,6 +49,7 @@ def test_the_campaign_option_turns_the_highlight_on(client, spans_campaign):
     spans_campaign.span_highlight = True
     spans_campaign.save()
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     page = client.get(item_url(judge)).content.decode()
     # Training pair 2: "She forgot her umbrella on the bus." / "She left her umbrella at the office."
     assert "word changed" in page
@@ -54,6 +57,7 @@ def test_the_campaign_option_turns_the_highlight_on(client, spans_campaign):
 
 def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(client, spans_campaign):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk, "source_tags": ["0", "2"]})
     assert response.status_code == 200
@@ -65,6 +69,7 @@ def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(cli
 
 def test_nothing_to_tag_stores_an_empty_tagging(client, spans_campaign):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     training = current(client, judge)
     client.post(answer_url(judge), {"assignment": training.pk, "nothing": "1", "source_tags": ["1"]})
     assert Judgment.objects.get(assignment=training).values == {"source": [], "hypothesis": []}
@@ -72,6 +77,7 @@ def test_nothing_to_tag_stores_an_empty_tagging(client, spans_campaign):
 
 def test_an_empty_submit_without_confirmation_is_refused(client, spans_campaign):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk})
     assert response.status_code == 400
@@ -84,6 +90,7 @@ def test_an_empty_submit_without_confirmation_is_refused(client, spans_campaign)
 @pytest.mark.parametrize("tags", [["99"], ["-1"], ["x"], ["1.5"]])
 def test_it_refuses_indexes_outside_the_sentence(client, spans_campaign, tags):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk, "hypothesis_tags": tags})
     assert response.status_code == 400
@@ -106,6 +113,7 @@ def test_it_refuses_a_tagging_for_a_pair_of_another_campaign(client, spans_campa
     stranger = make_judge(other)
     theirs = current(client, stranger)
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     response = client.post(answer_url(judge), {"assignment": theirs.pk, "source_tags": ["0"]})
     assert response.status_code == 400
     assert not Judgment.objects.exists()
@@ -115,6 +123,7 @@ def test_similarity_and_spans_stores_both_answers(client, spans_campaign):
     spans_campaign.task_type = "similarity+spans"
     spans_campaign.save()
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     training = current(client, judge)
     page = client.get(item_url(judge)).content.decode()
     assert 'type="radio" name="label" value="same_meaning"' in page
@@ -127,6 +136,7 @@ def test_similarity_and_spans_stores_both_answers(client, spans_campaign):
 
 def test_the_guidelines_explain_span_tagging(client, spans_campaign):
     judge = make_judge(spans_campaign, guidelines=False)
+    remember(client, judge)
     page = client.get(reverse("annotation-guidelines", args=[spans_campaign.slug, judge.token])).content.decode()
     assert "no counterpart" in page and "Nothing to tag" in page
 
@@ -163,6 +173,7 @@ def test_import_pairs_creates_a_spans_campaign(tmp_path, db):
 
 def test_the_span_page_speaks_french(client, spans_campaign):
     judge = make_judge(spans_campaign)
+    remember(client, judge)
     page = client.get(item_url(judge), HTTP_ACCEPT_LANGUAGE="fr").content.decode()
     assert "Rien à marquer" in page and "Première phrase" in page
     training = current(client, judge)
