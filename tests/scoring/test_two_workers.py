@@ -33,7 +33,7 @@ def start(broker, name, queues="cpu"):
     return servers.start_worker(broker, servers.database_env(connection), queues=queues, extra_env=env, name=name)
 
 
-def wait_until(condition, timeout=90):
+def wait_until(condition, timeout=300):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -46,9 +46,24 @@ def nodes_answering():
     return {name.split("@")[0] for reply in celery_app.control.ping(timeout=1.0) for name in reply}
 
 
-def tasks_done_per_node():
-    stats = celery_app.control.inspect(timeout=1.0).stats() or {}
-    return {name.split("@")[0]: sum(node.get("total", {}).values()) for name, node in stats.items()}
+def tasks_done_per_node(nodes):
+    """Tasks each worker ran, once every one of `nodes` has answered (a loaded machine answers late)."""
+    done = {}
+
+    def all_answered():
+        stats = celery_app.control.inspect(timeout=2.0).stats() or {}
+        done.update({name.split("@")[0]: sum(node.get("total", {}).values()) for name, node in stats.items()})
+        return set(nodes) <= set(done)
+
+    wait_until(all_answered)
+    return done
+
+
+def node_named(prefix):
+    """The full node name of a running worker, once it answers a ping."""
+    found = []
+    wait_until(lambda: found.extend(n for r in celery_app.control.ping(timeout=2.0) for n in r if prefix in n) or found)
+    return found[0]
 
 
 def queue_batches(campaign, size):
@@ -86,8 +101,8 @@ def test_two_workers_score_disjoint_batches_and_every_pair_once(broker, corpus):
     try:
         assert wait_until(lambda: nodes_answering() == {"alpha", "beta"}), "the two workers never came up"
         results = queue_batches(corpus, size=4)
-        computed = sum(result.get(timeout=120) for result in results)
-        per_node = tasks_done_per_node()
+        computed = sum(result.get(timeout=600) for result in results)
+        per_node = tasks_done_per_node(["alpha", "beta"])
     finally:
         for worker in workers:
             servers.stop(worker)
@@ -99,24 +114,28 @@ def test_two_workers_score_disjoint_batches_and_every_pair_once(broker, corpus):
 
 
 def test_a_worker_joining_and_one_leaving_mid_run_change_nothing(broker, corpus):
+    # Enough one-pair tasks that the run outlasts the hand-over, however fast the machine.
+    corpus.pairs.all().delete()
+    add_pairs(corpus, 600)
+    n_pairs = corpus.real_pairs.count()
     first = start(broker, "first")
     # The newcomer starts on an idle queue and joins `cpu` mid-run: starting a process takes
     # longer than the whole run, so it must be up before it joins.
     second = start(broker, "second", queues="idle")
     try:
         assert wait_until(lambda: nodes_answering() == {"first", "second"}), "the workers never came up"
+        second_node = node_named("second")
         results = queue_batches(corpus, size=1)
         assert wait_until(lambda: Score.objects.count() >= 10), "the first worker never started"
-        second_node = next(name for reply in celery_app.control.ping(timeout=1.0) for name in reply if "second" in name)
         celery_app.control.add_consumer("cpu", destination=[second_node], reply=True)
         servers.stop(first)  # a warm shutdown: the task in hand finishes, the rest stay queued
         at_leave = Score.objects.count()
-        computed = sum(result.get(timeout=120) for result in results)
-        per_node = tasks_done_per_node()
+        computed = sum(result.get(timeout=600) for result in results)
+        per_node = tasks_done_per_node(["second"])
     finally:
         servers.stop(first)
         servers.stop(second)
-    assert at_leave < 120 * len(METRICS), "the run ended before the first worker left: nothing was tested"
+    assert at_leave < n_pairs * len(METRICS), "the run ended before the first worker left: nothing was tested"
     assert per_node.get("second", 0) > 0, per_node
-    assert computed == 120 * len(METRICS)
+    assert computed == n_pairs * len(METRICS)
     assert stored_scores() == pytest.approx(expected_scores(corpus))
