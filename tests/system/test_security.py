@@ -162,6 +162,8 @@ GET_ONLY = {
     "campaigns-export-pairs",
     "campaigns-export-signatures",
     "campaigns-export-judgments",
+    "campaigns-export-taggings",
+    "campaigns-download-span-table",
     "campaigns-list-generations",
     "campaigns-show-generation",
     "campaigns-edit-template",
