@@ -42,10 +42,16 @@ def _remember_judge(response, judge):
     return response
 
 
-def _get_judge(slug, token):
-    """A judge reaches only their own campaign and assignments; anything else is a 404."""
-    judges = Judge.objects.select_related("campaign").filter(campaign__deleted_at__isnull=True)
-    judge = judges.filter(token=token, campaign__slug=slug).first()
+def _get_judge(request, slug, token):
+    """A judge reaches only their own campaign and assignments; anything else is a 404.
+
+    `token` is the judge's secret, or `Judge.path_token` when this browser's cookie holds it.
+    """
+    judges = Judge.objects.select_related("campaign").filter(campaign__deleted_at__isnull=True, campaign__slug=slug)
+    if token == Judge.path_token:
+        campaign = Campaign.objects.filter(slug=slug).first()
+        token = request.COOKIES.get(_cookie_name(campaign)) if campaign is not None else None
+    judge = judges.filter(token=token).first() if token else None
     if judge is None:
         raise Http404("No such judge in this campaign.")
     return judge
@@ -61,7 +67,7 @@ def _judge_page(request, slug, token):
     A link that carries someone else's token must not silently make this browser
     work (or keep working) inside their judge.
     """
-    judge = _get_judge(slug, token)
+    judge = _get_judge(request, slug, token)
     if request.method == "GET" and not _holds_token(request, judge):
         return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
     return judge, None
@@ -70,16 +76,16 @@ def _judge_page(request, slug, token):
 @require_POST
 def adopt(request, slug, token):
     """This browser continues the judge whose link it opened, after saying so."""
-    judge = _get_judge(slug, token)
-    return _remember_judge(redirect("annotation-show-item", slug, token), judge)
+    judge = _get_judge(request, slug, token)
+    return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
 
 
 def _step_url(judge):
     """Where the judge should be now, given what they have done."""
     if not judge.english_level:
-        return redirect("annotation-english-level", judge.campaign.slug, judge.token)
+        return redirect("annotation-english-level", judge.campaign.slug, Judge.path_token)
     if judge.guidelines_read_at is None:
-        return redirect("annotation-guidelines", judge.campaign.slug, judge.token)
+        return redirect("annotation-guidelines", judge.campaign.slug, Judge.path_token)
     return None
 
 
@@ -89,7 +95,7 @@ def welcome(request, slug):
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
     judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
     if judge is not None:
-        return _remember_judge(redirect("annotation-show-item", slug, judge.token), judge)
+        return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
     reason = joining.why_unavailable(campaign)
     if reason is not None:
         return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
@@ -108,7 +114,7 @@ def welcome(request, slug):
         judge = joining.join(campaign, key=key, crowd=crowd)
         if judge is None:
             return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
-        return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
+        return _remember_judge(redirect("annotation-english-level", slug, Judge.path_token), judge)
     return render(request, "annotation/welcome.html", context)
 
 
@@ -119,11 +125,11 @@ def english_level(request, slug, token):
         return confirm
     if judge.judgments.filter(is_training=False).exists():
         # Locked once real judging starts: results are broken down by the level given before.
-        return redirect("annotation-show-item", slug, token)
+        return redirect("annotation-show-item", slug, Judge.path_token)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
-        return redirect("annotation-guidelines", slug, token)
+        return redirect("annotation-guidelines", slug, Judge.path_token)
     return _remember_judge(render(request, "annotation/english_level.html", {"judge": judge, "form": form}), judge)
 
 
@@ -136,7 +142,7 @@ def guidelines(request, slug, token):
         if judge.guidelines_read_at is None:
             judge.guidelines_read_at = timezone.now()
             judge.save(update_fields=["guidelines_read_at"])
-        return redirect("annotation-show-item", slug, token)
+        return redirect("annotation-show-item", slug, Judge.path_token)
     task_type = task_type_of(judge.campaign)
     context = {"judge": judge, "task_type": task_type, "examples": task_type.guideline_examples()}
     return render(request, "annotation/guidelines.html", context)
@@ -173,7 +179,7 @@ def show_item(request, slug, token):
         return step
     current = assign.next_assignment(judge)
     if current is None:
-        return redirect("annotation-thanks", slug, token)
+        return redirect("annotation-thanks", slug, Judge.path_token)
     context = _item_context(judge, current)
     context["examples"] = context["task_type"].guideline_examples()
     response = render(request, "annotation/item.html", context)
@@ -183,7 +189,7 @@ def show_item(request, slug, token):
 @require_POST
 @retry_if_locked
 def answer(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge = _get_judge(request, slug, token)
     if not judge.campaign.is_open:
         return _closed(request, judge)
     task_type = task_type_of(judge.campaign)
@@ -205,11 +211,11 @@ def answer(request, slug, token):
         return _feedback(request, judge, feedback)
     following = assign.next_assignment(judge)
     if following is None:
-        done_url = redirect("annotation-thanks", slug, token).url
+        done_url = redirect("annotation-thanks", slug, Judge.path_token).url
         return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
     if request.htmx:
         return render(request, "annotation/_item.html", _item_context(judge, following))
-    return redirect("annotation-show-item", slug, token)
+    return redirect("annotation-show-item", slug, Judge.path_token)
 
 
 def _feedback(request, judge, feedback):
@@ -228,7 +234,7 @@ def questionnaire(request, slug, token):
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
         judge.questionnaire_answers = answers | {"submitted": True}
         judge.save(update_fields=["questionnaire_answers"])
-        return redirect("annotation-thanks", slug, token)
+        return redirect("annotation-thanks", slug, Judge.path_token)
     numbered = [(f"q{i}", question) for i, question in enumerate(questions)]
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
@@ -239,10 +245,10 @@ def thanks(request, slug, token):
     if confirm is not None:
         return confirm
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
-        return redirect("annotation-show-item", slug, token)
+        return redirect("annotation-show-item", slug, Judge.path_token)
     protocol = protocol_of(judge.campaign)
     if protocol.questions and not judge.questionnaire_answers.get("submitted"):
-        return redirect("annotation-questionnaire", slug, token)
+        return redirect("annotation-questionnaire", slug, Judge.path_token)
     if judge.finished_at is None:
         judge.finished_at = timezone.now()
         judge.save(update_fields=["finished_at"])

@@ -194,7 +194,8 @@ class SimulatedJudge:
             return False
         status, response, _ = self.browser.post(f"/j/{self.slug}/", {"consent": "yes"}, kind="join")
         self.expect(status, {302}, "consent")
-        self.token = response.getheader("Location").rstrip("/").split("/")[-2]
+        # The redirect's path is the cookie path (/me/); the token itself is in the judge's cookie.
+        self.token = next(value for name, value in self.browser.cookies.items() if name.startswith("parasol_judge_"))
         base = f"/j/{self.slug}/{self.token}"
         status, _, _ = self.browser.post(f"{base}/level/", {"english_level": "native"}, kind="level")
         self.expect(status, {302}, "english level")

@@ -107,7 +107,7 @@ def test_a_prolific_link_stores_the_ids_and_never_hands_out_the_judge_again(clie
     client.post(url, {"consent": "yes", "crowd_participant": "p123", "crowd_study": "s9", "crowd_session": "x1"})
     judge = Judge.objects.get()
     assert (judge.crowd_participant, judge.crowd_study, judge.crowd_session) == ("p123", "s9", "x1")
-    assert client.get(link).url == reverse("annotation-show-item", args=[controlled.slug, judge.token])
+    assert client.get(link).url == reverse("annotation-show-item", args=[controlled.slug, Judge.path_token])
     client.cookies.clear()  # another browser with the same id: the consent page, never the judge
     response = client.get(link)
     assert response.status_code == 200 and judge.token not in response.content.decode()
@@ -135,7 +135,7 @@ def test_the_end_asks_the_questionnaire_then_gives_the_completion_code(client, c
     walk(judge)
     thanks = reverse("annotation-thanks", args=[campaign.slug, judge.token])
     response = client.get(thanks)
-    assert response.url == reverse("annotation-questionnaire", args=[campaign.slug, judge.token])
+    assert response.url == reverse("annotation-questionnaire", args=[campaign.slug, Judge.path_token])
     assert "How tired are you?" in client.get(response.url).content.decode()
     client.post(response.url, {"q0": "No", "q1": "A bit"})
     judge.refresh_from_db()

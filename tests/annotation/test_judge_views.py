@@ -45,14 +45,14 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     judge = start(client, open_campaign)
     # English level is required before anything else.
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, Judge.path_token])
     response = client.post(response.url, {})
     assert "Please choose your English level" in response.content.decode()
     client.post(
         reverse("annotation-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"}
     )
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, Judge.path_token])
     guidelines = client.get(response.url).content.decode()
     for text in ["Very different", "Slightly similar", "Mostly similar", "Same meaning", "Don&#x27;t know"]:
         assert text in guidelines
@@ -65,7 +65,7 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     assert "1 / 3" in page
     for _ in range(3):
         response = answer(client, judge)
-    assert response.url == reverse("annotation-thanks", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-thanks", args=[open_campaign.slug, Judge.path_token])
     assert "Thank you" in client.get(response.url).content.decode()
     judge.refresh_from_db()
     assert judge.english_level == "advanced" and judge.finished_at is not None
@@ -119,7 +119,8 @@ def test_it_escapes_sentences(client, campaign):
 def test_it_resumes_from_the_cookie(client, open_campaign):
     judge = start(client, open_campaign)
     response = client.get(reverse("annotation-welcome", args=[open_campaign.slug]))
-    assert response.url == item_url(judge)
+    assert response.url == reverse("annotation-show-item", args=[open_campaign.slug, Judge.path_token])
+    assert judge.token not in response.url
 
 
 def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign):

@@ -41,7 +41,10 @@ def join_as(session, base, slug, participant):
     url = f"{base}/j/{slug}/?PROLIFIC_PID={participant}"
     response = csrf_post(session, url, {"consent": "yes", "crowd_participant": participant})
     assert response.status_code == 302
-    return Judge.objects.get(token=response.headers["Location"].split("/")[3])
+    # The token travels in the cookie, never in the redirect's path.
+    assert "/me/" in response.headers["Location"]
+    cookie = next(value for name, value in session.cookies.get_dict().items() if name.startswith("parasol_judge_"))
+    return Judge.objects.get(token=cookie)
 
 
 @pytest.mark.parametrize("parameter", PARTICIPANT_PARAMETERS)
@@ -159,3 +162,29 @@ def test_the_english_level_is_locked_once_real_judging_starts(live_server, crowd
     response = csrf_post(session, f"{live_server.url}/j/crowd/{judge.token}/level/", {"english_level": "native"})
     judge.refresh_from_db()
     assert response.status_code in (302, 200) and judge.english_level == "good"
+
+
+def test_once_joined_no_url_carries_the_token(live_server, crowd_campaign):
+    """Access logs and browser history see /j/<slug>/me/...: the cookie names the judge, not the path."""
+    session = requests.Session()
+    judge = join_as(session, live_server.url, "crowd", "walker")
+    visited = []
+
+    def follow(response):
+        while response.is_redirect:
+            visited.append(response.headers["Location"])
+            response = session.get(live_server.url + response.headers["Location"], allow_redirects=False)
+        return response
+
+    own = f"{live_server.url}/j/crowd/me"
+    follow(csrf_post(session, f"{own}/level/", {"english_level": "good"}))
+    follow(csrf_post(session, f"{own}/guidelines/", {}))
+    page = follow(session.get(f"{own}/", allow_redirects=False))
+    assert page.status_code == 200 and "assignment" in page.text
+    assert visited and all(judge.token not in url for url in visited), visited
+    # Every link and form of the page uses the cookie path; only the resume link, meant to be kept, has the token.
+    targets = re.findall(r'(?:href|action|hx-post)="([^"]+)"', page.text)
+    with_token = [target for target in targets if judge.token in target]
+    assert with_token == [f"/j/crowd/{judge.token}/"], with_token
+    # Without the cookie, the cookie path names no judge.
+    assert requests.get(f"{own}/", allow_redirects=False).status_code == 404
