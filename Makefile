@@ -36,10 +36,10 @@ wordnet: install
 	@if [ -f scoring/metrics/wordnet.py ]; then $(PY) -m scoring.metrics.wordnet; fi
 
 migrate: install
-	$(PY) manage.py migrate --noinput
+	DJANGO_DEBUG=true $(PY) manage.py migrate --noinput
 
 demo: system-deps install wordnet migrate
-	$(PY) manage.py load_demo
+	DJANGO_DEBUG=true $(PY) manage.py load_demo
 	$(PY) manage.py rundemo
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,

@@ -44,10 +44,20 @@ def _votes(campaign):
 def pairs_with_load(campaign):
     """Real pairs annotated with `load`: judgments given plus assignments still reserved.
 
+    A judge who has answered no real pair yet holds reservations only for the short
+    idle period (their first real pairs, reserved before training, included): otherwise
+    a few idle joiners could keep a small campaign "full".
     With adaptive overlap, also `answered` and the binary votes `paraphrase` and `non_paraphrase`.
     """
-    reserved_since = timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
-    counts = Q(assignments__judgment__isnull=False) | Q(assignments__assigned_at__gte=reserved_since)
+    now = timezone.now()
+    reserved_since = now - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
+    idle_since = now - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    working = campaign.judges.filter(judgments__is_training=False).values("pk")
+    counts = (
+        Q(assignments__judgment__isnull=False)
+        | Q(assignments__assigned_at__gte=idle_since)
+        | Q(assignments__assigned_at__gte=reserved_since, assignments__judge_id__in=working)
+    )
     pairs = campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
     votes = _votes(campaign)
     if votes is not None:
@@ -186,11 +196,23 @@ def mark_shown(assignment):
 
 
 def _response_ms(assignment, client_ms):
+    """The smaller of the browser's timing and the server's: a client cannot claim to have read longer.
+
+    The server's clock (shown to answered) includes network time, so it is an upper bound;
+    the browser's is finer but forgeable, so it is believed only below that bound.
+    """
+    server_ms = None
+    if assignment.shown_at is not None:
+        server_ms = max(0, int((timezone.now() - assignment.shown_at).total_seconds() * 1000))
     if client_ms is not None and 0 < client_ms < MAX_PLAUSIBLE_RESPONSE_MS:
-        return client_ms
-    if assignment.shown_at is None:
-        return None
-    return int((timezone.now() - assignment.shown_at).total_seconds() * 1000)
+        return client_ms if server_ms is None else min(client_ms, server_ms)
+    return server_ms
+
+
+def answering_too_fast(judge):
+    """Whether the judge already gave the most answers allowed in the last minute (a flood, not reading)."""
+    since = timezone.now() - timedelta(minutes=1)
+    return judge.judgments.filter(created_at__gte=since).count() >= settings.PARASOL_MAX_ANSWERS_PER_MINUTE
 
 
 def record_judgment(assignment, answer, client_ms=None):

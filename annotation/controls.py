@@ -15,6 +15,7 @@ from django.db import transaction
 from campaigns.models import Pair
 
 from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
+from .tasktypes.registry import task_type_of
 
 
 def protocol_of(campaign):
@@ -23,6 +24,8 @@ def protocol_of(campaign):
 
 
 def controls_per_judge(campaign):
+    if not task_type_of(campaign).uses_controls:
+        return 0
     share = protocol_of(campaign).control_share
     if share <= 0:
         return 0
@@ -53,10 +56,12 @@ def ensure_control_pairs(campaign, seed=None):
     rng = random.Random(seed)
     count = min(len(pairs), max(2 * wanted, 10))
     chosen = rng.sample(range(len(pairs)), count)
+    # PEM's criteria can check only the source as its own hypothesis (task type's control_kinds).
+    kinds = task_type_of(campaign).control_kinds
     controls = []
     for n, i in enumerate(chosen):
         source = pairs[i][0]
-        if n % 2 == 0:
+        if kinds[n % len(kinds)] == "identical":
             hypothesis, kind, expected = source, "identical", 1
         else:
             other = rng.choice([j for j in range(len(pairs)) if pairs[j][0] != source] or [i])

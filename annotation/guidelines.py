@@ -46,3 +46,47 @@ def guideline_examples():
         first_segments, second_segments = word_diff(first, second)
         examples.append({"label": label, "first": first_segments, "second": second_segments, "why": why})
     return examples
+
+
+# PEM's criteria: one worked example per criterion, each showing that criterion at work.
+CRITERIA_EXAMPLES = [
+    (
+        _("Adequacy"),
+        "The museum is closed on Mondays.",
+        "On Mondays the museum does not open.",
+        _("adequacy 5"),
+        _("Every part of the meaning is kept, although the words change."),
+    ),
+    (
+        _("Fluency"),
+        "The children are playing in the garden.",
+        "In the garden playing the children are.",
+        _("fluency 2"),
+        _("The meaning survives, but no one writes English in this order."),
+    ),
+    (
+        _("Lexical dissimilarity"),
+        "He quickly finished his homework.",
+        "He finished his homework quickly.",
+        _("dissimilarity 1"),
+        _("The same words, only moved: the wording hardly changed."),
+    ),
+    (
+        _("Overall"),
+        "The storm damaged several roofs in the village.",
+        "Several houses in the village lost part of their roofs in the storm.",
+        _("overall 5"),
+        _("Meaning kept, fluent, and newly worded: an excellent paraphrase."),
+    ),
+]
+
+
+def criteria_examples():
+    """The criteria task type's examples with their highlighted differences."""
+    examples = []
+    for criterion, first, second, ratings, why in CRITERIA_EXAMPLES:
+        first_segments, second_segments = word_diff(first, second)
+        examples.append(
+            {"criterion": criterion, "first": first_segments, "second": second_segments, "ratings": ratings, "why": why}
+        )
+    return examples

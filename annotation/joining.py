@@ -6,7 +6,10 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
+
+from parasol.net import client_address
 
 from . import assignment as assign
 from .controls import ensure_control_pairs, plan_control_positions, protocol_of
@@ -30,16 +33,15 @@ def crowd_ids(params):
     return found
 
 
-def returning_judge(campaign, token=None, crowd=None):
-    """A judge of this campaign coming back by cookie or, on crowd platforms, by participant id."""
-    if token:
-        judge = Judge.objects.filter(token=token, campaign=campaign).first()
-        if judge:
-            return judge
-    participant = (crowd or {}).get("crowd_participant")
-    if participant:
-        return Judge.objects.filter(campaign=campaign, crowd_participant=participant).first()
-    return None
+def returning_judge(campaign, token=None):
+    """A judge of this campaign coming back with their own secret (the cookie), else None.
+
+    A crowd participant id is never enough: a third party can know it, so it is
+    only ever recorded on a new judge, and a known id answers like an unknown one.
+    """
+    if not token:
+        return None
+    return Judge.objects.filter(token=token, campaign=campaign).first()
 
 
 def why_unavailable(campaign):
@@ -47,16 +49,26 @@ def why_unavailable(campaign):
     if not campaign.is_open:
         return "closed"
     max_judges = protocol_of(campaign).max_judges
-    if max_judges is not None and campaign.judges.count() >= max_judges:
+    if max_judges is not None and seated_judges(campaign).count() >= max_judges:
         return "full"
     if not assign.open_pairs(campaign).exists():
         return "exhausted"
     return None
 
 
+def seated_judges(campaign):
+    """Judges who count towards the campaign's cap: those who answered, or joined a short while ago."""
+    idle_since = timezone.now() - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    return campaign.judges.filter(Q(judgments__isnull=False) | Q(created_at__gte=idle_since)).distinct()
+
+
 def join_key(request):
-    """A keyed hash of the client's address: enough to count joins, useless to identify anyone."""
-    address = request.META.get("REMOTE_ADDR", "")
+    """A keyed hash of the client's address: enough to count joins, useless to identify anyone.
+
+    Behind a declared proxy the address comes from its header, so judges are not all
+    counted as the proxy's one address.
+    """
+    address = client_address(request)
     return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()[:32]
 
 

@@ -94,6 +94,10 @@ class Judge(models.Model):
     def __str__(self):
         return self.pseudonym
 
+    # What judge URLs carry once the browser holds the judge's cookie: the cookie names the
+    # judge, so the secret token stays out of paths, browser history and access logs.
+    path_token = "me"
+
     @property
     def pseudonym(self):
         """A stable public id that reveals nothing of the token."""

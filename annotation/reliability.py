@@ -7,6 +7,7 @@ testable alone; `campaign_reliability` loads that frame for one campaign.
 import pandas as pd
 
 from .models import PARAPHRASE_OF_LABEL, Judge, Judgment
+from .tasktypes.registry import task_type_of
 
 # A judge is flagged when one of these holds (with enough answers to tell).
 MIN_CONTROL_PASS_RATE, MIN_CONTROLS = 0.75, 2
@@ -55,7 +56,11 @@ def _reasons(row):
 
 
 def judge_reliability(answers):
-    """One row per judge from answers with columns judge, pair, label, is_control, expected, response_ms."""
+    """One row per judge from answers with columns judge, pair, label, is_control, expected, response_ms.
+
+    An optional `passed` column says whether each control was passed (the task type's rule);
+    without it, a control is passed when the binary answer equals `expected`.
+    """
     if answers.empty:
         return pd.DataFrame(columns=COLUMNS)
     answers = answers.assign(paraphrase=answers["label"].map(PARAPHRASE_OF_LABEL))
@@ -68,7 +73,7 @@ def judge_reliability(answers):
             "dont_know_rate": by_judge["label"].apply(lambda labels: (labels == "dont_know").mean()),
             "median_response_ms": by_judge["response_ms"].median(),
             "n_controls": controls.groupby("judge").size(),
-            "control_pass_rate": (controls["paraphrase"] == controls["expected"]).groupby(controls["judge"]).mean(),
+            "control_pass_rate": _control_results(controls).groupby(controls["judge"]).mean(),
             "agreement": _agreement_with_others(real),
         }
     )
@@ -78,14 +83,29 @@ def judge_reliability(answers):
     return table.reset_index(names="judge")[COLUMNS]
 
 
+def _control_results(controls):
+    if "passed" in controls:
+        return controls["passed"].astype(bool)
+    return controls["paraphrase"] == controls["expected"]
+
+
 def campaign_reliability(campaign):
     """The reliability table of a campaign's judges (training answers left out), with their Judge objects."""
     rows = Judgment.objects.filter(judge__campaign=campaign, is_training=False).values_list(
-        "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms"
+        "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms", "values"
     )
     answers = pd.DataFrame(
-        list(rows), columns=["judge", "pair", "label", "is_control", "expected", "response_ms"]
+        list(rows), columns=["judge", "pair", "label", "is_control", "expected", "response_ms", "values"]
     ).astype({"is_control": bool})
+    # Whether each control was passed is the task type's rule (PEM's criteria check the ratings).
+    task_type = task_type_of(campaign)
+    answers["passed"] = [
+        bool(control) and task_type.control_passed(label, values, expected)
+        for control, label, values, expected in zip(
+            answers["is_control"], answers["label"], answers["values"], answers["expected"]
+        )
+    ]
+    answers = answers.drop(columns="values")
     table = judge_reliability(answers)
     judges = Judge.objects.in_bulk(list(table["judge"]))
     table["judge"] = table["judge"].map(judges)

@@ -41,7 +41,7 @@ def show_campaign(request, slug):
 def edit_campaign(request, slug):
     campaign = campaign_for(request, slug)
     data = request.POST if request.method == "POST" else None
-    form = CampaignForm(data, instance=campaign)
+    form = CampaignForm(data, instance=campaign, may_share=campaign.is_managed_by(request.user))
     protocol_form = ProtocolForm(data, instance=protocol_of(campaign), prefix="protocol")
     if request.method == "POST" and form.is_valid() and protocol_form.is_valid():
         campaign = form.save()
@@ -60,8 +60,9 @@ def _import_upload(campaign, data, cleaned, options):
     if cleaned["controls"]:
         count = add_control_pairs(campaign, parse_corpus(data, default_corpus="control", **options))
         return f"Added {count} control pairs."
-    result = import_pairs(campaign, data, corpus=cleaned["corpus"], **options)
-    return f"Imported {result.count} pairs from {options['filename']}."
+    result = import_pairs(campaign, data, corpus=cleaned["corpus"], bleu_range=cleaned["bleu_range"], **options)
+    rejected = "".join(f" Rejected {location}: {reason}." for location, reason in result.rejected)
+    return f"Imported {result.count} pairs from {options['filename']}.{rejected}"
 
 
 @researcher_required

@@ -5,6 +5,7 @@ from . import views
 urlpatterns = [
     path("<slug:slug>/", views.welcome, name="annotation-welcome"),
     path("<slug:slug>/<str:token>/", views.show_item, name="annotation-show-item"),
+    path("<slug:slug>/<str:token>/resume/", views.adopt, name="annotation-adopt"),
     path("<slug:slug>/<str:token>/level/", views.english_level, name="annotation-english-level"),
     path("<slug:slug>/<str:token>/guidelines/", views.guidelines, name="annotation-guidelines"),
     path("<slug:slug>/<str:token>/answer/", views.answer, name="annotation-answer"),

@@ -1,13 +1,16 @@
 """The judge protocol: welcome, English level, guidelines, training, pairs, thanks.
 
 Judges are anonymous: a random token in the URL and in a cookie identifies
-them, so the same link resumes where they stopped.
+them, so the same browser resumes where it stopped. A browser whose cookie
+does not hold the token (someone else's resume link) is asked before it
+adopts that judge.
 """
 
 from django.conf import settings
-from django.http import Http404, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -19,7 +22,6 @@ from . import joining
 from .controls import protocol_of
 from .diff import word_diff
 from .forms import EnglishLevelForm
-from .guidelines import guideline_examples
 from .models import Judge
 from .tasktypes.registry import task_type_of
 
@@ -40,34 +42,69 @@ def _remember_judge(response, judge):
     return response
 
 
-def _get_judge(slug, token):
-    """A judge reaches only their own campaign and assignments; anything else is a 404."""
-    judge = Judge.objects.select_related("campaign").filter(token=token, campaign__slug=slug).first()
+def _get_judge(request, slug, token):
+    """A judge reaches only their own campaign and assignments; anything else is a 404.
+
+    `token` is the judge's secret, or `Judge.path_token` when this browser's cookie holds it.
+    """
+    judges = Judge.objects.select_related("campaign").filter(campaign__deleted_at__isnull=True, campaign__slug=slug)
+    if token == Judge.path_token:
+        campaign = Campaign.objects.filter(slug=slug).first()
+        token = request.COOKIES.get(_cookie_name(campaign)) if campaign is not None else None
+    judge = judges.filter(token=token).first() if token else None
     if judge is None:
         raise Http404("No such judge in this campaign.")
     return judge
 
 
+def _holds_token(request, judge):
+    return request.COOKIES.get(_cookie_name(judge.campaign)) == judge.token
+
+
+def _judge_page(request, slug, token):
+    """The judge, and a confirmation page instead when this browser has not adopted them yet.
+
+    A link that carries someone else's token must not silently make this browser
+    work (or keep working) inside their judge.
+    """
+    judge = _get_judge(request, slug, token)
+    if request.method == "GET" and not _holds_token(request, judge):
+        return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
+    return judge, None
+
+
+@require_POST
+def adopt(request, slug, token):
+    """This browser continues the judge whose link it opened, after saying so."""
+    judge = _get_judge(request, slug, token)
+    return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
+
+
 def _step_url(judge):
     """Where the judge should be now, given what they have done."""
     if not judge.english_level:
-        return redirect("annotation-english-level", judge.campaign.slug, judge.token)
+        return redirect("annotation-english-level", judge.campaign.slug, Judge.path_token)
     if judge.guidelines_read_at is None:
-        return redirect("annotation-guidelines", judge.campaign.slug, judge.token)
+        return redirect("annotation-guidelines", judge.campaign.slug, Judge.path_token)
     return None
 
 
 @retry_if_locked
 def welcome(request, slug):
-    campaign = get_object_or_404(Campaign, slug=slug)
+    campaign = get_object_or_404(Campaign.objects.live(), slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
-    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)), crowd)
+    judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
     if judge is not None:
-        return _remember_judge(redirect("annotation-show-item", slug, judge.token), judge)
+        return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
     reason = joining.why_unavailable(campaign)
     if reason is not None:
         return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
-    context = {"campaign": campaign, "crowd": crowd, "protocol": protocol_of(campaign)}
+    context = {
+        "campaign": campaign,
+        "crowd": crowd,
+        "protocol": protocol_of(campaign),
+        "task_type": task_type_of(campaign),
+    }
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
             return render(request, "annotation/welcome.html", context | {"consent_missing": True})
@@ -77,29 +114,38 @@ def welcome(request, slug):
         judge = joining.join(campaign, key=key, crowd=crowd)
         if judge is None:
             return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
-        return _remember_judge(redirect("annotation-english-level", slug, judge.token), judge)
+        return _remember_judge(redirect("annotation-english-level", slug, Judge.path_token), judge)
     return render(request, "annotation/welcome.html", context)
 
 
 @retry_if_locked
 def english_level(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
+    if judge.judgments.filter(is_training=False).exists():
+        # Locked once real judging starts: results are broken down by the level given before.
+        return redirect("annotation-show-item", slug, Judge.path_token)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
-        return redirect("annotation-guidelines", slug, token)
+        return redirect("annotation-guidelines", slug, Judge.path_token)
     return _remember_judge(render(request, "annotation/english_level.html", {"judge": judge, "form": form}), judge)
 
 
 @retry_if_locked
 def guidelines(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if request.method == "POST":
         if judge.guidelines_read_at is None:
             judge.guidelines_read_at = timezone.now()
             judge.save(update_fields=["guidelines_read_at"])
-        return redirect("annotation-show-item", slug, token)
-    return render(request, "annotation/guidelines.html", {"judge": judge, "examples": guideline_examples()})
+        return redirect("annotation-show-item", slug, Judge.path_token)
+    task_type = task_type_of(judge.campaign)
+    context = {"judge": judge, "task_type": task_type, "examples": task_type.guideline_examples()}
+    return render(request, "annotation/guidelines.html", context)
 
 
 def _item_context(judge, current):
@@ -123,7 +169,9 @@ def _closed(request, judge):
 
 @retry_if_locked
 def show_item(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if not judge.campaign.is_open:
         return _closed(request, judge)
     step = _step_url(judge)
@@ -131,8 +179,9 @@ def show_item(request, slug, token):
         return step
     current = assign.next_assignment(judge)
     if current is None:
-        return redirect("annotation-thanks", slug, token)
-    context = _item_context(judge, current) | {"examples": guideline_examples()}
+        return redirect("annotation-thanks", slug, Judge.path_token)
+    context = _item_context(judge, current)
+    context["examples"] = context["task_type"].guideline_examples()
     response = render(request, "annotation/item.html", context)
     return _remember_judge(response, judge)
 
@@ -140,47 +189,66 @@ def show_item(request, slug, token):
 @require_POST
 @retry_if_locked
 def answer(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge = _get_judge(request, slug, token)
     if not judge.campaign.is_open:
         return _closed(request, judge)
     task_type = task_type_of(judge.campaign)
     form = task_type.answer_form(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest(str(task_type.invalid_answer_message))
-    current = judge.assignments.filter(pk=form.cleaned_data["assignment"]).first()
+    current = judge.assignments.select_related("pair").filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
-        raise Http404("This pair is not assigned to you.")
-    assign.record_judgment(current, task_type.answer(form.cleaned_data), form.cleaned_data.get("response_ms"))
+        return HttpResponseBadRequest("This pair is not assigned to you; nothing was stored.")
+    if not hasattr(current, "judgment") and assign.answering_too_fast(judge):
+        return HttpResponse(_("Too many answers in the last minute: take the time to read each pair."), status=429)
+    answer = task_type.answer(form.cleaned_data)
+    problem = task_type.answer_problem(answer, current)
+    if problem is not None:
+        return HttpResponseBadRequest(f"{problem}; nothing was stored.")
+    judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
+    feedback = task_type.feedback(judgment) if current.is_training else None
+    if feedback is not None:
+        return _feedback(request, judge, feedback)
     following = assign.next_assignment(judge)
     if following is None:
-        done_url = redirect("annotation-thanks", slug, token).url
+        done_url = redirect("annotation-thanks", slug, Judge.path_token).url
         return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
     if request.htmx:
         return render(request, "annotation/_item.html", _item_context(judge, following))
-    return redirect("annotation-show-item", slug, token)
+    return redirect("annotation-show-item", slug, Judge.path_token)
+
+
+def _feedback(request, judge, feedback):
+    """After a training answer: the task type's feedback, then a link on to the next pair."""
+    context = {"judge": judge, "campaign": judge.campaign} | feedback
+    return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)
 
 
 @retry_if_locked
 def questionnaire(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     questions = protocol_of(judge.campaign).questions
     if request.method == "POST":
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
         judge.questionnaire_answers = answers | {"submitted": True}
         judge.save(update_fields=["questionnaire_answers"])
-        return redirect("annotation-thanks", slug, token)
+        return redirect("annotation-thanks", slug, Judge.path_token)
     numbered = [(f"q{i}", question) for i, question in enumerate(questions)]
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
 
 @retry_if_locked
 def thanks(request, slug, token):
-    judge = _get_judge(slug, token)
+    judge, confirm = _judge_page(request, slug, token)
+    if confirm is not None:
+        return confirm
     if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
-        return redirect("annotation-show-item", slug, token)
+        return redirect("annotation-show-item", slug, Judge.path_token)
     protocol = protocol_of(judge.campaign)
     if protocol.questions and not judge.questionnaire_answers.get("submitted"):
-        return redirect("annotation-questionnaire", slug, token)
+        return redirect("annotation-questionnaire", slug, Judge.path_token)
     if judge.finished_at is None:
         judge.finished_at = timezone.now()
         judge.save(update_fields=["finished_at"])
@@ -190,5 +258,8 @@ def thanks(request, slug, token):
         "protocol": protocol,
         "progress": progress,
         "ran_out": progress["real_done"] < progress["real_planned"],
+        # The code certifies real work: a judge who only did the training (say, on a
+        # campaign closed since) does not get it.
+        "show_code": progress["real_done"] > 0,
     }
     return render(request, "annotation/thanks.html", context)

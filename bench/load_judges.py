@@ -194,7 +194,8 @@ class SimulatedJudge:
             return False
         status, response, _ = self.browser.post(f"/j/{self.slug}/", {"consent": "yes"}, kind="join")
         self.expect(status, {302}, "consent")
-        self.token = response.getheader("Location").rstrip("/").split("/")[-2]
+        # The redirect's path is the cookie path (/me/); the token itself is in the judge's cookie.
+        self.token = next(value for name, value in self.browser.cookies.items() if name.startswith("parasol_judge_"))
         base = f"/j/{self.slug}/{self.token}"
         status, _, _ = self.browser.post(f"{base}/level/", {"english_level": "native"}, kind="level")
         self.expect(status, {302}, "english level")
@@ -277,6 +278,7 @@ class SimulatedJudge:
             self.check_same(current, "a reload")
         if self.steps == self.resume_at:
             self.browser = Browser(self.port, self.stats)  # a fresh cookie jar: only the token link
+            self.adopt()
             self.ledger.note(self.ledger.repeats, "resume")
             self.check_same(current, "resuming through the token link")
         if self.habits.think_ms:
@@ -301,6 +303,13 @@ class SimulatedJudge:
             self.current = self.show()
         else:
             self.current = following
+
+    def adopt(self):
+        """A browser without the judge's cookie is asked before it continues their work: say yes."""
+        status, _, text = self.browser.get(f"/j/{self.slug}/{self.token}/", kind="resume")
+        self.expect(status, {200}, "resume confirmation")
+        status, _, _ = self.browser.post(f"/j/{self.slug}/{self.token}/resume/", {}, kind="resume")
+        self.expect(status, {302}, "resume")
 
     def check_same(self, assignment, how):
         shown = self.show()
@@ -499,7 +508,7 @@ def warm_up(port, workers, rounds=15):
 
 
 def server_env(database_env, redis_url, metrics="lev,bleu"):
-    """Production-like settings for child processes: DEBUG off, no HTTPS redirect, joins not rate-limited."""
+    """Production-like settings for child processes: DEBUG off, no HTTPS redirect, joins and answers unlimited."""
     env = dict(os.environ, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
     env.update(database_env)
     env.update(
@@ -509,6 +518,7 @@ def server_env(database_env, redis_url, metrics="lev,bleu"):
         DJANGO_SECURE_COOKIES="false",
         DJANGO_HSTS_SECONDS="0",
         PARASOL_JOINS_PER_HOUR="1000000",
+        PARASOL_MAX_ANSWERS_PER_MINUTE="1000000",  # simulated judges answer without reading
         PARASOL_METRICS=metrics,
         PARASOL_LOG_LEVEL="WARNING",
         PYTHONWARNINGS="ignore:No directory at:UserWarning",  # no collectstatic for a load test

@@ -1,10 +1,10 @@
 """Who may open a researcher page, which campaigns they see, and the CSV download they all share."""
 
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import HttpResponse
+from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
-from .exports import write_csv
+from .exports import csv_chunks, write_csv
 from .models import Campaign
 
 # Researchers are staff users; anyone else is sent to the researcher login.
@@ -21,4 +21,11 @@ def csv_response(frame, filename):
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     write_csv(frame, response)
+    return response
+
+
+def csv_stream_response(frames, columns, filename):
+    """A CSV download of consecutive DataFrames, written as it is sent: memory stays flat for any number of rows."""
+    response = StreamingHttpResponse(csv_chunks(frames, columns), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -5,14 +5,25 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
+from parasol.parsers import JSONParser
+
 from .importers import CorpusImportError, import_rows
-from .models import Campaign, Pair
+from .models import Campaign, Pair, refuse_reserved_slug
 
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
+    task_type = serializers.CharField(required=False, default="similarity")
+
+    def validate_slug(self, value):
+        try:
+            refuse_reserved_slug(value)
+        except DjangoValidationError as error:
+            raise serializers.ValidationError(error.messages) from None
+        return value
 
     class Meta:
         model = Campaign
@@ -25,6 +36,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "adaptive_overlap",
             "overlap_max",
             "is_open",
+            "task_type",
+            "system_keys",
+            "span_highlight",
             "judge_url",
             "created_at",
             "updated_at",
@@ -44,14 +58,30 @@ class CampaignSerializer(serializers.ModelSerializer):
         fields = ("overlap_target", "adaptive_overlap", "overlap_max")
         return {name: getattr(self.instance, name) for name in fields} if self.instance else {}
 
+    def validate_task_type(self, value):
+        problem = (self.instance or Campaign()).task_type_problem(value)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
+
 
 class PairSerializer(serializers.ModelSerializer):
     id = serializers.CharField(source="external_id", required=False)
 
     class Meta:
         model = Pair
-        fields = ["id", "corpus", "source", "hypothesis", "gold_label", "metadata", "is_training"]
-        read_only_fields = ["is_training"]
+        fields = [
+            "id",
+            "corpus",
+            "source",
+            "hypothesis",
+            "gold_label",
+            "metadata",
+            "is_training",
+            "tokens",
+            "gold_tags",
+        ]
+        read_only_fields = ["is_training", "tokens", "gold_tags"]
 
 
 class PairInputSerializer(serializers.Serializer):
@@ -74,6 +104,12 @@ class CampaignViewSet(viewsets.ModelViewSet):
         campaign = serializer.save(created_by=self.request.user)
         campaign.ensure_training_pairs()
 
+    def perform_destroy(self, instance):
+        """Only the owner (or a superuser) deletes, and into the trash: restorable, nothing lost."""
+        if not instance.is_managed_by(self.request.user):
+            raise PermissionDenied("Only the campaign's owner can delete it.")
+        instance.move_to_trash()
+
     @extend_schema(
         methods=["POST"],
         request=PairInputSerializer(many=True),
@@ -81,7 +117,8 @@ class CampaignViewSet(viewsets.ModelViewSet):
         description="Bulk create: a list of pairs, all accepted or none.",
     )
     @extend_schema(methods=["GET"], responses=PairSerializer(many=True))
-    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer)
+    # Pairs come as JSON only: a form body could carry file parts where text is expected.
+    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer, parser_classes=[JSONParser])
     def pairs(self, request, slug=None):
         campaign = self.get_object()
         if request.method == "GET":

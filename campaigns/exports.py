@@ -3,20 +3,29 @@
 The frames they hold are built elsewhere (`reports.exports` for pairs and judgments).
 """
 
+import io
+import re
+from collections.abc import Iterable, Iterator
+
 import pandas as pd
 
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet that splits on another separator (";" in many locales, tab, "|") starts a
+# new cell there: a trigger right after one would start a formula too ("safe;=1+1").
+# "-" counts only when glued to what follows, so a dash in prose ("yes; - no") stays as written.
+FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t]\s*)(?=[=+@]|-\S)")
 
 
 def neutralise_formula(text):
-    """Prefix a text cell a spreadsheet would run as a formula with an apostrophe (OWASP's advice)."""
-    if isinstance(text, str) and text.startswith(FORMULA_TRIGGERS):
-        return "'" + text
-    return text
+    """Prefix every would-be formula, at the start or after a separator, with an apostrophe (OWASP's advice)."""
+    if not isinstance(text, str):
+        return text
+    text = FORMULA_AFTER_SEPARATOR.sub(r"\1'", text)
+    return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
 
 
-def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
+def write_csv(frame: pd.DataFrame, path_or_buffer, header=True) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
     Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
@@ -28,4 +37,15 @@ def write_csv(frame: pd.DataFrame, path_or_buffer) -> None:
             safe[column] = safe[column].map(neutralise_formula)
     # CRLF, as RFC 4180 has it: Python's csv then quotes any field holding a bare
     # \r or \n, which a \n terminator would leave unquoted (and split the row).
-    safe.to_csv(path_or_buffer, index=False, encoding="utf-8", lineterminator="\r\n")
+    safe.to_csv(path_or_buffer, index=False, header=header, encoding="utf-8", lineterminator="\r\n")
+
+
+def csv_chunks(frames: Iterable[pd.DataFrame], columns: list[str]) -> Iterator[str]:
+    """CSV text of consecutive frames as one file: the header once, then each frame's rows."""
+    header = io.StringIO()
+    write_csv(pd.DataFrame(columns=columns), header)
+    yield header.getvalue()
+    for frame in frames:
+        buffer = io.StringIO()
+        write_csv(frame, buffer, header=False)
+        yield buffer.getvalue()

@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .models import Campaign
+from .models import TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -20,26 +20,56 @@ class CampaignForm(forms.ModelForm):
             "name",
             "slug",
             "description",
+            "task_type",
             "pairs_per_judge",
             "overlap_target",
             "adaptive_overlap",
             "overlap_max",
             "is_open",
+            "system_keys",
+            "span_highlight",
             "shared_with",
         ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, may_share=True, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only researchers (staff) can be given access.
-        self.fields["shared_with"].queryset = get_user_model().objects.filter(is_staff=True).order_by("username")
+        self.fields["slug"].validators.append(refuse_reserved_slug)
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
+        self.fields["task_type"] = forms.ChoiceField(
+            choices=TASK_TYPE_CHOICES,
+            initial=self.instance.task_type,
+            required=False,  # left out: the campaign keeps its type (similarity for a new one)
+            help_text="What judges are asked about each pair; fixed once a judge has started.",
+        )
+        if self.instance.pk and self.instance.has_started():
+            self.fields["task_type"].disabled = True
+        if not may_share:
+            # Only the owner (or a superuser) decides who else sees the campaign.
+            del self.fields["shared_with"]
+            return
+        owner = owner or self.instance.created_by
+        # Colleagues only: active researchers (staff), not superusers (who see everything
+        # anyway) and not the owner; anyone already on the list stays listed.
+        colleagues = get_user_model().objects.filter(is_active=True, is_staff=True, is_superuser=False)
+        if owner is not None:
+            colleagues = colleagues.exclude(pk=owner.pk)
+        if self.instance.pk:
+            colleagues = colleagues | self.instance.shared_with.all()
+        self.fields["shared_with"].queryset = colleagues.distinct().order_by("username")
 
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")
         return Campaign._meta.get_field("overlap_max").default if value is None else value
+
+    def clean_task_type(self):
+        task_type = self.cleaned_data["task_type"] or self.instance.task_type
+        problem = self.instance.task_type_problem(task_type)
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return task_type
 
 
 class UploadCorpusForm(forms.Form):
@@ -58,8 +88,23 @@ class UploadCorpusForm(forms.Form):
         "(1 = paraphrase). They replace the controls Parasol would build itself.",
     )
 
+    bleu_low = forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=100,
+        label="BLEU above",
+        help_text="ParaTag's filter: import only pairs whose BLEU (0–100) lies strictly between these (e.g. 5 and 20).",
+    )
+    bleu_high = forms.FloatField(required=False, min_value=0, max_value=100, label="BLEU below")
+
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("training") and cleaned.get("controls"):
             raise forms.ValidationError("A file is either the training trial or control items, not both.")
+        low, high = cleaned.get("bleu_low"), cleaned.get("bleu_high")
+        if (low is None) != (high is None):
+            raise forms.ValidationError("Give both ends of the BLEU range, or neither.")
+        if low is not None and low >= high:
+            raise forms.ValidationError("The BLEU range needs its lower end below its upper end.")
+        cleaned["bleu_range"] = (low, high) if low is not None else None
         return cleaned

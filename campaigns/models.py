@@ -8,19 +8,45 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models, transaction
 from django.urls import reverse
+from django.utils import timezone
+
+from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
 
 
+# Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
+RESERVED_SLUGS = frozenset({"new"})
+
+
+def refuse_reserved_slug(slug):
+    if slug in RESERVED_SLUGS:
+        raise ValidationError(f"“{slug}” is reserved; choose another slug.")
+
+
+# The task types a campaign may use, as (name, title): annotation's registry (a layer above,
+# which this one cannot import) fills it when Django starts (AnnotationConfig.ready).
+TASK_TYPE_CHOICES: list[tuple[str, str]] = []
+
+
 class CampaignQuerySet(models.QuerySet):
+    def live(self):
+        """Campaigns not in the trash."""
+        return self.filter(deleted_at__isnull=True)
+
     def visible_to(self, user):
-        """The campaigns a researcher owns or that are shared with them; superusers see all."""
+        """The live campaigns a researcher owns or that are shared with them; superusers see all."""
         if user.is_superuser:
-            return self
+            return self.live()
         if not (user.is_authenticated and user.is_staff):
             return self.none()
-        return self.filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+        return self.live().filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+
+    def trash_of(self, user):
+        """Deleted campaigns this user may restore: their own (a superuser: all)."""
+        trashed = self.filter(deleted_at__isnull=False)
+        return trashed if user.is_superuser else trashed.filter(created_by=user)
 
 
 class Campaign(models.Model):
@@ -53,6 +79,18 @@ class Campaign(models.Model):
     task_type = models.CharField(
         max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
     )
+    # Which metadata keys name the system (generator) of a pair; empty: `system` when the
+    # pairs have one, else generator + template (reports.analysis.systems.system_names).
+    system_keys = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="Metadata key(s), comma-separated, naming the system that produced each hypothesis "
+        "(empty: the 'system' column of an imported file, else generator + template).",
+    )
+    span_highlight = models.BooleanField(
+        default=False,
+        help_text="Span tagging: highlight the words that differ (off by default: it would suggest the answer).",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -62,6 +100,8 @@ class Campaign(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes the campaign: hidden everywhere, restorable from the trash.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Bumped under a row lock by every assignment: serialises concurrent
     # assignment in one campaign on PostgreSQL and SQLite alike.
     assignment_seq = models.PositiveBigIntegerField(default=0, editable=False)
@@ -96,8 +136,41 @@ class Campaign(models.Model):
     def get_absolute_url(self):
         return reverse("campaigns-show-campaign", args=[self.slug])
 
+    def is_managed_by(self, user):
+        """Only the owner (or a superuser) deletes the campaign or changes who it is shared with."""
+        return user.is_superuser or (user.is_authenticated and self.created_by_id == user.pk)
+
+    def move_to_trash(self):
+        """Delete recoverably: closed and hidden, every pair and judgment kept."""
+        self.deleted_at = timezone.now()
+        self.is_open = False
+        self.save(update_fields=["deleted_at", "is_open", "updated_at"])
+
+    def restore(self):
+        """Back from the trash, closed: the researcher reopens it when ready."""
+        self.deleted_at = None
+        self.save(update_fields=["deleted_at", "updated_at"])
+
     def get_judge_url(self):
         return reverse("annotation-welcome", args=[self.slug])
+
+    def has_started(self):
+        """Whether a judge has been shown any of its pairs (its task type is then fixed)."""
+        return self.pairs.filter(assignments__isnull=False).exists()
+
+    def task_type_problem(self, task_type):
+        """Why the campaign cannot take `task_type` (unknown, or judges have started), or None."""
+        names = [name for name, _ in TASK_TYPE_CHOICES]
+        if task_type not in names:
+            return f"unknown task type {task_type!r}; known task types: {', '.join(names)}"
+        if self.pk and task_type != Campaign.objects.get(pk=self.pk).task_type and self.has_started():
+            return "judges have started this campaign: its task type can no longer change"
+        return None
+
+    def system_key_list(self):
+        """The metadata keys naming each pair's system, or None for the default."""
+        keys = [key.strip() for key in self.system_keys.split(",") if key.strip()]
+        return keys or None
 
     @property
     def real_pairs(self):
@@ -115,8 +188,10 @@ class Campaign(models.Model):
         """Give the campaign the project's default training trial if it has none of its own."""
         with transaction.atomic():
             if not self.pairs.filter(is_training=True).exists():
-                defaults = load_default_training_rows()
-                self._create_training_pairs((row["source"], row["hypothesis"], row.get("label")) for row in defaults)
+                defaults = load_default_training_rows(self.task_type)
+                self._create_training_pairs(
+                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row)) for row in defaults
+                )
 
     def replace_training_pairs(self, rows):
         """Use the first five of `rows` (PairRow-like) as the training trial; refused once judges have trained."""
@@ -128,11 +203,11 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            self._create_training_pairs((row.source, row.hypothesis, row.gold_label) for row in rows)
+            self._create_training_pairs((row.source, row.hypothesis, row.gold_label, row.gold_tags) for row in rows)
         return len(rows)
 
-    def _create_training_pairs(self, triples):
-        """Training pairs, in order, from (source, hypothesis, gold label) triples."""
+    def _create_training_pairs(self, rows):
+        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging) tuples."""
         Pair.objects.bulk_create(
             Pair.build(
                 self,
@@ -141,14 +216,24 @@ class Campaign(models.Model):
                 source=source,
                 hypothesis=hypothesis,
                 gold_label=label,
+                gold_tags=tags,
                 training_position=position,
             )
-            for position, (source, hypothesis, label) in enumerate(triples, start=1)
+            for position, (source, hypothesis, label, tags) in enumerate(rows, start=1)
         )
 
 
-def load_default_training_rows():
-    with open(DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
+def gold_tags_of_record(record):
+    """The reference tagging of a trusted record ({"source_tags": [0/1...], "hypothesis_tags": [...]}), or {}."""
+    if "source_tags" not in record:
+        return {}
+    return {"source": record["source_tags"], "hypothesis": record["hypothesis_tags"]}
+
+
+def load_default_training_rows(task_type=""):
+    """The project's training trial; a task type may have its own (fixtures/training_pairs_<task type>.jsonl)."""
+    own = DEFAULT_TRAINING_FILE.with_name(f"training_pairs_{task_type}.jsonl")
+    with open(own if task_type and own.exists() else DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     return rows[:TRAINING_TRIAL_SIZE]
 
@@ -170,6 +255,12 @@ class Pair(models.Model):
     # (the expected answer), excluded from every result.
     is_control = models.BooleanField(default=False)
     training_position = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The words judges tag, stored so that a tagging (word indexes) stays valid whatever
+    # the tokeniser becomes: {"source": [...], "hypothesis": [...]} (see `word_tokens`).
+    tokens = models.JSONField(default=dict, blank=True)
+    # A reference tagging (training feedback, or a pre-tagged corpus): 0/1 per stored token,
+    # {"source": [...], "hypothesis": [...]}; empty when the pair has none.
+    gold_tags = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -195,6 +286,7 @@ class Pair(models.Model):
         metadata=None,
         training_position=None,
         is_control=False,
+        gold_tags=None,
     ):
         """An unsaved pair (for `bulk_create`): the one constructor imports, training, controls and tests share.
 
@@ -211,4 +303,19 @@ class Pair(models.Model):
             is_training=training_position is not None,
             training_position=training_position,
             is_control=is_control,
+            tokens=tokens_of(source, hypothesis),
+            gold_tags=gold_tags or {},
         )
+
+    def words(self, side):
+        """One sentence's stored tokens ("source" or "hypothesis"); older pairs get theirs on first use."""
+        if not self.tokens:
+            self.tokens = tokens_of(self.source, self.hypothesis)
+            if self.pk is not None:
+                Pair.objects.filter(pk=self.pk).update(tokens=self.tokens)
+        return self.tokens[side]
+
+
+def tokens_of(source, hypothesis):
+    """The one place a pair's words are computed (display, storage and analysis share them)."""
+    return {"source": word_tokens(source), "hypothesis": word_tokens(hypothesis)}

@@ -1,29 +1,33 @@
 from django.contrib import admin
 
+from campaigns.admin import VisibleCampaignsAdmin, related_only
+
 from .models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate
 
 
 @admin.register(PromptTemplate)
-class PromptTemplateAdmin(admin.ModelAdmin):
+class PromptTemplateAdmin(VisibleCampaignsAdmin):
     list_display = ["name", "campaign", "created_by", "updated_at"]
-    list_filter = ["campaign"]
+    list_filter = related_only("campaign")
     search_fields = ["name"]
 
 
 @admin.register(GenerationRun)
-class GenerationRunAdmin(admin.ModelAdmin):
+class GenerationRunAdmin(VisibleCampaignsAdmin):
     list_display = ["pk", "campaign", "model", "decoding", "status", "created_at", "finished_at"]
-    list_filter = ["status", "campaign"]
+    list_filter = ["status", *related_only("campaign")]
 
 
 @admin.register(GenerationSource)
-class GenerationSourceAdmin(admin.ModelAdmin):
+class GenerationSourceAdmin(VisibleCampaignsAdmin):
+    campaign_path = "run__campaign"
     list_display = ["run", "position", "external_id", "text"]
     raw_id_fields = ["run"]
 
 
 @admin.register(GenerationOutput)
-class GenerationOutputAdmin(admin.ModelAdmin):
+class GenerationOutputAdmin(VisibleCampaignsAdmin):
+    campaign_path = "run__campaign"
     list_display = ["run", "source", "template", "candidate", "accepted", "reject_reason"]
     list_filter = ["accepted", "reject_reason", "template"]
     raw_id_fields = ["run", "source", "pair"]

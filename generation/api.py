@@ -41,6 +41,8 @@ class GenerationRunSerializer(serializers.ModelSerializer):
             "candidates",
             "batch_size",
             "corpus",
+            "bleu_low",
+            "bleu_high",
             "sources",
             "sources_from_campaign",
             "status",

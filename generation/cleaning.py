@@ -14,6 +14,7 @@ class Rejection(StrEnum):
     TRUNCATED = "truncated", "cut off at max_new_tokens"
     TOO_LONG = "too-long", "more than 3× the source's length"
     DUPLICATE = "duplicate", "same as another output for this source"
+    BLEU_RANGE = "bleu-range", "BLEU with the source outside the run's range (ParaTag's filter)"
 
     def __new__(cls, value, label):
         member = str.__new__(cls, value)

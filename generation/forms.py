@@ -23,7 +23,18 @@ class GenerationForm(forms.ModelForm):
 
     class Meta:
         model = GenerationRun
-        fields = ["model", "decoding", "temperature", "top_p", "max_new_tokens", "seed", "candidates", "corpus"]
+        fields = [
+            "model",
+            "decoding",
+            "temperature",
+            "top_p",
+            "max_new_tokens",
+            "seed",
+            "candidates",
+            "corpus",
+            "bleu_low",
+            "bleu_high",
+        ]
 
     def __init__(self, *args, campaign, **kwargs):
         super().__init__(*args, **kwargs)

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from campaigns.importers import import_rows
 from campaigns.models import Campaign, Pair
+from scoring.metrics.filters import bleu_range_reason
 from scoring.metrics.loading import EMBEDDED
 
 from . import llm
@@ -65,8 +66,15 @@ def sources_of_campaign(campaign):
 
 def _distinct_sources(rows):
     seen, distinct = set(), []
-    for row in rows:
+    limit = settings.PARASOL_MAX_SENTENCE_CHARS
+    for position, row in enumerate(rows, start=1):
         text = " ".join(row.text.split())
+        if len(text) > limit:
+            # A source becomes a pair's source sentence: the same limit as every corpus import.
+            raise GenerationError(
+                f"source {position} has {len(text):,} characters, more than the limit of {limit:,} "
+                "(PARASOL_MAX_SENTENCE_CHARS)"
+            )
         if text and text not in seen:
             seen.add(text)
             distinct.append(SourceRow(text, row.external_id))
@@ -141,6 +149,9 @@ class GenerationRun(models.Model):
         default=8, validators=[MinValueValidator(1), MaxValueValidator(256)], help_text="Sources per task."
     )
     corpus = models.CharField(max_length=100, default="LLM", help_text="Corpus name of the pairs it creates.")
+    # ParaTag's filter (section 3.1): keep outputs whose BLEU with the source lies strictly inside (low, high).
+    bleu_low = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU above this (0–100).")
+    bleu_high = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU below this (0–100).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -161,6 +172,14 @@ class GenerationRun(models.Model):
     @property
     def is_active(self):
         return self.status in self.ACTIVE
+
+    def clean(self):
+        for name in ("bleu_low", "bleu_high"):
+            value = getattr(self, name)
+            if value is not None and not 0 <= value <= 100:
+                raise ValidationError({name: "BLEU lies between 0 and 100"})
+        if self.bleu_low is not None and self.bleu_high is not None and self.bleu_low >= self.bleu_high:
+            raise ValidationError({"bleu_high": "the BLEU range needs low < high"})
 
     def decoding_settings(self):
         settings_ = {"strategy": self.decoding, "max_new_tokens": self.max_new_tokens}
@@ -284,6 +303,8 @@ class GenerationRun(models.Model):
                 cleaned = clean_output(raw, source.text, finished=finished)
                 if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
+                elif cleaned.accepted and not self.within_bleu_range(source.text, cleaned.text):
+                    cleaned = Cleaned(cleaned.text, Rejection.BLEU_RANGE)
                 seen.add((source.pk, comparable(cleaned.text)))
                 outputs.append(
                     GenerationOutput(
@@ -302,6 +323,14 @@ class GenerationRun(models.Model):
         # A batch that runs twice (redelivery after a crash) writes only what is missing.
         GenerationOutput.objects.bulk_create(outputs, ignore_conflicts=True)
         return len(outputs)
+
+    def within_bleu_range(self, source, hypothesis):
+        """ParaTag's filter: True when the run sets no BLEU range or the pair's BLEU lies inside it."""
+        if self.bleu_low is None and self.bleu_high is None:
+            return True
+        low = self.bleu_low if self.bleu_low is not None else float("-inf")
+        high = self.bleu_high if self.bleu_high is not None else float("inf")
+        return bleu_range_reason(source, hypothesis, low, high) is None
 
     def batch_seed(self, template, first_position):
         """A seed per (template, batch), so a resumed batch samples as the first attempt would have."""

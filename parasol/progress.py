@@ -4,8 +4,10 @@ import sys
 
 
 class ProgressBar:
-    def __init__(self, total, label="", stream=None, width=30):
-        self.total, self.label, self.width = max(total, 0), label, width
+    """`done/total` with a bar; with `unit="MiB"` the counts are bytes, shown in MiB."""
+
+    def __init__(self, total, label="", stream=None, width=30, unit=""):
+        self.total, self.label, self.width, self.unit = max(total, 0), label, width, unit
         self.stream = stream or sys.stderr
         self.done = 0
 
@@ -21,8 +23,11 @@ class ProgressBar:
         share = self.done / self.total if self.total else 1.0
         filled = int(round(share * self.width))
         bar = "#" * filled + "-" * (self.width - filled)
-        self.stream.write(f"\r{self.label:<22} [{bar}] {self.done}/{self.total}")
+        self.stream.write(f"\r{self.label:<22} [{bar}] {self._count(self.done)}/{self._count(self.total)}")
         self.stream.flush()
+
+    def _count(self, n):
+        return f"{n / 2**20:.1f} {self.unit}" if self.unit == "MiB" else str(n)
 
     def close(self):
         self.draw()

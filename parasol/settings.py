@@ -5,6 +5,7 @@ start-up with a message naming the variable instead of failing later.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -70,15 +71,34 @@ def env_mapping(name, default, reserved=()):
     return mapping
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+def strong_secret_key(name, key):
+    """Refuse a missing or guessable key (Django's own deploy-check criteria), naming the variable."""
+    if not key:
+        raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false")
+    if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-") or key == DEVELOPMENT_SECRET_KEY:
+        raise ImproperlyConfigured(
+            f"{name} is too weak for production: use at least 50 random characters, e.g. the output of "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
+    return key
+
+
+# Off unless asked for: DEBUG shows tracebacks and the URL map to anyone. The demo
+# (`make demo`, `manage.py rundemo`) turns it on for itself.
+DEBUG = env_bool("DJANGO_DEBUG", False)
+DEVELOPMENT_SECRET_KEY = "parasol-local-development-key-not-for-production"
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is false")
-    SECRET_KEY = "parasol-local-development-key-not-for-production"
+if DEBUG:
+    SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
+else:
+    SECRET_KEY = strong_secret_key("DJANGO_SECRET_KEY", SECRET_KEY)
 
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
+# Reverse proxies in front of the app that append to X-Forwarded-For; 0 (the default)
+# trusts no header and uses the connection's address. Rate limits key on this address,
+# and X-Forwarded-Proto is believed only from a declared proxy.
+PARASOL_TRUSTED_PROXIES = env_int("PARASOL_TRUSTED_PROXIES", 0, minimum=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -91,6 +111,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "campaigns",
     "annotation",
     "scoring",
@@ -99,7 +120,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "parasol.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "parasol.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -109,7 +132,20 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lockout into its 429 response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Login throttling (django-axes): after PARASOL_LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address, that pair is locked out for PARASOL_LOGIN_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("PARASOL_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("PARASOL_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "parasol.net.client_address"
+# No banner on every manage.py command.
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "parasol.urls"
 WSGI_APPLICATION = "parasol.wsgi.application"
@@ -181,9 +217,19 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 200},
     }
 }
+# Web and workers on separate machines share computed reports through Redis instead of a folder.
+if env_str("PARASOL_CACHE_URL", ""):
+    CACHES["default"] = {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": env_str("PARASOL_CACHE_URL", ""),
+        "TIMEOUT": 24 * 3600,
+    }
 
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 10}},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
 LANGUAGE_CODE = "en"
@@ -213,8 +259,12 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", not DEBUG)
 SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 0 if DEBUG else 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
-SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Preloading is hard to undo (browsers ship the list): only on request.
+SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+# check --deploy warns about preload (W021) whenever it is off; off is a deliberate default here.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+# Without a declared proxy the header is the client's to forge, so it is not read.
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PARASOL_TRUSTED_PROXIES else None
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
@@ -232,7 +282,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Fail fast when Redis is down: judging must never wait on the broker.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+# A task a worker took but has not acknowledged (acks late) goes to another worker after the
+# visibility timeout: it must exceed the longest task (an LLM generation batch), or that task runs twice.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+    "visibility_timeout": env_int("PARASOL_VISIBILITY_TIMEOUT", 3600, minimum=60),
+}
 CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
 # Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
@@ -254,7 +310,11 @@ if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
 PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency"}
+# Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
+# batches keep progress and retries fine-grained; the other metrics get large ones,
+# where per-task costs (queueing, one query, one insert) would otherwise dominate.
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
+PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
 # all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands
@@ -265,6 +325,8 @@ PARASOL_METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+# Reports of more pairs than this are computed by a worker while the page shows progress.
+PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
 
 # Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
 # Names map to local directories, .gguf files or hub names already cached; researchers
@@ -273,7 +335,7 @@ GENERATION_MODELS = env_mapping("GENERATION_MODELS", {}, reserved=("embedded",))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "parasol.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
@@ -283,21 +345,42 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.MultiPartParser",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_PAGINATION_CLASS": "parasol.pagination.CappedLimitOffsetPagination",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env_str("PARASOL_API_ANON_RATE", "60/minute"),
+        "user": env_str("PARASOL_API_USER_RATE", "1200/minute"),
+    },
 }
+# Wrong API tokens one address may send per window before it gets 429 (guessing keys).
+PARASOL_API_TOKEN_FAILURES = env_int("PARASOL_API_TOKEN_FAILURES", 20, minimum=1)
+PARASOL_API_TOKEN_FAILURE_WINDOW_SECONDS = env_int("PARASOL_API_TOKEN_FAILURE_WINDOW_SECONDS", 600, minimum=1)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Parasol API",
     "DESCRIPTION": "Paraphrase evaluation campaigns: pairs, judgments and exports.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema maps every endpoint: researchers only, like the API itself.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
 }
 
 # Corpus import limits: larger files are refused whole, with a message.
 IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
 IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
+# Per row: a sentence longer than this is refused (a judge reads it; the page highlights it),
+# and so are rows with too many columns or too much metadata (a wide file multiplies storage).
+PARASOL_MAX_SENTENCE_CHARS = env_int("PARASOL_MAX_SENTENCE_CHARS", 5000, minimum=1)
+PARASOL_IMPORT_MAX_COLUMNS = env_int("PARASOL_IMPORT_MAX_COLUMNS", 50, minimum=2)
+PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minimum=2)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
+# Any other request (judge answers, researcher forms) is small: a bigger body is refused
+# from its Content-Length before it is read, so no one can fill the disk anonymously.
+PARASOL_MAX_REQUEST_BYTES = env_int("PARASOL_MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
 
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
@@ -305,6 +388,11 @@ ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES
 # A judge admitted to training has this many real pairs reserved first, so
 # nobody trains and then finds nothing left to label.
 PARASOL_PAIRS_RESERVED_BEFORE_TRAINING = env_int("PARASOL_PAIRS_RESERVED_BEFORE_TRAINING", 5, minimum=1)
+# A judge who has not answered any real pair yet holds a pair (or a seat under the
+# campaign's judge cap) only this long: idle joiners cannot starve a campaign.
+PARASOL_IDLE_RESERVATION_MINUTES = env_int("PARASOL_IDLE_RESERVATION_MINUTES", 10, minimum=1)
+# Answers one judge may give per minute; more is a script flooding the campaign, not reading.
+PARASOL_MAX_ANSWERS_PER_MINUTE = env_int("PARASOL_MAX_ANSWERS_PER_MINUTE", 30, minimum=1)
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)

@@ -13,6 +13,7 @@ urlpatterns = [
     path("api/", include("parasol.api_urls")),
     path("j/", include("annotation.urls")),
     path("", include("reports.urls")),
+    path("", include("scoring.urls")),
     path("", include("campaigns.urls")),
     path("", include("generation.urls")),
     path("", include("annotation.researcher_urls")),

@@ -7,11 +7,15 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from annotation.models import Judgment
-from campaigns.access import csv_response
+from campaigns.access import csv_stream_response
 from campaigns.models import Campaign
-from reports.exports import judgments_frame, pairs_with_scores
+from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 
-EXPORTS = {"pairs": lambda campaign: pairs_with_scores(campaign)[0], "judgments": judgments_frame}
+# Each export as (frames a page at a time, columns): streamed like the download buttons.
+EXPORTS = {
+    "pairs": lambda campaign: pairs_with_scores_pages(campaign)[:2],
+    "judgments": lambda campaign: (judgments_frames(campaign), JUDGMENT_COLUMNS),
+}
 
 
 class JudgmentSerializer(serializers.ModelSerializer):
@@ -55,13 +59,18 @@ class CampaignReadViewSet(viewsets.GenericViewSet):
         return self.get_paginated_response(JudgmentSerializer(page, many=True).data)
 
     @extend_schema(
-        parameters=[OpenApiParameter("kind", str, enum=list(EXPORTS), default="pairs")],
+        parameters=[OpenApiParameter("kind", str, enum=[*EXPORTS, "taggings"], default="pairs")],
         responses={(200, "text/csv"): OpenApiTypes.STR},
     )
     @action(detail=True, methods=["get"])
     def export(self, request, slug=None):
         campaign = self.get_object()
         kind = request.query_params.get("kind", "pairs")
+        if kind == "taggings":
+            return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
         if kind not in EXPORTS:
-            return Response({"detail": "kind must be 'pairs' or 'judgments'."}, status=status.HTTP_400_BAD_REQUEST)
-        return csv_response(EXPORTS[kind](campaign), f"{campaign.slug}-{kind}.csv")
+            return Response(
+                {"detail": "kind must be 'pairs', 'judgments' or 'taggings'."}, status=status.HTTP_400_BAD_REQUEST
+            )
+        frames, columns = EXPORTS[kind](campaign)
+        return csv_stream_response(frames, columns, f"{campaign.slug}-{kind}.csv")

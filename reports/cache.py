@@ -2,6 +2,7 @@
 
 A report is recomputed only when pairs, judgments or scores of its campaigns changed;
 bumping ANALYSIS_VERSION drops every cached report after a change to the analysis.
+While a worker computes one (`reports.tasks`), a status entry beside its key says how far it got.
 """
 
 import hashlib
@@ -12,7 +13,7 @@ from django.db.models import Count, Max, Sum
 from django.utils import timezone
 
 from annotation.models import Judgment
-from campaigns.models import Pair
+from campaigns.models import Campaign, Pair
 from reports.analysis import build_report
 from reports.figures import FigureSpec, draw_figure
 from reports.frames import load_frames
@@ -20,6 +21,7 @@ from scoring.models import Score
 
 ANALYSIS_VERSION = "2"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
+STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 
 
 def fingerprint(campaigns) -> str:
@@ -47,12 +49,23 @@ class CachedReport:
     key: str
 
 
-def get_report(campaigns, label_source="human") -> CachedReport:
-    """The report of `campaigns`, computed once per state of their data."""
-    key = f"parasol-report:{label_source}:{fingerprint(campaigns)}"
+def report_key(campaigns, label_source) -> str:
+    return f"parasol-report:{label_source}:{fingerprint(campaigns)}"
+
+
+def cached_report(key) -> CachedReport | None:
+    return cache.get(key)
+
+
+def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
+    """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step."""
+    key = report_key(campaigns, label_source)
     cached = cache.get(key)
     if cached is None:
+        on_stage = on_stage or (lambda text: None)
+        on_stage("reading pairs, judgments and scores")
         frames = load_frames(campaigns)
+        on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
         report = build_report(
             frames.pairs,
             frames.judgments,
@@ -63,8 +76,53 @@ def get_report(campaigns, label_source="human") -> CachedReport:
         )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
+        on_stage("storing the report")
         cache.set(key, cached, CACHE_SECONDS)
     return cached
+
+
+def n_real_pairs(campaigns) -> int:
+    return Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False).count()
+
+
+def _status_key(key):
+    return f"{key}:computing"
+
+
+def claim_computation(key) -> dict | None:
+    """The new status entry if this caller is the first to ask for the report (it is the lock); else None."""
+    status = {"stage": "queued for a worker", "started": timezone.now()}
+    return status if cache.add(_status_key(key), status, STATUS_SECONDS) else None
+
+
+def computation_status(key) -> dict | None:
+    """{stage, started} while a worker computes the report of `key`; None when none does."""
+    return cache.get(_status_key(key))
+
+
+def release_computation(key):
+    cache.delete(_status_key(key))
+
+
+def compute_report(campaign_ids, label_source) -> str | None:
+    """Compute and cache a report (in a worker), leaving its stage where the page reads it; returns its key.
+
+    Campaigns deleted meanwhile mean there is nothing to compute (None).
+    """
+    campaigns = list(Campaign.objects.filter(pk__in=campaign_ids))
+    if len(campaigns) != len(set(campaign_ids)):
+        return None
+    campaigns.sort(key=lambda c: campaign_ids.index(c.pk))
+    key = report_key(campaigns, label_source)
+    started = (computation_status(key) or {}).get("started", timezone.now())
+
+    def on_stage(text):
+        cache.set(_status_key(key), {"stage": text, "started": started}, STATUS_SECONDS)
+
+    try:
+        return get_report(campaigns, label_source, on_stage=on_stage).key
+    finally:
+        release_computation(key)
 
 
 def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:

@@ -1,17 +1,33 @@
 """A campaign's pairs (with judgment counts and metric scores) and judgments, as the frames of its CSV files.
 
 `pairs_frame`'s result columns (for similarity: counts, majority answer, binary label, and
-their tie rules) come from the campaign's task type: `annotation.tasktypes`.
+their tie rules) come from the campaign's task type: `annotation.tasktypes`. The `*_frames`
+functions give the same rows a page at a time, for exports whose memory stays flat.
 """
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import pandas as pd
+from django.http import HttpResponse
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
-from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_of
-from reports.frames import counted_judgments, judgment_log, metric_columns, metric_details, pair_table
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
+from reports.frames import (
+    counted_judgments,
+    judgment_log,
+    judgment_log_pages,
+    metric_columns,
+    metric_details,
+    metric_signatures,
+    metrics_with_details,
+    pair_metadata,
+    pair_pk_ranges,
+    pair_systems,
+    pair_table,
+    tagging_log,
+)
+from scoring.metrics.registry import metric_names
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -21,6 +37,7 @@ JUDGMENT_COLUMNS = [
     "english_level",
     "pair_id",
     "corpus",
+    "system",
     "label",
     "paraphrase",
     "is_training",
@@ -35,17 +52,20 @@ JUDGMENT_COLUMNS = [
 # An extra block of columns: a DataFrame with a `pair_id` column, or a function of the
 # campaign returning one (e.g. a metric's scores per pair).
 ExtraColumns = pd.DataFrame | Callable[..., pd.DataFrame]
+# Rows per page of a streamed export: memory is bounded by this, not by the campaign.
+EXPORT_CHUNK_ROWS = 5000
 
 
-def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False) -> pd.DataFrame:
+def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_excluded=False, pk_range=None) -> pd.DataFrame:
     """One row per real pair with its task type's pair-level results (similarity: counts, majority, binary label).
 
     Each of `extra` is merged on `pair_id` (left join) and its columns appended.
     Judgments of judges the researcher excluded count only with `include_excluded`.
+    `pk_range` restricts the rows to one page of pairs (`reports.frames.pair_pk_ranges`).
     """
-    pairs = pair_table([campaign])
+    pairs = pair_table([campaign], pk_range)
     task_type = task_type_of(campaign)
-    answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields)
+    answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields, pk_range=pk_range)
     # Pair-level results in the order of the pairs, on the same positional index.
     results = task_type.aggregate(answers.rename(columns={"pair_pk": "pair_id"}), pairs["pk"]).reset_index(drop=True)
     frame = pd.concat([pairs.rename(columns={"external_id": "pair_id"}), results], axis=1)
@@ -57,14 +77,14 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
 
 
 def pairs_with_scores(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The pairs export with one column per metric (then each metric's details), and the signatures of those columns."""
+    """The pairs export: one column per metric, each metric's details, one column per metadata key; the signatures."""
     columns, signatures = metric_columns(campaign)
-    return pairs_frame(campaign, extra=[columns, detail_columns]), signatures
+    return pairs_frame(campaign, extra=[columns, detail_columns, metadata_columns]), signatures
 
 
-def detail_columns(campaign) -> pd.DataFrame:
+def detail_columns(campaign, signatures=None, pk_range=None) -> pd.DataFrame:
     """One `<metric>_details` column (compact JSON: an LLM oracle's raw answers, verdict...) per metric keeping them."""
-    details = metric_details(campaign)
+    details = metric_details(campaign, signatures, pk_range)
     if details.empty:
         return pd.DataFrame(columns=["pair_id"])
     details["column"] = details["metric"] + "_details"
@@ -74,17 +94,149 @@ def detail_columns(campaign) -> pd.DataFrame:
     return wide.astype({"pair_id": object})
 
 
+def pairs_with_scores_pages(campaign, size=None) -> tuple[Iterator[pd.DataFrame], list[str], dict[str, str]]:
+    """`pairs_with_scores` a page of pairs at a time: the frames (lazily), their columns and the signatures.
+
+    The signatures are fixed once, before the first page, so every page uses the same ones.
+    """
+    signatures, _notes = metric_signatures([campaign])
+    details = [f"{metric}_details" for metric in metrics_with_details(campaign, signatures)]
+    keys = metadata_keys(campaign)
+    columns = [*PAIR_ID_COLUMNS, *task_type_of(campaign).pair_columns, *signatures, *details, *keys]
+
+    def pages():
+        for pk_range in pair_pk_ranges([campaign], size or EXPORT_CHUNK_ROWS):
+            scores, _ = metric_columns(campaign, signatures, pk_range)
+            kept = detail_columns(campaign, signatures, pk_range)
+            metadata = metadata_columns(campaign, pk_range, keys)
+            # A page whose pairs lack some details or keys still has those columns, empty.
+            yield pairs_frame(campaign, extra=[scores, kept, metadata], pk_range=pk_range).reindex(columns=columns)
+
+    return pages(), columns, signatures
+
+
+def computed_columns() -> set[str]:
+    """Names of the columns the pairs export computes: the pair's own, every task type's results, every metric."""
+    names = set(PAIR_ID_COLUMNS) | set(metric_names()) | {f"{metric}_details" for metric in metric_names()}
+    for name in task_type_names():
+        names |= set(get_task_type(name).pair_columns)
+    return names
+
+
+# Metadata columns come in this order, then any other key by name: PostgreSQL's jsonb does
+# not keep a file's column order, so the order is fixed here for every database.
+METADATA_ORDER = [
+    "system",
+    "generator",
+    "generator_revision",
+    "template",
+    "generation_run",
+    "candidate",
+    "decoding",
+    "seed",
+    "source_id",
+    "raw_output",
+]
+
+
+def metadata_keys(campaign) -> list[str]:
+    """The metadata keys of the campaign's real pairs that become columns: METADATA_ORDER, then by name.
+
+    A key named like a computed column is left out: it is a stale copy from a re-imported
+    export, and the export computes that column afresh.
+    """
+    keys = set()
+    for metadata in campaign.real_pairs.values_list("metadata", flat=True).iterator(chunk_size=EXPORT_CHUNK_ROWS):
+        if isinstance(metadata, dict):
+            keys.update(metadata)
+    keys -= computed_columns()
+    return [key for key in METADATA_ORDER if key in keys] + sorted(keys - set(METADATA_ORDER))
+
+
+def metadata_columns(campaign, pk_range=None, keys=None) -> pd.DataFrame:
+    """One column per metadata key (`metadata_keys`) of the real pairs, keyed by `pair_id`; `pk_range`: one page.
+
+    Generation provenance (generator, template, decoding...) and an imported file's extra
+    columns come out as they went in; a nested value is written as JSON.
+    """
+    keys = metadata_keys(campaign) if keys is None else keys
+    rows = pair_metadata(campaign, pk_range)
+    records = []
+    for pair_id, metadata in rows:
+        metadata = metadata if isinstance(metadata, dict) else {}
+        records.append([pair_id, *(_cell(metadata.get(key)) for key in keys)])
+    return pd.DataFrame.from_records(records, columns=["pair_id", *keys]).astype(object)
+
+
+def _cell(value):
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return value
+
+
 def judgments_frame(campaign) -> pd.DataFrame:
     """One row per judgment, training included (flagged), oldest first."""
-    frame = judgment_log(campaign)
+    return _judgment_rows(judgment_log(campaign), pair_systems(campaign))
+
+
+def judgments_frames(campaign, size=None) -> Iterator[pd.DataFrame]:
+    """`judgments_frame` a page of at most `size` judgments at a time, oldest first."""
+    systems = pair_systems(campaign)
+    for log in judgment_log_pages(campaign, size or EXPORT_CHUNK_ROWS):
+        yield _judgment_rows(log, systems)
+
+
+def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str]) -> pd.DataFrame:
+    """The export's columns of a judgment log: the pair's system, binary label, typed flags, ISO times."""
+    frame["system"] = frame["pair_id"].map(systems).fillna("").astype(object)
     frame["paraphrase"] = frame["label"].map(PARAPHRASE_OF_ANSWER).astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
     for flag in ("is_training", "is_control", "judge_excluded"):
         frame[flag] = frame[flag].astype(bool)
     for moment in ("shown_at", "answered_at"):
         frame[moment] = frame[moment].map(_iso)
-    return frame[JUDGMENT_COLUMNS]
+    # Answers kept in `values` (e.g. PEM's four ratings) get one column per key, after the label.
+    keys = list(dict.fromkeys(key for values in frame["values"] if isinstance(values, dict) for key in values))
+    raw = pd.DataFrame(
+        [[values.get(key) if isinstance(values, dict) else None for key in keys] for values in frame["values"]],
+        columns=keys,
+        index=frame.index,
+        dtype=object,
+    )
+    columns = JUDGMENT_COLUMNS[: JUDGMENT_COLUMNS.index("label") + 1] + keys
+    columns += JUDGMENT_COLUMNS[JUDGMENT_COLUMNS.index("label") + 1 :]
+    return pd.concat([frame.drop(columns="values"), raw], axis=1)[columns]
+
+
+# One line per tagging: ParaTag's fields (tokens and 0/1 tags per sentence), as `import_pairs` reads them back.
+TAGGING_FIELDS = [
+    "pair_id",
+    "judge",
+    "is_training",
+    "is_control",
+    "judge_excluded",
+    "source_tokens",
+    "source_tags",
+    "hypothesis_tokens",
+    "hypothesis_tags",
+]
+
+
+def tagging_lines(campaign) -> list[str]:
+    """The campaign's span taggings as JSON lines (one judgment each, oldest first)."""
+    frame = tagging_log(campaign)
+    return [
+        json.dumps({field: row[field] for field in TAGGING_FIELDS}, ensure_ascii=False)
+        for row in frame.to_dict("records")
+    ]
 
 
 def _iso(moment):
     return moment.isoformat() if moment is not None else None
+
+
+def jsonl_response(lines, filename):
+    """A JSON-lines download."""
+    response = HttpResponse("".join(f"{line}\n" for line in lines), content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

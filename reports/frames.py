@@ -5,53 +5,105 @@ these functions only; what they compute from the frames lives in `reports.analys
 (the statistics) and `reports.exports` (the CSV files).
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import pandas as pd
+from django.db.models import Q
 
 from annotation.models import Judge, Judgment
+from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from reports.analysis.oracle import verdicts_frame
+from reports.analysis.systems import system_names
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of, label_of
 from scoring.models import Score
-from scoring.service import latest_details, latest_scores, signature_groups
+from scoring.service import latest_details, signature_groups, values_under
+
+# A keyset page of pairs: the pks after the first bound, up to and including the second.
+PkRange = tuple[int, int]
 
 METADATA_COLUMNS = ("generator", "template")
 PAIR_TABLE_COLUMNS = ["pk", "campaign", "external_id", "corpus", "source", "hypothesis", "gold_label"]
 
 
-def pair_table(campaigns) -> pd.DataFrame:
-    """One row per real pair (no training pair, no control item), by campaign then age.
+def _real_pairs(campaigns):
+    return Pair.objects.filter(campaign__in=list(campaigns), is_training=False, is_control=False)
+
+
+def _within(queryset, pk_range: PkRange | None, field="pk"):
+    """The rows of `queryset` whose `field` (a pair pk) lies in `pk_range`; all of them without one."""
+    if pk_range is None:
+        return queryset
+    after, last = pk_range
+    return queryset.filter(**{f"{field}__gt": after, f"{field}__lte": last})
+
+
+def pair_pk_ranges(campaigns, size: int) -> Iterator[PkRange]:
+    """Keyset pages of the real pairs, at most `size` each: a large campaign is read a page at a time."""
+    pairs = _real_pairs(campaigns).order_by("pk")
+    last = 0
+    while True:
+        pks = list(pairs.filter(pk__gt=last).values_list("pk", flat=True)[:size])
+        if not pks:
+            return
+        yield last, pks[-1]
+        last = pks[-1]
+
+
+def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
+    """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
     Columns: `pk`, `campaign` (its slug), `external_id`, `corpus` (as stored), `source`,
-    `hypothesis`, `gold_label` (Int64) and the metadata keys of METADATA_COLUMNS.
+    `hypothesis`, `gold_label` (Int64), the metadata keys of METADATA_COLUMNS and `system`
+    (after each campaign's `system_keys`).
     """
     campaigns = list(campaigns)
     slug_of = {c.pk: c.slug for c in campaigns}
+    keys_of = {c.slug: c.system_key_list() for c in campaigns}
     rows = (
-        Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False)
+        _within(_real_pairs(campaigns), pk_range)
         .order_by("campaign_id", "pk")
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
-    records = []
+    records, metadatas = [], []
     for *columns, metadata in rows:
         columns[1] = slug_of[columns[1]]
         metadata = metadata if isinstance(metadata, dict) else {}
         records.append((*columns, *(metadata.get(key) for key in METADATA_COLUMNS)))
+        metadatas.append(metadata)
     pairs = pd.DataFrame.from_records(records, columns=[*PAIR_TABLE_COLUMNS, *METADATA_COLUMNS])
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
+    pairs["system"] = pd.Series("", index=pairs.index, dtype=object)
+    for slug, keys in keys_of.items():
+        rows_of_campaign = (pairs["campaign"] == slug).to_numpy()
+        if rows_of_campaign.any():
+            chosen = [m for m, keep in zip(metadatas, rows_of_campaign) if keep]
+            metadata = pd.DataFrame(chosen, index=range(len(chosen)))
+            pairs.loc[rows_of_campaign, "system"] = system_names(metadata, keys).to_numpy()
     return pairs
 
 
-def counted_judgments(campaigns, include_excluded=False, fields=("label",)) -> pd.DataFrame:
+def pair_metadata(campaign, pk_range: PkRange | None = None):
+    """(public id, metadata) of the campaign's real pairs, oldest first; `pk_range`: one page."""
+    return _within(campaign.real_pairs, pk_range).order_by("pk").values_list("external_id", "metadata")
+
+
+def pair_systems(campaign) -> dict[str, str]:
+    """Each real pair's system by its public id (training pairs and control items have none)."""
+    table = pair_table([campaign])
+    return dict(zip(table["external_id"], table["system"]))
+
+
+def counted_judgments(campaigns, include_excluded=False, fields=("label",), pk_range=None) -> pd.DataFrame:
     """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, `fields`.
 
     `judge` is the judge's public pseudonym; training answers, control items and, unless
-    asked, the judges a researcher excluded are left out.
+    asked, the judges a researcher excluded are left out. `pk_range`: those of one page of pairs.
     """
     rows = (
-        Judgment.objects.filter(pair__campaign__in=list(campaigns))
+        _within(Judgment.objects.filter(pair__campaign__in=list(campaigns)), pk_range, field="pair_id")
         .counted(include_excluded)
         .order_by("pk")
         .values_list("pair_id", "judge_id", "judge__english_level", *fields)
@@ -67,6 +119,7 @@ JUDGMENT_LOG_FIELDS = {
     "pair_id": "pair__external_id",
     "corpus": "pair__corpus",
     "label": "label",
+    "values": "values",
     "is_training": "is_training",
     "is_control": "pair__is_control",
     "judge_excluded": "judge__excluded",
@@ -77,21 +130,72 @@ JUDGMENT_LOG_FIELDS = {
 }
 
 
-def judgment_log(campaign) -> pd.DataFrame:
+def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     """Every judgment of a campaign, training and excluded judges included (flagged), oldest first.
 
     One column per key of JUDGMENT_LOG_FIELDS, each holding the values as the database gives
     them (object dtype: times stay datetimes, missing values None); `judge` is the pseudonym.
+    `judgments` restricts the log to a subset of them (a page).
     """
-    rows = list(
-        Judgment.objects.filter(pair__campaign=campaign)
-        .order_by("created_at", "pk")
-        .values_list(*JUDGMENT_LOG_FIELDS.values())
-    )
+    judgments = Judgment.objects.filter(pair__campaign=campaign) if judgments is None else judgments
+    rows = list(judgments.order_by("created_at", "pk").values_list(*JUDGMENT_LOG_FIELDS.values()))
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
     frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
     return frame
+
+
+def judgment_log_pages(campaign, size: int) -> Iterator[pd.DataFrame]:
+    """`judgment_log` in pages of at most `size` judgments, oldest first (keyset on created_at, pk)."""
+    judgments = Judgment.objects.filter(pair__campaign=campaign).order_by("created_at", "pk")
+    page = judgments
+    while True:
+        keys = list(page.values_list("created_at", "pk")[:size])
+        if not keys:
+            return
+        yield judgment_log(campaign, judgments.filter(pk__in=[pk for _at, pk in keys]))
+        at, pk = keys[-1]
+        page = judgments.filter(Q(created_at__gt=at) | Q(created_at=at, pk__gt=pk))
+
+
+def tagging_log(campaign) -> pd.DataFrame:
+    """Every span tagging of a campaign, oldest first, training and excluded judges included (flagged).
+
+    Columns: `pair_pk`, `pair_id`, `judge` (pseudonym), `is_training`, `is_control`,
+    `judge_excluded`, then per side `<side>_tokens` (the stored words) and `<side>_tags` (0/1 per word).
+    """
+    judgments = (
+        Judgment.objects.filter(pair__campaign=campaign).select_related("pair", "judge").order_by("created_at", "pk")
+    )
+    rows = []
+    for judgment in judgments:
+        if not isinstance(judgment.values, dict) or not set(SIDES) <= set(judgment.values):
+            continue  # not a tagging (another task type's answer)
+        row = {
+            "pair_pk": judgment.pair_id,
+            "pair_id": judgment.pair.external_id,
+            "judge": judgment.judge.pseudonym,
+            "is_training": judgment.is_training,
+            "is_control": judgment.pair.is_control,
+            "judge_excluded": judgment.judge.excluded,
+        }
+        for side in SIDES:
+            words = judgment.pair.words(side)
+            row[f"{side}_tokens"] = words
+            row[f"{side}_tags"] = tags_of(judgment.values[side], len(words))
+        rows.append(row)
+    return pd.DataFrame(rows, columns=TAGGING_LOG_COLUMNS)
+
+
+TAGGING_LOG_COLUMNS = [
+    "pair_pk",
+    "pair_id",
+    "judge",
+    "is_training",
+    "is_control",
+    "judge_excluded",
+    *(f"{side}_{what}" for side in SIDES for what in ("tokens", "tags")),
+]
 
 
 @dataclass
@@ -107,15 +211,26 @@ def _real_scores(campaigns):
     return Score.objects.filter(pair__campaign__in=list(campaigns), pair__is_training=False, pair__is_control=False)
 
 
-def latest_metric_scores(campaigns) -> Scores:
-    """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`."""
-    scores = _real_scores(campaigns)
-    notes = []
-    for metric, (used, *others) in signature_groups(scores).items():
+def metric_signatures(campaigns) -> tuple[dict[str, str], list[str]]:
+    """Each metric's most recent signature among the scores of `campaigns`, and notes naming the older ones ignored."""
+    signatures, notes = {}, []
+    for metric, (used, *others) in signature_groups(_real_scores(campaigns)).items():
+        signatures[metric] = used["signature"]
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
             notes.append(f"{label_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
-    values, signatures = latest_scores(scores)
+    return signatures, notes
+
+
+def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
+    """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`.
+
+    Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
+    """
+    notes = []
+    if signatures is None:
+        signatures, notes = metric_signatures(campaigns)
+    values = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
     long = pd.DataFrame.from_records(values, columns=["pair_pk", "metric", "value"])
     wide = long.pivot(index="pair_pk", columns="metric", values="value") if values else pd.DataFrame()
     wide = wide.reindex(columns=list(signatures))
@@ -123,12 +238,13 @@ def latest_metric_scores(campaigns) -> Scores:
     return Scores(wide, signatures, notes)
 
 
-def latest_metric_details(campaigns) -> pd.DataFrame:
+def latest_metric_details(campaigns, signatures=None, pk_range=None) -> pd.DataFrame:
     """The evidence metrics keep per pair (an LLM oracle's raw answers), of each metric's most recent signature.
 
     Columns `pair_pk`, `metric`, `details` (the stored JSON); metrics that keep none have no rows.
+    `signatures` and `pk_range` as in `latest_metric_scores`.
     """
-    rows = latest_details(_real_scores(campaigns))
+    rows = latest_details(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
     return pd.DataFrame.from_records(rows, columns=["pair_pk", "metric", "details"])
 
 
@@ -150,10 +266,11 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns) -> Frames:
+def load_frames(campaigns, fields=("label",)) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
+    `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
     """
     campaigns = list(campaigns)
     table = pair_table(campaigns)
@@ -163,12 +280,12 @@ def load_frames(campaigns) -> Frames:
         {
             "pair_id": pair_ids,
             "corpus": table["corpus"].where(table["corpus"].astype(bool), table["campaign"]),
-            **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS)},
+            **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
         }
     )
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=table["pk"].to_numpy())
 
-    judgments = counted_judgments(campaigns)
+    judgments = counted_judgments(campaigns, fields=fields)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
     scores = latest_metric_scores(campaigns)
@@ -199,19 +316,35 @@ def label_sources_with_labels(campaigns) -> dict[str, bool]:
     }
 
 
-def metric_columns(campaign) -> tuple[pd.DataFrame, dict[str, str]]:
-    """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature."""
-    scores = latest_metric_scores([campaign])
+def metric_columns(campaign, signatures=None, pk_range=None) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Per-pair metric scores of one campaign keyed by the pair's public id (`pair_id`), and each column's signature.
+
+    `signatures` and `pk_range` as in `latest_metric_scores`.
+    """
+    scores = latest_metric_scores([campaign], signatures, pk_range)
+    ids = pd.Series(dict(_within(campaign.real_pairs, pk_range).values_list("pk", "external_id")), dtype=object)
     wide = scores.wide.reset_index(drop=True)
-    wide.insert(0, "pair_id", scores.wide.index.map(_public_ids(campaign)).astype(object))
+    wide.insert(0, "pair_id", scores.wide.index.map(ids).astype(object))
     return wide, scores.signatures
 
 
-def metric_details(campaign) -> pd.DataFrame:
+def metric_details(campaign, signatures=None, pk_range=None) -> pd.DataFrame:
     """`latest_metric_details` of one campaign keyed by the pair's public id: `pair_id`, `metric`, `details`."""
-    details = latest_metric_details([campaign])
-    details.insert(0, "pair_id", details.pop("pair_pk").map(_public_ids(campaign)).astype(object))
+    details = latest_metric_details([campaign], signatures, pk_range)
+    ids = pd.Series(dict(_within(campaign.real_pairs, pk_range).values_list("pk", "external_id")), dtype=object)
+    details.insert(0, "pair_id", details.pop("pair_pk").map(ids).astype(object))
     return details
+
+
+def metrics_with_details(campaign, signatures) -> list[str]:
+    """The metrics of `signatures` whose scores keep details in this campaign, in the order of `signatures`."""
+    kept = set(
+        _real_scores([campaign])
+        .filter(details__isnull=False, metric__in=list(signatures))
+        .values_list("metric", flat=True)
+        .distinct()
+    )
+    return [metric for metric in signatures if metric in kept]
 
 
 def _public_ids(campaign) -> pd.Series:

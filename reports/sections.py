@@ -1,17 +1,32 @@
 """The sections of a report page, in order, and what each needs from the data.
 
 A section lists the tables it shows; `reason` answers, for a given report, why the section
-has nothing to show (one line the page prints instead), or None when it has. Other report
-sections (systems, criteria, spans...) join by appending a `Section` to `SECTIONS`.
+has nothing to show (one line the page prints instead), or None when it has; `task_types`
+names the report sections of the task types (annotation/tasktypes/) it belongs to. A new
+analysis joins by appending a `Section` to `SECTIONS`. Tables a task type computes from the
+database (PEM's criteria, the span tagging) join the report's tables through `with_task_tables`.
 """
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
-from reports.analysis.present import TITLES, html
+from reports.analysis.present import TITLES as REPORT_TITLES
+from reports.analysis.present import html
+from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
+from reports.criteria_section import TITLES as CRITERIA_TITLES
+from reports.criteria_section import criteria_tables
+from reports.spans import SPAN_SECTIONS, SPAN_TABLE_TITLES, span_tables
 
 TABLE_TEMPLATE = "reports/_section.html"
+TITLES = {**REPORT_TITLES, **CRITERIA_TITLES, **SPAN_TABLE_TITLES}
+# The report sections (of annotation/tasktypes/) that show the metric-vs-label analysis.
+SIMILARITY = ("similarity", "similarity+spans")
+CRITERIA = ("criteria",)
+SPANS = SPAN_SECTIONS
+EVERY_TASK = (*SIMILARITY, *CRITERIA, *SPANS)
 
 
 def _no_pairs(report):
@@ -69,6 +84,25 @@ def _no_metrics(report):
     return None if report.metrics else "No metric has scored these pairs yet: figures appear once scores arrive."
 
 
+def _no_systems(report):
+    if report.tables["systems"].empty:
+        return "No pair names its system: import pairs with a system column, or set the campaign's System keys."
+    return None
+
+
+def _no_ratings(report):
+    ratings = report.tables.get("criteria_by_system")
+    if ratings is None or ratings.empty:
+        return "No ratings yet: PEM's tables appear once judges have rated pairs on the criteria."
+    return None
+
+
+def _no_taggings(report):
+    if all(report.tables.get(name) is None or report.tables[name].empty for name in SPAN_TABLE_TITLES):
+        return "No taggings yet: span agreement appears once judges have tagged pairs (or pairs come pre-tagged)."
+    return None
+
+
 @dataclass(frozen=True)
 class Section:
     slug: str  # the anchor of the section on the page (#report-<slug>)
@@ -76,6 +110,7 @@ class Section:
     tables: tuple[str, ...] = ()
     reason: Callable = _no_pairs  # report -> why there is nothing to show, or None
     template: str = TABLE_TEMPLATE
+    task_types: tuple[str, ...] = SIMILARITY
 
 
 SECTIONS: list[Section] = [
@@ -86,18 +121,54 @@ SECTIONS: list[Section] = [
     Section("classification", "Metrics as classifiers", ("table3", "eer", "auc", "auc_tests"), _no_labelled_scores),
     Section("ranking", "Rank correlation with the labels", ("rank_correlation",), _no_ordinal_answers),
     Section("groups", "By generator, template and English level", ("by_group",), _no_groups),
+    Section("criteria", "PEM's criteria: judges and metrics", tuple(CRITERIA_TITLES), _no_ratings, task_types=CRITERIA),
+    Section("spans", "Span tagging and degree of paraphrase", tuple(SPAN_TABLE_TITLES), _no_taggings, task_types=SPANS),
+    Section(
+        "systems",
+        "Systems",
+        ("systems", "system_pairwise", "system_correlation"),
+        _no_systems,
+        "reports/_systems.html",
+        EVERY_TASK,
+    ),
     Section("oracle", "The LLM as an oracle", ("oracle",), _no_oracle),
     Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
 ]
 
 
-def sections_of(report, links=lambda name: {}) -> list[dict]:
-    """The sections for a template: title, anchor, the reason it is empty or its tables' HTML.
+def task_of(campaigns) -> str:
+    """The report section name of the campaigns' task type (campaigns compared in one report share it)."""
+    return task_type_of(campaigns[0]).report_section.name
+
+
+def with_task_tables(report, campaigns):
+    """`report` with the tables its task type reads from the database (PEM's criteria, the span tagging) added."""
+    task = task_of(campaigns)
+    extra = {}
+    if task == "criteria" and "criteria_by_system" not in report.tables:
+        extra |= criteria_tables(campaigns)
+    if task in SPAN_SECTIONS and "span_agreement" not in report.tables:
+        extra |= span_tables(campaigns)
+    return dataclasses.replace(report, tables={**report.tables, **extra}) if extra else report
+
+
+def systems_summary(report) -> dict:
+    """How many systems the pairs name, and whether that is enough for system-level correlations to mean anything."""
+    n = len(report.tables["systems"])
+    return {"n": n, "meaningful": n >= MIN_SYSTEMS_FOR_CORRELATION, "minimum": MIN_SYSTEMS_FOR_CORRELATION}
+
+
+def sections_for(task) -> list[Section]:
+    return [section for section in SECTIONS if task in section.task_types]
+
+
+def sections_of(report, links=lambda name: {}, *, task="similarity") -> list[dict]:
+    """The sections of `task`'s report for a template: title, anchor, the reason it is empty or its tables' HTML.
 
     `links(name)` gives a table's download URLs (none in the one-file report).
     """
     result = []
-    for section in SECTIONS:
+    for section in sections_for(task):
         reason = section.reason(report)
         tables = [] if reason else [_table(report, name, links) for name in section.tables]
         result.append(
@@ -122,8 +193,14 @@ def download_only() -> list[str]:
     return [name for name in TABLE_NAMES if name not in shown]
 
 
-def tables_with_content(report) -> list[str]:
+def tables_with_content(report, task="similarity") -> list[str]:
     """The tables worth exporting: those of sections with something to show, then download-only ones with rows."""
-    names = [name for section in SECTIONS if not section.reason(report) for name in section.tables]
+    names = [
+        name
+        for section in sections_for(task)
+        if not section.reason(report)
+        for name in section.tables
+        if name in report.tables and not report.tables[name].empty
+    ]
     extra = [name for name in download_only() if not name.startswith("curves_") and not report.tables[name].empty]
     return names + extra

@@ -15,7 +15,7 @@ from annotation.scale import ANSWER_LABELS, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis.vocabulary import label, metric_label
 from reports.figures import draw_figure, figure_specs
-from reports.sections import sections_of
+from reports.sections import sections_of, systems_summary, task_of, with_task_tables
 from scoring.metrics.registry import METRICS
 
 STYLESHEETS = ["css/parasol.css", "css/report.css"]
@@ -68,6 +68,7 @@ def _signatures(report, signatures) -> list[dict]:
 def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
     """The whole report as one HTML string; `figure_png(spec)` may serve cached figures."""
     figure_png = figure_png or (lambda spec: draw_figure(report, spec, "png"))
+    report = with_task_tables(report, campaigns)
     figures = []
     if report.metrics:
         figures = [{"title": spec.title, "png_url": _data_uri(figure_png(spec))} for spec in figure_specs(report)]
@@ -77,7 +78,9 @@ def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
         "report": report,
         "label_source": label(report.settings.label_source),
         "styles": _styles(),
-        "sections": sections_of(report),
+        "sections": sections_of(report, task=task_of(campaigns)),
+        # The systems figure is among `figures`, at the end of the page.
+        "systems": systems_summary(report),
         "figures": figures,
         "signatures": _signatures(report, signatures),
         "protocols": [(campaign, _protocol(campaign)) for campaign in campaigns],

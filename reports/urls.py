@@ -13,4 +13,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="campaigns-export-pairs"),
     path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="campaigns-export-signatures"),
     path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="campaigns-export-judgments"),
+    path(
+        "campaigns/<slug:slug>/report/<str:name>.csv", views.download_span_table, name="campaigns-download-span-table"
+    ),
+    path("campaigns/<slug:slug>/export/taggings.jsonl", views.export_taggings, name="campaigns-export-taggings"),
 ]

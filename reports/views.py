@@ -9,23 +9,35 @@ from urllib.parse import urlencode
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 
 from annotation.tasktypes.registry import task_type_of
-from campaigns.access import campaign_for, csv_response, researcher_required
+from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
-from reports.analysis.present import TITLES, latex
+from reports.analysis.present import latex
 from reports.analysis.vocabulary import label, metric_label
 from reports.cache import figure_bytes, get_report
-from reports.exports import judgments_frame, pairs_with_scores
+from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 from reports.figures import figure_specs
-from reports.frames import label_sources_with_labels, latest_metric_scores
-from reports.sections import download_only, sections_of, tables_with_content
+from reports.frames import label_sources_with_labels, metric_signatures
+from reports.sections import (
+    TITLES,
+    download_only,
+    sections_of,
+    systems_summary,
+    tables_with_content,
+    task_of,
+    with_task_tables,
+)
+from reports.spans import SPAN_TABLE_TITLES, is_span_campaign, span_tables
 from reports.standalone import standalone_html
+from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
 POLL_SECONDS = 20
+COMPUTING_POLL_SECONDS = 2
 
 
 def _campaigns_of(request, slug=None):
@@ -57,8 +69,16 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
     return f"{reverse('campaigns-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
 
 
-def _table_links(query):
+def _table_links(campaigns, query):
+    """A table's downloads: CSV and LaTeX for the report's; CSV of a span table when the page shows one campaign."""
+
     def links(name):
+        if name in SPAN_TABLE_TITLES:
+            if len(campaigns) > 1:
+                return {}
+            return {"csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name])}
+        if name not in TABLE_NAMES:  # PEM's criteria tables: shown on the page, written by `report --out`
+            return {}
         return {
             "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
             "tex_url": f"{reverse('campaigns-download-report-latex', args=[name])}?{query}",
@@ -101,9 +121,14 @@ def _scored(cached):
 
 
 def _render_report(request, campaigns, label_source, page_url):
-    cached = get_report(campaigns, label_source)
+    cached, status = report_or_status(campaigns, label_source)
+    if cached is None:
+        return _render_computing(request, campaigns, label_source, page_url, status)
     query = _query(campaigns, label_source)
-    links = _table_links(query)
+    links = _table_links(campaigns, query)
+    task = task_of(campaigns)
+    report = with_task_tables(cached.report, campaigns)
+    figures = _figures(cached, campaigns, label_source)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -121,11 +146,31 @@ def _render_report(request, campaigns, label_source, page_url):
         "current_url": f"{page_url}?{query}",
         "switch_urls": _switch_urls(campaigns, page_url),
         "html_url": f"{reverse('campaigns-download-report-html')}?{query}",
-        "sections": sections_of(cached.report, links),
+        "sections": sections_of(report, links, task=task),
         "downloads": [{"name": n, "title": TITLES[n], **links(n)} for n in download_only()],
-        "figures": _figures(cached, campaigns, label_source),
+        "figures": [figure for figure in figures if figure["name"] != "systems"],
+        "systems": {
+            **systems_summary(report),
+            "figure": next((figure for figure in figures if figure["name"] == "systems"), None),
+        },
     }
     template = "reports/_body.html" if request.htmx else "reports/report.html"
+    return render(request, template, context)
+
+
+def _render_computing(request, campaigns, label_source, page_url, status):
+    """The page (or, polled, its body) while a worker computes the report: the stage it reached."""
+    context = {
+        "campaigns": campaigns,
+        "label_source": label_source,
+        "switch_urls": _switch_urls(campaigns, page_url),
+        "current_url": f"{page_url}?{_query(campaigns, label_source)}",
+        "status": status,
+        "elapsed": int((timezone.now() - status["started"]).total_seconds()),
+        "poll_seconds": COMPUTING_POLL_SECONDS,
+        "computing": True,
+    }
+    template = "reports/_computing.html" if request.htmx else "reports/report.html"
     return render(request, template, context)
 
 
@@ -161,7 +206,7 @@ def download_report_table_latex(request, name):
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
     report = get_report(campaigns, label_source).report
-    if name not in tables_with_content(report):
+    if name not in tables_with_content(report, task_of(campaigns)):
         raise Http404(f"Table {name} has nothing to show yet.")
     response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
     filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.tex"
@@ -198,19 +243,20 @@ def show_report_figure(request, name, fmt):
 
 
 # Exports: the pairs with judgment counts and metric scores, the judgments, the scores' signatures.
+# The CSV files are streamed a page of rows at a time: memory stays flat however large the campaign.
 
 
 @researcher_required
 def export_pairs(request, slug):
     campaign = campaign_for(request, slug)
-    frame, _signatures = pairs_with_scores(campaign)
-    return csv_response(frame, f"{campaign.slug}-pairs.csv")
+    frames, columns, _signatures = pairs_with_scores_pages(campaign)
+    return csv_stream_response(frames, columns, f"{campaign.slug}-pairs.csv")
 
 
 @researcher_required
 def export_signatures(request, slug):
     campaign = campaign_for(request, slug)
-    signatures = latest_metric_scores([campaign]).signatures
+    signatures, _notes = metric_signatures([campaign])
     response = HttpResponse(signature_lines(signatures), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{campaign.slug}-signatures.txt"'
     return response
@@ -219,4 +265,18 @@ def export_signatures(request, slug):
 @researcher_required
 def export_judgments(request, slug):
     campaign = campaign_for(request, slug)
-    return csv_response(judgments_frame(campaign), f"{campaign.slug}-judgments.csv")
+    return csv_stream_response(judgments_frames(campaign), JUDGMENT_COLUMNS, f"{campaign.slug}-judgments.csv")
+
+
+@researcher_required
+def export_taggings(request, slug):
+    campaign = campaign_for(request, slug)
+    return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
+
+
+@researcher_required
+def download_span_table(request, slug, name):
+    campaign = campaign_for(request, slug)
+    if name not in SPAN_TABLE_TITLES or not is_span_campaign(campaign):
+        raise Http404(f"No span table {name}")
+    return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")

@@ -9,12 +9,15 @@ queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 from functools import cache
 
 from django.conf import settings
-from django.db.models import Count, Max
+from django.db.models import Count, Exists, Max, OuterRef
 
 from campaigns.models import Campaign, Pair
 from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
+
+# Rows per INSERT: large enough to amortise a round trip, small enough for SQLite's variable limit.
+SCORE_INSERT_BATCH = 500
 
 
 def enabled_metrics():
@@ -38,15 +41,26 @@ def scorer(metric):
     return get_metric(metric, **settings.PARASOL_METRIC_OPTIONS.get(metric, {}))
 
 
+def batch_size(metric):
+    """Pairs per task: LLM metrics take small batches (seconds each), the others large ones (throughput)."""
+    if metric in settings.PARASOL_GPU_METRICS:
+        return settings.PARASOL_SCORING_BATCH_SIZE
+    return settings.PARASOL_CPU_SCORING_BATCH_SIZE
+
+
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):
-    """Pairs without a score for this metric and signature (training pairs and control items are never scored)."""
+    """Pairs without a score for this metric and signature (training pairs and control items are never scored).
+
+    A correlated NOT EXISTS is one lookup in the (pair, metric, signature) unique
+    index per pair considered, so a batch costs the same however many scores exist.
+    """
     pairs = Pair.objects.filter(is_training=False, is_control=False)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
     if campaign is not None:
         pairs = pairs.filter(campaign=campaign)
-    scored = Score.objects.filter(metric=metric, signature=signature).values("pair_id")
-    return pairs.exclude(pk__in=scored)
+    scored = Score.objects.filter(pair_id=OuterRef("pk"), metric=metric, signature=signature)
+    return pairs.filter(~Exists(scored))
 
 
 def score_pairs(metric, pair_ids):
@@ -54,20 +68,38 @@ def score_pairs(metric, pair_ids):
     metric_scorer = scorer(metric)
     signature = metric_scorer.signature_string()
     todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
-    if not todo:
+    return _score_and_store(metric_scorer, metric, signature, todo)
+
+
+def _score_and_store(metric_scorer, metric, signature, rows):
+    """One metric call and one bulk upsert for a batch of (pk, source, hypothesis) rows."""
+    if not rows:
         return 0
     values, details = metric_scorer.score_with_details(
-        sources=[row[1] for row in todo], hypotheses=[row[2] for row in todo]
+        sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows]
     )
-    details = details or [None] * len(todo)
+    details = details or [None] * len(rows)
     Score.objects.bulk_create(
         [
             Score(pair_id=row[0], metric=metric, signature=signature, value=value, details=detail)
-            for row, value, detail in zip(todo, values, details)
+            for row, value, detail in zip(rows, values, details)
         ],
         ignore_conflicts=True,
+        batch_size=SCORE_INSERT_BATCH,
     )
-    return len(todo)
+    return len(rows)
+
+
+def missing_batches(metric, signature, campaign, size):
+    """Keyset pagination over the campaign's unscored pairs: each query starts after the last pk seen."""
+    last = 0
+    while True:
+        page = pairs_missing(metric, signature, campaign=campaign).filter(pk__gt=last).order_by("pk")
+        rows = list(page.values_list("pk", "source", "hypothesis")[:size])
+        if not rows:
+            return
+        yield rows
+        last = rows[-1][0]
 
 
 def batches(ids, size):
@@ -85,10 +117,22 @@ def missing_pair_ids(metric, campaign_id=None):
 def score_inline(pair_ids, metrics, progress=None):
     """Score in this process, batch by batch (commands and tests without a worker)."""
     for metric in metrics:
-        for batch in batches(pair_ids, settings.PARASOL_SCORING_BATCH_SIZE):
+        for batch in batches(pair_ids, batch_size(metric)):
             score_pairs(metric, batch)
             if progress:
                 progress(len(batch))
+
+
+def score_campaign_inline(campaign, metric, progress=None):
+    """Score every pair of the campaign missing this metric's current score, in this process; returns the count."""
+    metric_scorer = scorer(metric)
+    signature = metric_scorer.signature_string()
+    done = 0
+    for rows in missing_batches(metric, signature, campaign, batch_size(metric)):
+        done += _score_and_store(metric_scorer, metric, signature, rows)
+        if progress:
+            progress(len(rows))
+    return done
 
 
 def signature_groups(scores):
@@ -110,19 +154,18 @@ def latest_signatures(scores):
     return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
 
 
-def latest_scores(scores):
-    """(pair_pk, metric, value) of each metric's most recent signature, and that signature per metric."""
-    signatures = latest_signatures(scores)
+def values_under(scores, signatures):
+    """(pair_pk, metric, value) of the scores under each metric's signature in `signatures` (metric -> signature)."""
     values = []
     for metric, signature in signatures.items():
         values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
-    return values, signatures
+    return values
 
 
-def latest_details(scores):
-    """(pair_pk, metric, details) of each metric's most recent signature, for metrics that keep details."""
+def latest_details(scores, signatures=None):
+    """(pair_pk, metric, details) under each metric's signature (default: its most recent), where kept."""
     rows = []
-    for metric, signature in latest_signatures(scores).items():
+    for metric, signature in (signatures or latest_signatures(scores)).items():
         kept = scores.filter(metric=metric, signature=signature, details__isnull=False)
         rows += kept.values_list("pair_id", "metric", "details")
     return rows
@@ -131,3 +174,17 @@ def latest_details(scores):
 def signature_lines(signatures):
     """`metric<TAB>signature` lines, published beside exported scores."""
     return "".join(f"{metric}\t{signature}\n" for metric, signature in sorted(signatures.items()))
+
+
+def scoring_progress(campaign):
+    """Per enabled metric: pairs scored under its most recent signature, out of the campaign's real pairs.
+
+    Reads stored scores only, so the web process never loads a metric's model.
+    """
+    total = campaign.real_pairs.count()
+    groups = signature_groups(Score.objects.filter(pair__in=campaign.real_pairs))
+    rows = []
+    for metric in dict.fromkeys([*enabled_metrics(), *groups]):
+        scored = groups[metric][0]["n"] if metric in groups else 0
+        rows.append({"metric": metric, "scored": scored, "percent": round(100 * scored / total) if total else 100})
+    return {"total": total, "metrics": rows}

@@ -6,7 +6,6 @@ Tasks import the service, never the reverse: queueing lives here, beside the tas
 import logging
 
 from celery import shared_task
-from django.conf import settings
 from django.db import OperationalError, transaction
 
 from . import service
@@ -48,11 +47,10 @@ def queue_scoring(pair_ids, metrics=None):
     them: the failure is logged and the periodic sweep scores them later.
     """
     metrics = metrics or service.enabled_metrics()
-    size = settings.PARASOL_SCORING_BATCH_SIZE
 
     def send():
         for metric in metrics:
-            for batch in service.batches(pair_ids, size):
+            for batch in service.batches(pair_ids, service.batch_size(metric)):
                 try:
                     score_batch.apply_async(args=[metric, batch], queue=service.queue_of(metric), retry=False)
                 except Exception as error:  # the broker is down or unreachable

@@ -35,3 +35,9 @@ def without_controls(campaign):
     protocol.control_share = 0
     protocol.save()
     return campaign
+
+
+def remember(client, judge):
+    """Give a test client the judge's cookie, as the browser that joined holds it."""
+    client.cookies[f"parasol_judge_{judge.campaign_id}"] = judge.token
+    return judge

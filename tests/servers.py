@@ -60,12 +60,14 @@ def redis_server():
         stop(process)
 
 
-def start_worker(redis_url, database_env, queues="cpu,gpu", extra_env=None):
-    """A real Celery worker process sharing the test database."""
+def start_worker(redis_url, database_env, queues="cpu,gpu", extra_env=None, name=None):
+    """A real Celery worker process sharing the test database; `name` gives it its own node name."""
     env = dict(os.environ, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
     env.update(database_env)
     env.update(extra_env or {})
     command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", queues, "-P", "solo", "-l", "warning"]
+    if name is not None:
+        command += ["-n", f"{name}@%h"]
     return subprocess.Popen(command, cwd=REPO, env=env)
 
 

@@ -43,6 +43,31 @@ class TaskType:
     # For adaptive overlap: the answers (values of the first stored field) voting for each side of a
     # binary outcome, `{1: [...], 0: [...]}`; None when the type has no such outcome (fixed overlap then).
     binary_votes: dict[int, list] | None = None
+    # What the welcome page says the judge will do; None: the similarity protocol's wording.
+    introduction = None
+    # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
+    guidelines_template = "annotation/_guidelines_content.html"
+    # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
+    # hypothesis ("identical") and another pair's hypothesis ("unrelated").
+    control_kinds = ("identical", "unrelated")
+
+    def guideline_examples(self) -> list:
+        """The worked examples `guidelines_template` shows."""
+        from annotation.guidelines import guideline_examples
+
+        return guideline_examples()
+
+    def control_passed(self, label, values, expected) -> bool:
+        """Whether an answer (stored `label` and `values`) to a control item matches its expected answer."""
+        from annotation.controls import passed
+
+        return label is not None and label != "" and passed(label, expected)
+
+    # Whether the item shows the two sentences above the answer controls (a type whose
+    # controls are the words themselves shows them once, in its own partial).
+    shows_pair = True
+    # Hidden control items check the 5-way answer: a type without it shows none.
+    uses_controls = True
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
@@ -51,6 +76,14 @@ class TaskType:
     def answer(self, cleaned_data):
         """The judge's answer, taken from a valid `answer_form`'s cleaned data."""
         raise NotImplementedError
+
+    def answer_problem(self, answer, assignment) -> str | None:
+        """Why a valid-looking answer cannot apply to this assignment's pair (a 400), or None."""
+        return None
+
+    def feedback(self, judgment) -> dict | None:
+        """Context for the feedback shown after a training answer, or None to move straight on."""
+        return None
 
     def judgment_fields(self, answer) -> dict:
         """How an answer is stored: the `Judgment` fields to create with it."""

@@ -9,6 +9,9 @@ from importlib import import_module
 
 TASK_TYPES = {
     "similarity": "annotation.tasktypes.similarity.Similarity",
+    "criteria": "annotation.tasktypes.criteria.Criteria",
+    "spans": "annotation.tasktypes.spans.Spans",
+    "similarity+spans": "annotation.tasktypes.spans.SimilaritySpans",
 }
 DEFAULT_TASK_TYPE = "similarity"
 

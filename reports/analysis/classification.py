@@ -16,6 +16,7 @@ import pandas as pd
 from reports.analysis.common import (
     HIGHER,
     corpora,
+    evenly_spaced,
     is_parapluie,
     labelled_scores,
     orient,
@@ -191,8 +192,11 @@ def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
 
 
-def curves(frame: pd.DataFrame, metrics, directions) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global."""
+def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global.
+
+    With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
+    """
     threshold_parts, rank_parts = [], []
     parts = list(subsets(frame))
     for metric in metrics:
@@ -204,8 +208,9 @@ def curves(frame: pd.DataFrame, metrics, directions) -> tuple[pd.DataFrame, pd.D
             part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
             part.insert(0, "corpus", corpus)
             part.insert(0, "metric", metric)
-            threshold_parts.append(part)
-            rank_parts.append(_rank_curve(metric, corpus, scores, labels, directions[metric]))
+            threshold_parts.append(evenly_spaced(part, max_points))
+            rank_curve = _rank_curve(metric, corpus, scores, labels, directions[metric])
+            rank_parts.append(evenly_spaced(rank_curve, max_points))
     threshold_columns = ["metric", "corpus", "threshold", *RATE_NAMES]
     rank_columns = ["metric", "corpus", "rank", "score", *RATE_NAMES]
     return (

@@ -47,3 +47,10 @@ def safe_divide(numerator, denominator):
     denominator = np.asarray(denominator, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), np.nan)
+
+
+def evenly_spaced(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:
+    """At most `max_rows` rows evenly spaced through the frame, first and last kept (None: all rows)."""
+    if max_rows is None or len(frame) <= max_rows:
+        return frame
+    return frame.iloc[np.unique(np.linspace(0, len(frame) - 1, max_rows).astype(int))]

@@ -20,9 +20,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
+from annotation.criteria_scale import CRITERIA
 from reports.analysis.common import orient
 
-CRITERIA = ["adequacy", "fluency", "dissimilarity", "overall"]
 HIGH_RATING = 4  # PEM's "adequacy and fluency of at least four"
 
 

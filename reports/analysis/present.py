@@ -36,6 +36,9 @@ TITLES = {
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
     "oracle": "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
     "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
+    "systems": "Systems: paraphrase rate [95% CI over sources], answers and metric means",
+    "system_pairwise": "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
+    "system_correlation": "System-level correlation of each metric with the paraphrase rate",
 }
 ORACLE_PARTS = {
     "verdict_by_label": "Verdict by label (Table 2)",
@@ -430,21 +433,3 @@ def _flat(result: Shown):
     flat = pd.concat([stub_frame, table.reset_index(drop=True)], axis=1)
     flat_bold = pd.concat([stub_frame.map(lambda _: False), bold.reset_index(drop=True)], axis=1)
     return flat, flat_bold
-
-
-# The tables the page shows (the others download as CSV).
-SHOWN = [
-    "table2",
-    "table1",
-    "table3",
-    "table4",
-    "eer",
-    "labels",
-    "agreement",
-    "auc",
-    "auc_tests",
-    "rank_correlation",
-    "by_english_level",
-    "by_group",
-    "oracle",
-]

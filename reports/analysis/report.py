@@ -5,8 +5,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, oracle, ranking, tables
-from reports.analysis.common import corpora
+from reports.analysis import agreement, breakdowns, classification, oracle, ranking, systems, tables
+from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from scoring.metrics.registry import label_of
 
@@ -28,6 +28,9 @@ TABLE_NAMES = [
     "curves_threshold",
     "curves_rank",
     "oracle",
+    "systems",
+    "system_pairwise",
+    "system_correlation",
 ]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
@@ -40,6 +43,8 @@ class Settings:
     n_draws: int = 100
     n_bootstrap: int = 1000
     min_shared: int = 5  # pairwise Cohen's kappa: pairs two judges must share
+    curve_points: int | None = 1000  # points per curve in the curve tables; None: one per pair
+    figure_points: int = 20_000  # labelled pairs drawn (at random) in Figure 2; more is ink, not information
 
 
 @dataclass
@@ -49,7 +54,7 @@ class Report:
     directions: dict[str, str]
     corpora: list[str]
     tables: dict[str, pd.DataFrame]
-    points: pd.DataFrame  # per pair: label, edit distance and scores, for the figures
+    points: pd.DataFrame  # per pair (a random sample on large corpora): label, edit distance and scores
     summary: dict
     notes: list[str] = field(default_factory=list)
 
@@ -67,9 +72,11 @@ def build_report(
     settings = Settings(**options)
     frame, notes = attach_labels(pairs, judgments, settings.label_source)
     frame["corpus"] = frame["corpus"].astype(str)
+    if "system" not in frame:
+        frame["system"] = ""
     frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
     # The sentences are done with; dropping them keeps every row selection below cheap.
-    frame = frame.drop(columns=["source", "hypothesis"])
+    frame = frame.drop(columns=["hypothesis"])
     metrics = []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
@@ -87,6 +94,10 @@ def build_report(
                 f"{label_of(metric)} gives the same score to every pair: thresholds and correlations say nothing."
             )
     notes += tables.corpus_notes(frame)
+    system_tables, system_notes = systems.system_report(
+        frame, judgments, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
+    )
+    notes += system_notes
 
     table3 = classification.table3(frame, metrics, directions, answers)
     mbd, mbd_notes = classification.mixed_balanced(
@@ -110,7 +121,9 @@ def build_report(
     by_group, group_notes = breakdowns.by_group(frame, metrics, directions)
     by_level = breakdowns.by_english_level_metrics(frame, judgments, metrics, directions)
     by_group = pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group
-    curves_threshold, curves_rank = classification.curves(frame, metrics, directions)
+    curves_threshold, curves_rank = classification.curves(frame, metrics, directions, settings.curve_points)
+    points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
+    notes += _scale_notes(frame, settings)
     notes += mbd_notes + table4_notes + rank_notes + agreement_notes + group_notes
 
     result = {
@@ -130,6 +143,7 @@ def build_report(
         "curves_threshold": curves_threshold,
         "curves_rank": curves_rank,
         "oracle": oracle.oracle_table(frame, verdicts),
+        **system_tables,
     }
     summary = {
         "n_pairs": len(frame),
@@ -137,6 +151,7 @@ def build_report(
         "n_judgments": len(judgments),
         "n_judges": int(judgments["judge"].nunique()) if len(judgments) else 0,
         "n_scored": {m: int(frame[m].notna().sum()) if m in frame else 0 for m in directions},
+        "n_points_sampled_from": n_labelled if len(points) < n_labelled else None,
     }
     return Report(
         settings=settings,
@@ -144,10 +159,35 @@ def build_report(
         directions=dict(directions),
         corpora=corpora(frame),
         tables=result,
-        points=frame[POINT_COLUMNS + metrics].copy(),
+        points=points,
         summary=summary,
         notes=notes,
     )
+
+
+def _figure_points(points, settings):
+    """The labelled points Figure 2 draws (a seeded random sample above `figure_points`) and how many there were."""
+    labelled = points[points["label"].notna()]
+    if len(labelled) <= settings.figure_points:
+        return labelled.copy(), len(labelled)
+    return labelled.sample(settings.figure_points, random_state=settings.seed).sort_index(), len(labelled)
+
+
+def _scale_notes(frame, settings):
+    notes = []
+    if settings.curve_points is not None and len(frame) > settings.curve_points:
+        notes.append(
+            f"Curve tables keep {settings.curve_points:,} evenly spaced points per metric and corpus "
+            "(ends kept); ask for full curves (report --full-curves) to get one row per pair."
+        )
+    if int(frame["label"].notna().sum()) > settings.figure_points:
+        notes.append(f"Figure 2 draws a random sample of {settings.figure_points:,} labelled pairs.")
+    if any(int(rows["label"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
+        notes.append(
+            f"AUC intervals and tests of subsets over {ranking.BOOTSTRAP_MAX_PAIRS:,} labelled pairs use DeLong's "
+            "method (n_bootstrap 0) instead of the bootstrap."
+        )
+    return notes
 
 
 def _with_mbd(table3, mbd):

@@ -16,9 +16,9 @@ from scipy import stats
 from seqeval.metrics import f1_score
 from sklearn.metrics import cohen_kappa_score
 
+from annotation.tagging import SIDES, majority_word_tags
 from reports.analysis.common import orient
 
-SIDES = ("source", "hypothesis")
 SPAN = "GAP"  # seqeval's entity name for a run of tagged words
 
 
@@ -93,8 +93,7 @@ def majority_tags(taggings: pd.DataFrame) -> pd.DataFrame:
     for pair_id, part in taggings.groupby("pair_id", sort=False):
         row = {"pair_id": pair_id, "n_taggings": len(part)}
         for side in SIDES:
-            counts = np.sum([np.asarray(tags, dtype=int) for tags in part[f"{side}_tags"]], axis=0)
-            row[f"{side}_tags"] = [int(count * 2 > len(part)) for count in np.atleast_1d(counts)]
+            row[f"{side}_tags"] = majority_word_tags(part[f"{side}_tags"])
         rows.append(row)
     return pd.DataFrame(rows, columns=["pair_id", "n_taggings", "source_tags", "hypothesis_tags"])
 

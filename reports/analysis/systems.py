@@ -219,3 +219,24 @@ def _draw_interval(function, human_draws, metric_draws):
         keep = ~(np.isnan(x) | np.isnan(y))
         values.append(_correlation(function, x[keep], y[keep]))
     return _interval(np.array(values, dtype=float))
+
+
+def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=0):
+    """The three system tables (systems, pairwise, correlation) and notes; empty tables when no pair has a system.
+
+    `frame` as for `systems_table`, with `source`; works with human or gold labels alike.
+    """
+    has_system = "system" in frame and frame["system"].fillna("").astype(str).ne("").any()
+    if not has_system:
+        frame = frame.iloc[0:0].assign(system="", label=pd.Series(dtype=float))
+    frame = frame[["pair_id", "source", "system", "label", *metrics]]
+    systems = systems_table(frame, judgments, metrics, n_bootstrap, seed)
+    pairwise = pairwise_systems(frame, n_bootstrap, seed)
+    correlation = system_correlation(frame, metrics, directions, n_bootstrap, seed)
+    notes = []
+    if has_system and len(systems) < MIN_SYSTEMS_FOR_CORRELATION:
+        notes.append(
+            f"Only {len(systems)} system(s): system-level correlations need at least "
+            f"{MIN_SYSTEMS_FOR_CORRELATION} systems to mean anything."
+        )
+    return {"systems": systems, "system_pairwise": pairwise, "system_correlation": correlation}, notes

@@ -1,4 +1,4 @@
-// Judge page: answer with keys 1-5 and measure the time from display to answer.
+// Judge page: answer with keys 1-5 (or rate criteria with them) and measure the time from display to answer.
 (function () {
   "use strict";
   var shownAt = performance.now();
@@ -16,12 +16,130 @@
     if (field) { field.value = String(Math.round(performance.now() - shownAt)); }
   }, true);
 
+  // Rating tasks (PEM's criteria): 1-5 rate the active criterion and move on, arrows move, Enter sends.
+  function rateWithKeys(event, criteria) {
+    var groups = Array.prototype.slice.call(criteria.querySelectorAll("fieldset.criterion"));
+    var active = criteria.querySelector("fieldset.criterion.active") || groups[0];
+    var index = groups.indexOf(active);
+    function activate(next) {
+      active.classList.remove("active");
+      groups[next].classList.add("active");
+    }
+    if (/^[1-5]$/.test(event.key)) {
+      var input = active.querySelector('input[value="' + event.key + '"]');
+      if (input) { input.checked = true; }
+      if (index < groups.length - 1) { activate(index + 1); }
+    } else if (event.key === "ArrowDown" && index < groups.length - 1) {
+      activate(index + 1);
+    } else if (event.key === "ArrowUp" && index > 0) {
+      activate(index - 1);
+    } else if (event.key === "Enter") {
+      criteria.querySelector("button.send-ratings").click();
+    } else {
+      return;
+    }
+    event.preventDefault();
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) { return; }
     var tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select") { return; }
+    if (tag === "textarea" || tag === "select") { return; }
+    var criteria = document.querySelector("#item .criteria");
+    if (criteria) { rateWithKeys(event, criteria); return; }
+    if (tag === "input") { return; }
     if (!/^[1-5]$/.test(event.key)) { return; }
     var button = document.querySelector('#item button.answer[data-key="' + event.key + '"]');
     if (button && !button.disabled) { event.preventDefault(); button.click(); }
+  });
+})();
+
+// Span tagging: each word is a toggle button; the pressed ones are posted as hidden inputs.
+// A pointer press toggles the word under it and dragging sets the words it crosses to the
+// same state; keyboard: arrows move, Space toggles (a click with detail 0), Enter submits.
+(function () {
+  "use strict";
+  var drag = null; // {state: "true"|"false"} while a pointer is down on a word
+
+  function tagger(node) { return node && node.closest("[data-span-tagger]"); }
+  function words(root) { return Array.prototype.slice.call(root.querySelectorAll("button.word")); }
+
+  function sync(root) {
+    var box = root.querySelector(".tag-inputs");
+    box.textContent = "";
+    words(root).forEach(function (word) {
+      if (word.getAttribute("aria-pressed") !== "true") { return; }
+      var input = document.createElement("input");
+      input.type = "hidden";
+      input.name = word.dataset.field;
+      input.value = word.dataset.index;
+      box.appendChild(input);
+    });
+    root.querySelector("input[name=empty_confirmed]").value = "";
+    root.querySelector(".span-confirm").textContent = "";
+  }
+
+  function setPressed(word, state) {
+    if (word.getAttribute("aria-pressed") === state) { return; }
+    word.setAttribute("aria-pressed", state);
+    sync(tagger(word));
+  }
+
+  function toggle(word) { setPressed(word, word.getAttribute("aria-pressed") === "true" ? "false" : "true"); }
+
+  function enhance() {
+    document.querySelectorAll("[data-span-words][hidden]").forEach(function (row) { row.hidden = false; });
+  }
+  document.addEventListener("DOMContentLoaded", enhance);
+  document.addEventListener("htmx:afterSettle", enhance);
+  enhance();
+
+  document.addEventListener("pointerdown", function (event) {
+    var word = event.target.closest && event.target.closest("button.word");
+    if (!word || event.button !== 0) { return; }
+    toggle(word);
+    drag = {state: word.getAttribute("aria-pressed")};
+  });
+  document.addEventListener("pointermove", function (event) {
+    if (!drag) { return; }
+    var under = document.elementFromPoint(event.clientX, event.clientY);
+    var word = under && under.closest("button.word");
+    if (word) { setPressed(word, drag.state); }
+  });
+  ["pointerup", "pointercancel"].forEach(function (name) {
+    document.addEventListener(name, function () { drag = null; });
+  });
+
+  document.addEventListener("click", function (event) {
+    var word = event.target.closest("button.word");
+    // Pointer clicks were handled on pointerdown; detail 0 is a keyboard activation (Space).
+    if (word && event.detail === 0) { toggle(word); }
+    var submit = event.target.closest("button.span-submit");
+    if (!submit) { return; }
+    var root = tagger(submit);
+    var confirmed = root.querySelector("input[name=empty_confirmed]");
+    if (root.querySelector(".tag-inputs input") || confirmed.value) { return; }
+    // Nothing tagged and "Nothing to tag" not chosen: ask once before submitting an empty tagging.
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    confirmed.value = "1";
+    var message = root.querySelector(".span-confirm");
+    message.textContent = message.dataset.text;
+  }, true);
+
+  document.addEventListener("keydown", function (event) {
+    var word = event.target.closest && event.target.closest("button.word");
+    if (!word || event.ctrlKey || event.metaKey || event.altKey) { return; }
+    var all = words(tagger(word));
+    var at = all.indexOf(word);
+    var moves = {ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1};
+    if (event.key in moves) {
+      event.preventDefault();
+      var next = all[Math.min(all.length - 1, Math.max(0, at + moves[event.key]))];
+      next.focus();
+    } else if (event.key === "Enter") {
+      event.preventDefault();
+      tagger(word).querySelector("button.span-submit").click();
+    }
   });
 })();

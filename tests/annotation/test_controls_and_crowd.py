@@ -10,7 +10,7 @@ from annotation.controls import ensure_control_pairs, plan_control_positions, pr
 from annotation.joining import join
 from annotation.models import Judge, Judgment
 from reports.exports import pairs_frame
-from tests.factories import add_pairs, make_judge
+from tests.factories import add_pairs, make_judge, remember
 
 
 @pytest.fixture
@@ -91,6 +91,7 @@ def test_the_researcher_excludes_a_flagged_judge_from_the_dashboard(client, rese
 
 def test_an_outsider_cannot_exclude_judges(client, outsider, campaign):
     judge = make_judge(campaign)
+    remember(client, judge)
     client.force_login(outsider)
     response = client.post(reverse("campaigns-toggle-judge-exclusion", args=[campaign.slug, judge.pk]))
     assert response.status_code == 302 and "/accounts/login/" in response.url
@@ -98,7 +99,7 @@ def test_an_outsider_cannot_exclude_judges(client, outsider, campaign):
     assert not judge.excluded
 
 
-def test_a_prolific_link_stores_the_ids_and_resumes_the_same_participant(client, controlled):
+def test_a_prolific_link_stores_the_ids_and_never_hands_out_the_judge_again(client, controlled):
     url = reverse("annotation-welcome", args=[controlled.slug])
     link = f"{url}?PROLIFIC_PID=p123&STUDY_ID=s9&SESSION_ID=x1"
     page = client.get(link).content.decode()
@@ -106,9 +107,10 @@ def test_a_prolific_link_stores_the_ids_and_resumes_the_same_participant(client,
     client.post(url, {"consent": "yes", "crowd_participant": "p123", "crowd_study": "s9", "crowd_session": "x1"})
     judge = Judge.objects.get()
     assert (judge.crowd_participant, judge.crowd_study, judge.crowd_session) == ("p123", "s9", "x1")
-    client.cookies.clear()  # another browser, same participant
+    assert client.get(link).url == reverse("annotation-show-item", args=[controlled.slug, Judge.path_token])
+    client.cookies.clear()  # another browser with the same id: the consent page, never the judge
     response = client.get(link)
-    assert response.url == reverse("annotation-show-item", args=[controlled.slug, judge.token])
+    assert response.status_code == 200 and judge.token not in response.content.decode()
 
 
 def test_a_capped_campaign_turns_new_judges_away(client, controlled):
@@ -129,10 +131,11 @@ def test_the_end_asks_the_questionnaire_then_gives_the_completion_code(client, c
     protocol.completion_url = "https://example.org/done"
     protocol.save()
     judge = make_judge(campaign)
+    remember(client, judge)
     walk(judge)
     thanks = reverse("annotation-thanks", args=[campaign.slug, judge.token])
     response = client.get(thanks)
-    assert response.url == reverse("annotation-questionnaire", args=[campaign.slug, judge.token])
+    assert response.url == reverse("annotation-questionnaire", args=[campaign.slug, Judge.path_token])
     assert "How tired are you?" in client.get(response.url).content.decode()
     client.post(response.url, {"q0": "No", "q1": "A bit"})
     judge.refresh_from_db()

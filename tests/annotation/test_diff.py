@@ -1,6 +1,6 @@
 import pytest
 
-from annotation.diff import word_diff
+from annotation.diff import MAX_ALIGNED_WORD_PAIRS, MAX_HIGHLIGHT_CHARS, word_diff
 
 
 def changed_words(segments):
@@ -33,3 +33,19 @@ def test_it_keeps_the_sentence_text_intact():
 def test_it_never_highlights_punctuation_alone():
     segments_a, _ = word_diff("Yes , it works .", "Yes it works")
     assert changed_words(segments_a) == []
+
+
+def test_past_the_alignment_bound_it_marks_the_words_the_other_sentence_lacks():
+    words = int(MAX_ALIGNED_WORD_PAIRS**0.5) + 10
+    first = " ".join(["same"] * words + ["only-first"])
+    second = " ".join(["same"] * words + ["only-second"])
+    segments_a, segments_b = word_diff(first, second)
+    assert changed_words(segments_a) == ["only-first"] and changed_words(segments_b) == ["only-second"]
+    assert "".join(s.text for s in segments_a) == first
+
+
+def test_past_the_length_bound_it_highlights_nothing_and_keeps_the_text():
+    first, second = "a " * MAX_HIGHLIGHT_CHARS, "b " * MAX_HIGHLIGHT_CHARS
+    segments_a, segments_b = word_diff(first, second)
+    assert [(s.text, s.changed) for s in segments_a] == [(first, False)]
+    assert [(s.text, s.changed) for s in segments_b] == [(second, False)]

@@ -2,7 +2,7 @@
 
 from django.urls import reverse
 
-from tests.factories import add_pairs, make_judge, without_controls
+from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
 def test_a_french_browser_gets_the_french_protocol(client, campaign):
@@ -11,6 +11,7 @@ def test_a_french_browser_gets_the_french_protocol(client, campaign):
     welcome = client.get(reverse("annotation-welcome", args=[campaign.slug]), HTTP_ACCEPT_LANGUAGE="fr").content
     assert "J'accepte que mes réponses anonymes" in welcome.decode()
     judge = make_judge(campaign)
+    remember(client, judge)
     page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token]), HTTP_ACCEPT_LANGUAGE="fr")
     html = page.content.decode()
     for answer in ["Très différent", "Un peu similaire", "Plutôt similaire", "Même sens", "Je ne sais pas"]:

@@ -7,7 +7,7 @@ from annotation import assignment as assign
 from annotation.controls import protocol_of
 from annotation.joining import join
 from annotation.models import Judge
-from tests.factories import add_pairs, make_judge, without_controls
+from tests.factories import add_pairs, make_judge, remember, without_controls
 
 pytestmark = pytest.mark.django_db
 
@@ -73,6 +73,7 @@ def test_the_item_page_shows_the_capped_total(client, campaign):
     judge = make_judge(campaign)
     for _ in range(5):
         answer_current(judge)
+    remember(client, judge)
     page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token])).content.decode()
     assert "1 / 4" in page and "1 / 50" not in page
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Judge, Judgment
 from campaigns.models import Campaign
-from tests.factories import add_pairs, make_judge, without_controls
+from tests.factories import add_pairs, make_judge, remember, without_controls
 
 LABEL_ORDER = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 
@@ -45,14 +45,14 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     judge = start(client, open_campaign)
     # English level is required before anything else.
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, Judge.path_token])
     response = client.post(response.url, {})
     assert "Please choose your English level" in response.content.decode()
     client.post(
         reverse("annotation-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"}
     )
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, Judge.path_token])
     guidelines = client.get(response.url).content.decode()
     for text in ["Very different", "Slightly similar", "Mostly similar", "Same meaning", "Don&#x27;t know"]:
         assert text in guidelines
@@ -65,7 +65,7 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     assert "1 / 3" in page
     for _ in range(3):
         response = answer(client, judge)
-    assert response.url == reverse("annotation-thanks", args=[open_campaign.slug, judge.token])
+    assert response.url == reverse("annotation-thanks", args=[open_campaign.slug, Judge.path_token])
     assert "Thank you" in client.get(response.url).content.decode()
     judge.refresh_from_db()
     assert judge.english_level == "advanced" and judge.finished_at is not None
@@ -75,6 +75,7 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
 
 def test_it_shows_the_five_answers_in_the_protocol_order(client, open_campaign):
     judge = make_judge(open_campaign)
+    remember(client, judge)
     page = client.get(item_url(judge)).content.decode()
     values = re.findall(r'name="label" value="(\w+)"', page)
     assert values == LABEL_ORDER
@@ -82,6 +83,7 @@ def test_it_shows_the_five_answers_in_the_protocol_order(client, open_campaign):
 
 def test_it_answers_htmx_with_the_next_pair_only(client, open_campaign):
     judge = make_judge(open_campaign)
+    remember(client, judge)
     client.get(item_url(judge))
     response = answer(client, judge, htmx=True)
     body = response.content.decode()
@@ -95,6 +97,7 @@ def test_it_redirects_htmx_to_the_thanks_page_at_the_end(client, campaign):
     campaign.save()
     add_pairs(campaign, 1)
     judge = make_judge(campaign)
+    remember(client, judge)
     for _ in range(6):
         client.get(item_url(judge))
         response = answer(client, judge, htmx=True)
@@ -104,6 +107,7 @@ def test_it_redirects_htmx_to_the_thanks_page_at_the_end(client, campaign):
 def test_it_escapes_sentences(client, campaign):
     campaign.pairs.create(external_id="x", source="<script>alert(1)</script> hi", hypothesis="<b>bold</b> hi")
     judge = make_judge(campaign)
+    remember(client, judge)
     for _ in range(5):
         client.get(item_url(judge))
         answer(client, judge)
@@ -115,11 +119,13 @@ def test_it_escapes_sentences(client, campaign):
 def test_it_resumes_from_the_cookie(client, open_campaign):
     judge = start(client, open_campaign)
     response = client.get(reverse("annotation-welcome", args=[open_campaign.slug]))
-    assert response.url == item_url(judge)
+    assert response.url == reverse("annotation-show-item", args=[open_campaign.slug, Judge.path_token])
+    assert judge.token not in response.url
 
 
 def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign):
     owner = make_judge(open_campaign)
+    remember(client, owner)
     intruder = make_judge(open_campaign)
     client.get(item_url(owner))
     theirs = Assignment.objects.get(judge=owner)
@@ -127,12 +133,14 @@ def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign
         reverse("annotation-answer", args=[open_campaign.slug, intruder.token]),
         {"assignment": theirs.pk, "label": "same_meaning"},
     )
-    assert response.status_code == 404
+    assert response.status_code == 400
+    assert b"not assigned to you" in response.content
     assert not Judgment.objects.exists()
 
 
 def test_it_hides_a_judge_behind_another_campaigns_slug(client, open_campaign):
     judge = make_judge(open_campaign)
+    remember(client, judge)
     Campaign.objects.create(slug="other", name="Other")
     assert client.get(reverse("annotation-show-item", args=["other", judge.token])).status_code == 404
     assert client.get(reverse("annotation-show-item", args=[open_campaign.slug, "forged-token"])).status_code == 404
@@ -140,6 +148,7 @@ def test_it_hides_a_judge_behind_another_campaigns_slug(client, open_campaign):
 
 def test_it_rejects_an_unknown_label_clearly(client, open_campaign):
     judge = make_judge(open_campaign)
+    remember(client, judge)
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
     response = client.post(
@@ -152,6 +161,7 @@ def test_it_rejects_an_unknown_label_clearly(client, open_campaign):
 
 def test_a_double_submission_stores_one_judgment(client, open_campaign):
     judge = make_judge(open_campaign)
+    remember(client, judge)
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
     url = reverse("annotation-answer", args=[open_campaign.slug, judge.token])

@@ -11,7 +11,7 @@ from annotation.scale import ANSWERS
 from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
 from annotation.tasktypes.similarity import Similarity
-from tests.factories import add_pairs, make_judge, without_controls
+from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
 def test_a_campaign_is_a_similarity_campaign_by_default(campaign):
@@ -78,7 +78,7 @@ def test_the_answer_is_stored_the_way_the_task_type_says(campaign):
 
 def test_the_judge_page_shows_the_task_types_answers(client, campaign):
     add_pairs(without_controls(campaign), 1)
-    judge = make_judge(campaign)
+    judge = remember(client, make_judge(campaign))
     page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token])).content.decode()
     assert page.count('<button type="submit" name="label"') == len(ANSWERS)
     assert 'name="label" value="dont_know"' in page

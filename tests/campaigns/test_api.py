@@ -72,15 +72,32 @@ def test_it_lists_judgments_read_only(api, campaign):
     assert api.post("/api/campaigns/demo/judgments/", {}).status_code == 405
 
 
-def test_it_exports_csv(api, campaign):
+def test_it_exports_csv_streamed(api, campaign):
     add_pairs(campaign, 2)
     response = api.get("/api/campaigns/demo/export/?kind=pairs")
-    frame = pd.read_csv(io.StringIO(response.content.decode()))
+    assert response.streaming
+    frame = pd.read_csv(io.StringIO(b"".join(response.streaming_content).decode()))
     assert response["Content-Type"].startswith("text/csv") and len(frame) == 2
+    judgments = api.get("/api/campaigns/demo/export/?kind=judgments")
+    assert b"".join(judgments.streaming_content).decode().startswith("judge,english_level,pair_id")
     assert api.get("/api/campaigns/demo/export/?kind=everything").status_code == 400
 
 
-def test_the_openapi_schema_is_served(client, db):
-    response = client.get("/api/schema/")
+def test_the_openapi_schema_is_served_to_researchers_only(client, api):
+    assert client.get("/api/schema/").status_code in (401, 403)
+    response = api.get("/api/schema/")
     assert response.status_code == 200
     assert b"/api/campaigns/{slug}/pairs/" in response.content
+
+
+def test_it_creates_a_criteria_campaign_with_system_keys_and_refuses_an_unknown_type(api):
+    response = api.post(
+        "/api/campaigns/",
+        {"slug": "pem", "name": "PEM", "task_type": "criteria", "system_keys": "generator"},
+        format="json",
+    )
+    refused = api.post("/api/campaigns/", {"slug": "bad", "name": "Bad", "task_type": "nope"}, format="json")
+
+    assert response.status_code == 201
+    assert (response.json()["task_type"], response.json()["system_keys"]) == ("criteria", "generator")
+    assert refused.status_code == 400 and "unknown task type 'nope'" in refused.content.decode()

@@ -105,3 +105,17 @@ def test_it_refuses_a_file_over_the_size_limit_without_reading_it_all(campaign, 
         run(campaign.slug, corpus_file)
 
     assert Pair.objects.count() == 0
+
+
+def test_it_imports_only_pairs_inside_the_bleu_range_and_names_the_others(tmp_path, db):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(
+        '{"id": "copy", "source": "The cat sleeps on the old sofa in the living room.", '
+        '"hypothesis": "The cat sleeps on the old sofa in the living room."}\n'
+        '{"id": "kept", "source": "The cat sleeps on the old sofa in the living room.", '
+        '"hypothesis": "A cat is asleep on the old couch in the lounge."}\n'
+    )
+    out = io.StringIO()
+    call_command("import_pairs", "ranged", str(path), "--create", "--bleu-range", "5", "20", stdout=out)
+    assert list(Campaign.objects.get(slug="ranged").real_pairs.values_list("external_id", flat=True)) == ["kept"]
+    assert "Rejected line 1: BLEU 100.0 is not below 20" in out.getvalue()

@@ -122,3 +122,45 @@ def test_every_admin_list_renders(client, campaign, researcher, path):
     make_judge(campaign)
     client.force_login(researcher)
     assert client.get(f"/admin/{path}/").status_code == 200
+
+
+def test_it_creates_a_criteria_campaign_with_system_keys(client, researcher):
+    client.force_login(researcher)
+    fields = {"name": "PEM", "slug": "pem", "pairs_per_judge": 20, "overlap_target": 2, "task_type": "criteria"}
+
+    client.post(reverse("campaigns-create-campaign"), {**fields, "system_keys": "generator, run"})
+
+    campaign = Campaign.objects.get(slug="pem")
+    assert campaign.task_type == "criteria" and campaign.system_key_list() == ["generator", "run"]
+    assert "Every morning the bakery" in campaign.training_pairs.first().hypothesis
+
+
+def test_it_refuses_an_unknown_task_type(client, researcher):
+    client.force_login(researcher)
+    fields = {"name": "X", "slug": "x", "pairs_per_judge": 20, "overlap_target": 2, "task_type": "spans-of-nothing"}
+
+    response = client.post(reverse("campaigns-create-campaign"), fields)
+
+    assert response.status_code == 200 and not Campaign.objects.filter(slug="x").exists()
+    assert "spans-of-nothing" in response.content.decode()
+
+
+def test_the_edit_page_sets_system_keys_and_locks_the_task_type_once_judging_started(client, campaign, researcher):
+    from annotation import assignment
+    from tests.factories import add_pairs, make_judge
+
+    add_pairs(campaign, 2)
+    assignment.next_assignment(make_judge(campaign))
+    client.force_login(researcher)
+    fields = {"name": "Demo", "slug": "demo", "pairs_per_judge": 20, "overlap_target": 2, "is_open": "on"}
+    protocol = {"protocol-control_share": "0.1", "protocol-max_judges": ""}
+
+    page = client.get(reverse("campaigns-edit-campaign", args=["demo"])).content.decode()
+    client.post(
+        reverse("campaigns-edit-campaign", args=["demo"]),
+        {**fields, **protocol, "system_keys": "run", "task_type": "criteria"},
+    )
+
+    campaign.refresh_from_db()
+    assert 'name="task_type"' in page and "disabled" in page.split('name="task_type"')[1].split(">")[0]
+    assert campaign.system_keys == "run" and campaign.task_type == "similarity"

@@ -66,3 +66,21 @@ def test_it_refuses_an_unknown_campaign(db, tmp_path):
         call_command("export_pairs", "nope", "--out", str(tmp_path / "x.csv"))
 
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_generation_campaigns_pairs_csv_has_its_provenance(tmp_path, monkeypatch, db):
+    from generation import llm
+    from tests.generation.test_generation_run import FakeGenerator
+
+    monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator())
+    sources = tmp_path / "sources.txt"
+    sources.write_text("It is raining today.\nThe cat sleeps on the sofa.\n", encoding="utf-8")
+    call_command("generate", "gen", str(sources), "--template", "naive", "--create", "--inline", stdout=io.StringIO())
+    path = tmp_path / "g.csv"
+
+    call_command("export_pairs", "gen", "--out", str(path), stdout=io.StringIO())
+
+    rows = read_csv(path)
+    assert len(rows) == 2
+    assert {"generator", "generator_revision", "template", "decoding", "candidate", "generation_run"} <= set(rows[0])
+    assert {(row["generator"], row["template"]) for row in rows} == {("embedded", "naive")}

@@ -1,4 +1,5 @@
 import io
+import json
 from datetime import timedelta
 
 import pandas as pd
@@ -8,8 +9,8 @@ from django.utils import timezone
 from annotation.models import Assignment, Judge, Judgment, Label
 from campaigns.exports import write_csv
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
-from reports.exports import PAIR_COLUMNS, judgments_frame, pairs_frame
+from campaigns.models import Campaign, Pair
+from reports.exports import PAIR_COLUMNS, judgments_frame, pairs_frame, pairs_with_scores
 
 VD, SS, MS, SM, DK = (
     Label.VERY_DIFFERENT,
@@ -149,6 +150,7 @@ def test_it_describes_each_judgment(campaign):
         "english_level": "native",
         "pair_id": "p3",
         "corpus": "news",
+        "system": "",
         "label": "dont_know",
         "is_training": False,
         "is_control": False,
@@ -191,3 +193,45 @@ def test_it_neutralises_spreadsheet_formulas_but_not_negative_numbers(tmp_path):
     back = pd.read_csv(out)
     assert back["source"].tolist() == ["'=cmd|' /C calc'!A0", "'@SUM(A1)", "plain"]
     assert back["score"].tolist() == [-0.5, 1.0, 2.0]
+
+
+# Provenance and metadata columns (issue 15).
+
+GENERATED = {
+    "generator": "HuggingFaceTB/SmolLM2-135M-Instruct",
+    "generator_revision": "abc123",
+    "template": "naive",
+    "decoding": {"temperature": 0.7, "top_p": 0.9},
+    "seed": 7,
+    "candidate": 1,
+    "generation_run": 3,
+}
+
+
+def test_it_exports_generation_provenance_as_columns_after_the_scores(campaign):
+    Pair.objects.create(campaign=campaign, external_id="g1", source="A.", hypothesis="B.", metadata=GENERATED)
+
+    frame, _ = pairs_with_scores(campaign)
+
+    provenance = ["generator", "generator_revision", "template", "generation_run", "candidate", "decoding", "seed"]
+    assert list(frame.columns) == [*PAIR_COLUMNS, *provenance]
+    row = frame.iloc[0]
+    assert (row["generator"], row["template"], row["candidate"]) == (GENERATED["generator"], "naive", 1)
+    assert json.loads(row["decoding"]) == GENERATED["decoding"]
+
+
+def test_it_round_trips_an_imported_system_column(campaign, tmp_path):
+    corpus = b"id,source,hypothesis,label,note,system,extra\nr1,A.,B.,1,=x,gpt,1\nr2,C.,D.,,,t5,2\nr3,E.,F.,0,x,,3\n"
+    import_pairs(campaign, corpus, filename="systems.csv")
+    first = tmp_path / "first.csv"
+    write_csv(pairs_with_scores(campaign)[0], first)
+    copy = Campaign.objects.create(slug="copy", name="Copy")
+
+    import_pairs(copy, first.read_bytes(), filename=first.name)
+    second = tmp_path / "second.csv"
+    write_csv(pairs_with_scores(copy)[0], second)
+
+    assert second.read_text(encoding="utf-8") == first.read_text(encoding="utf-8")
+    header = first.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header == [*PAIR_COLUMNS, "system", "extra", "note"]
+    assert list(copy.pairs.filter(is_training=False).values_list("metadata__system", flat=True)) == ["gpt", "t5", ""]

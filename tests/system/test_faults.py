@@ -104,6 +104,7 @@ def assert_one_score_per_pair_and_metric(campaign):
 def test_every_pair_ends_with_one_score_per_metric_after_the_worker_is_killed_mid_scoring(broker, settings):
     url, _port, _redis = broker
     settings.PARASOL_SCORING_BATCH_SIZE = 1  # hundreds of small tasks: the kill lands mid-way
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 1
     worker = start_worker(url)
     try:
         campaign = Campaign.objects.create(slug="killed", name="Killed")

@@ -51,6 +51,7 @@ def demo_env(tmp_path):
         SQLITE_PATH=str(tmp_path / "demo.sqlite3"),
         REDIS_URL=redis_url,
         PARASOL_METRICS="lev",
+        DJANGO_DEBUG="true",  # the demo runs in debug (it refuses production without a secret key)
         PARASOL_CACHE_DIR=str(tmp_path / "cache"),
         PARASOL_BEAT_SCHEDULE=str(tmp_path / "beat" / "celerybeat-schedule"),
         PYTHONUNBUFFERED="1",

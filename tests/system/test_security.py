@@ -134,6 +134,7 @@ JUDGE_POSTS = [
     ("annotation-guidelines", {"token": True}),
     ("annotation-answer", {"token": True}),
     ("annotation-questionnaire", {"token": True}),
+    ("annotation-adopt", {"token": True}),
 ]
 RESEARCHER_POSTS = [
     ("campaigns-create-campaign", {}),
@@ -146,6 +147,8 @@ RESEARCHER_POSTS = [
     ("campaigns-resume-generation", {"slug": True, "pk": 1}),
     ("campaigns-create-template", {"slug": True}),
     ("campaigns-preview-template", {"slug": True}),
+    ("campaigns-api-key", {}),
+    ("campaigns-trash", {}),
     ("logout", {}),
 ]
 ANONYMOUS_POSTS = [("login", {}), ("set_language", {})]
@@ -155,9 +158,12 @@ GET_ONLY = {
     "annotation-thanks",
     "campaigns-list-campaigns",
     "campaigns-show-campaign",
+    "scoring-show-progress",
     "campaigns-export-pairs",
     "campaigns-export-signatures",
     "campaigns-export-judgments",
+    "campaigns-export-taggings",
+    "campaigns-download-span-table",
     "campaigns-list-generations",
     "campaigns-show-generation",
     "campaigns-edit-template",

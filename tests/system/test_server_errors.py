@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from annotation import assignment as assign
 from parasol import db
-from tests.factories import add_pairs, make_judge
+from tests.factories import add_pairs, make_judge, remember
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,6 +19,13 @@ def judge(campaign, settings):
     settings.DEBUG = False
     add_pairs(campaign, 3)
     return make_judge(campaign)
+
+
+def judge_client(judge, **headers):
+    """A browser that holds the judge's own cookie (a link alone asks before adopting a judge)."""
+    client = Client(raise_request_exception=False, **headers)
+    remember(client, judge)
+    return client
 
 
 def item_url(judge):
@@ -46,7 +53,7 @@ def fail_with(error, times=None):
 def test_an_error_shows_a_plain_page_in_the_judges_language_and_is_logged(judge, monkeypatch, caplog, language, title):
     failing, _ = fail_with(RuntimeError("secret internals"))
     monkeypatch.setattr(assign, "next_assignment", failing)
-    client = Client(raise_request_exception=False, HTTP_ACCEPT_LANGUAGE=language)
+    client = judge_client(judge, HTTP_ACCEPT_LANGUAGE=language)
     with caplog.at_level(logging.ERROR, logger="django.request"):
         response = client.get(item_url(judge))
     page = response.content.decode()
@@ -59,7 +66,7 @@ def test_an_error_shows_a_plain_page_in_the_judges_language_and_is_logged(judge,
 def test_a_locked_database_is_retried_and_the_judge_never_sees_it(judge, monkeypatch):
     failing, calls = fail_with(OperationalError("database is locked"), times=2)
     monkeypatch.setattr(assign, "next_assignment", failing)
-    response = Client(raise_request_exception=False).get(item_url(judge))
+    response = judge_client(judge).get(item_url(judge))
     assert response.status_code == 200 and "Training" in response.content.decode()
     assert len(calls) == 3
 
@@ -68,7 +75,7 @@ def test_the_retries_are_bounded(judge, monkeypatch):
     failing, calls = fail_with(OperationalError("database is locked"))
     monkeypatch.setattr(assign, "next_assignment", failing)
     monkeypatch.setattr(db.time, "sleep", lambda seconds: None)
-    response = Client(raise_request_exception=False).get(item_url(judge))
+    response = judge_client(judge).get(item_url(judge))
     assert response.status_code == 500 and "Something went wrong" in response.content.decode()
     assert len(calls) == db.LOCKED_ATTEMPTS
 
@@ -76,5 +83,5 @@ def test_the_retries_are_bounded(judge, monkeypatch):
 def test_other_database_errors_are_not_retried(judge, monkeypatch):
     failing, calls = fail_with(OperationalError("no such table: nowhere"))
     monkeypatch.setattr(assign, "next_assignment", failing)
-    response = Client(raise_request_exception=False).get(item_url(judge))
+    response = judge_client(judge).get(item_url(judge))
     assert response.status_code == 500 and len(calls) == 1

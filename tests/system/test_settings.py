@@ -42,7 +42,7 @@ def test_production_refuses_to_start_without_a_secret_key():
     ],
 )
 def test_a_bad_value_stops_start_up_naming_the_variable(variable, value, message):
-    result = run_manage("check", **{variable: value})
+    result = run_manage("check", **{"DJANGO_DEBUG": "true", variable: value})
     assert result.returncode != 0 and message in result.stderr
 
 
@@ -57,7 +57,7 @@ SHOW_SQLITE = (
 def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_configured(how, tmp_path):
     path = tmp_path / "parasol.sqlite3"
     env = {"SQLITE_PATH": str(path)} if how == "default" else {"DATABASE_URL": f"sqlite:///{path}"}
-    result = run_manage("shell", "-c", SHOW_SQLITE, **env)
+    result = run_manage("shell", "-c", SHOW_SQLITE, DJANGO_DEBUG="true", **env)
     assert result.returncode == 0, result.stderr
     # synchronous=1 is NORMAL; the busy timeout is in milliseconds.
     assert result.stdout.splitlines()[-1].split() == ["wal", "1", "30000", "IMMEDIATE"]
@@ -65,5 +65,5 @@ def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_confi
 
 
 def test_an_sqlite_url_must_name_a_file():
-    result = run_manage("check", DATABASE_URL="sqlite://:memory:")
+    result = run_manage("check", DJANGO_DEBUG="true", DATABASE_URL="sqlite://:memory:")
     assert result.returncode != 0 and "DATABASE_URL must name an SQLite file" in result.stderr

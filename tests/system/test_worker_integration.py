@@ -46,6 +46,7 @@ def broker(redis_url, settings):
     settings.PARASOL_SCORE_ON_CREATE = True
     settings.PARASOL_METRICS = ["lev", "bleu"]
     settings.PARASOL_SCORING_BATCH_SIZE = 5
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 5
     yield redis_url
     use_broker(*old)
 

@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import validate_slug
 from django.db import transaction
 
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
-from campaigns.models import Campaign
+from campaigns.models import TASK_TYPE_CHOICES, Campaign
+from parasol.progress import ProgressBar
 
 
 class Command(BaseCommand):
@@ -21,35 +21,64 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=FORMATS, default="auto")
         parser.add_argument("--create", action="store_true", help="Create the campaign (open) if it does not exist.")
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
+        parser.add_argument(
+            "--task",
+            choices=[name for name, _ in TASK_TYPE_CHOICES],
+            help="With --create: the task type judges answer (default: similarity).",
+        )
+        parser.add_argument(
+            "--bleu-range",
+            nargs=2,
+            type=float,
+            metavar=("LOW", "HIGH"),
+            help="Import only pairs whose BLEU (0-100) lies strictly between LOW and HIGH (ParaTag: 5 20).",
+        )
 
-    def handle(self, *args, campaign, file, format, create, corpus, **options):
-        data = read_upload(file)
-        try:
-            with transaction.atomic():
-                target, created = get_campaign(campaign, create=create)
-                result = import_pairs(target, data, format=format, filename=file.name, corpus=corpus)
-        except CorpusImportError as error:
-            raise CommandError(f"{file}: {error}. Nothing was imported.") from None
+    def handle(self, *args, campaign, file, format, create, corpus, task=None, bleu_range=None, **options):
+        # The file is streamed: rows are validated and inserted chunk by chunk in one transaction.
+        with open_upload(file) as handle:
+            bar = ProgressBar(handle.seek(0, 2), "reading", stream=self.stderr, unit="MiB")
+            handle.seek(0)
+            try:
+                with transaction.atomic():
+                    target, created = get_campaign(campaign, create=create, task_type=task)
+                    result = import_pairs(
+                        target,
+                        handle,
+                        format=format,
+                        filename=file.name,
+                        corpus=corpus,
+                        progress=bar.set,
+                        bleu_range=bleu_range,
+                    )
+            except CorpusImportError as error:
+                raise CommandError(f"{file}: {error}. Nothing was imported.") from None
+            finally:
+                bar.close()
         if created:
             self.stdout.write(f"Created campaign {target.slug!r}.")
+        for location, reason in result.rejected:
+            self.stdout.write(f"Rejected {location}: {reason}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
         self.stdout.write(
             self.style.SUCCESS(f"Imported {result.count} pairs into campaign {target.slug!r} (corpus: {corpora}).")
         )
 
 
-def read_upload(path):
-    # One byte over the limit is enough for the importer to refuse the file.
+def open_upload(path):
     try:
-        with open(path, "rb") as handle:
-            return handle.read(settings.IMPORT_MAX_BYTES + 1)
+        return open(path, "rb")
     except OSError as error:
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
 
 
-def get_campaign(slug, *, create):
+def get_campaign(slug, *, create, task_type=None):
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is not None:
+        if task_type and task_type != campaign.task_type:
+            raise CommandError(
+                f"Campaign {slug!r} already exists with task type {campaign.task_type!r}; --task applies to new ones."
+            )
         return campaign, False
     if not create:
         raise CommandError(f"No campaign with slug {slug!r}; pass --create to create it.")
@@ -57,7 +86,7 @@ def get_campaign(slug, *, create):
         validate_slug(slug)
     except ValidationError:
         raise CommandError(f"{slug!r} is not a valid slug (letters, digits, hyphens, underscores).") from None
-    campaign = Campaign.objects.create(slug=slug, name=slug)
+    campaign = Campaign.objects.create(slug=slug, name=slug, task_type=task_type or Campaign().task_type)
     try:
         campaign.ensure_training_pairs()
     except OSError as error:

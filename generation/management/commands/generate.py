@@ -38,6 +38,13 @@ class Command(BaseCommand):
         parser.add_argument("--max-new-tokens", type=int, default=64)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--corpus", default="LLM", help="corpus name of the pairs created")
+        parser.add_argument(
+            "--bleu-range",
+            nargs=2,
+            type=float,
+            metavar=("LOW", "HIGH"),
+            help="keep outputs whose BLEU with the source lies strictly between LOW and HIGH (ParaTag: 5 20)",
+        )
         parser.add_argument("--inline", action="store_true", help="generate in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="seconds to wait for the workers")
 
@@ -61,6 +68,8 @@ class Command(BaseCommand):
                 seed=options["seed"],
                 candidates=options["n"],
                 corpus=options["corpus"],
+                bleu_low=options["bleu_range"][0] if options["bleu_range"] else None,
+                bleu_high=options["bleu_range"][1] if options["bleu_range"] else None,
             )
         except (GenerationError, UnicodeDecodeError) as error:
             raise CommandError(str(error)) from None

@@ -13,20 +13,20 @@ from reports.analysis.latex import latex_document
 from reports.analysis.present import latex
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
-from reports.sections import tables_with_content
+from reports.sections import tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 
 
 def _file_stem(spec):
-    """figure2, figure2_mrpc, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
-    if spec.kind == "figure2" and spec.corpus == "Global":
-        return "figure2"
+    """figure2, figure2_mrpc, systems, thresholds_global, ranks_mrpc...: corpus names made safe for file names."""
+    if spec.kind == "systems" or (spec.kind == "figure2" and spec.corpus == "Global"):
+        return spec.kind
     return f"{spec.kind}_{re.sub(r'[^A-Za-z0-9_.-]+', '-', spec.corpus).strip('-').lower() or 'corpus'}"
 
 
-def _write_latex(report, out):
+def _write_latex(report, task, out):
     """Each table with something to show as `<name>.tex`; `tables.tex` (an article of them all) checks they compile."""
-    tables = {name: latex(report, name) for name in tables_with_content(report)}
+    tables = {name: latex(report, name) for name in tables_with_content(report, task)}
     tables = {name: table for name, table in tables.items() if table is not None}
     for name, table in tables.items():
         (out / f"{name}.tex").write_text(table, encoding="utf-8")
@@ -48,6 +48,11 @@ class Command(BaseCommand):
             help="also write each table as a booktabs .tex and the figures as PDF and SVG",
         )
         parser.add_argument("--html", action="store_true", help="also write report.html: one self-contained file")
+        parser.add_argument(
+            "--full-curves",
+            action="store_true",
+            help="one curve row per pair (default: 1,000 evenly spaced points per metric and corpus)",
+        )
 
     def handle(self, *args, **options):
         slugs = list(dict.fromkeys(options["campaigns"]))
@@ -71,6 +76,7 @@ class Command(BaseCommand):
             verdicts=frames.verdicts,
             label_source=options["label_source"],
             seed=options["seed"],
+            **({"curve_points": None} if options["full_curves"] else {}),
         )
         report.notes = frames.notes + report.notes
         for name in TABLE_NAMES:
@@ -80,9 +86,14 @@ class Command(BaseCommand):
             columns=["metric", "direction", "signature"],
         )
         write_csv(signatures, out / "signatures.csv")
+        chosen = [campaigns[slug] for slug in slugs]
+        # PEM's criteria tables, or span_agreement.csv, span_degree.csv and the rest of the span tagging report.
+        task, report = task_of(chosen), with_task_tables(report, chosen)
+        for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
+            write_csv(report.tables[name], out / f"{name}.csv")
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
-            _write_latex(report, out)
+            _write_latex(report, task, out)
         if not options["no_figures"] and report.metrics:
             formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
             for spec in figure_specs(report):

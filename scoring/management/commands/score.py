@@ -38,9 +38,8 @@ class Command(BaseCommand):
     def _score_inline(self, campaign, metrics):
         for metric in metrics:
             signature = service.scorer(metric).signature_string()
-            missing = list(service.pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
-            bar = ProgressBar(len(missing), metric, stream=self.stderr)
-            service.score_inline(missing, [metric], progress=bar.update)
+            bar = ProgressBar(service.pairs_missing(metric, signature, campaign=campaign).count(), metric, self.stderr)
+            service.score_campaign_inline(campaign, metric, progress=bar.update)
             bar.close()
         self.stdout.write(self.style.SUCCESS(f"Scored {campaign.slug} with {', '.join(metrics)}."))
 

@@ -1,0 +1,107 @@
+"""PEM's multi-criteria judging: adequacy, fluency, lexical dissimilarity and overall quality, each 1-5.
+
+The judge rates the hypothesis on four criteria (labelled ends, keys 1-5 for the active
+criterion, Enter to send); the four ratings are stored in `Judgment.values` and
+`Judgment.label` stays blank. A pair's result is each criterion's mean and the count
+of every rating. Controls are the source as its own hypothesis (`annotation.criteria_scale`).
+"""
+
+import pandas as pd
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
+from annotation.guidelines import criteria_examples
+
+from .base import AnswerForm, ReportSection, TaskType
+
+# Each criterion's question and the meaning of its two ends (1 and 5).
+QUESTIONS = {
+    "adequacy": (_("Adequacy: is the meaning of the first sentence preserved?"), _("none of it"), _("all of it")),
+    "fluency": (_("Fluency: is the second sentence fluent English?"), _("incomprehensible"), _("flawless")),
+    "dissimilarity": (
+        _("Lexical dissimilarity: how much did the wording change?"),
+        _("same words"),
+        _("entirely new words"),
+    ),
+    "overall": (_("Overall: how good a paraphrase is the second sentence?"), _("very poor"), _("excellent")),
+}
+RATING_CHOICES = [(rating, str(rating)) for rating in RATINGS]
+
+
+class CriteriaAnswerForm(AnswerForm):
+    adequacy = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int)
+    fluency = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int)
+    dissimilarity = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int)
+    overall = forms.TypedChoiceField(choices=RATING_CHOICES, coerce=int)
+
+
+def rating_columns():
+    """The pairs CSV's columns: judgments, then per criterion its mean and one count per rating."""
+    columns = ["n_judgments"]
+    for criterion in CRITERIA:
+        columns += [f"{criterion}_mean", *(f"n_{criterion}_{rating}" for rating in RATINGS)]
+    return columns
+
+
+class Criteria(TaskType):
+    name = "criteria"
+    title = _("Criteria (PEM: adequacy, fluency, dissimilarity, overall)")
+    judge_template = "annotation/tasktypes/_criteria.html"
+    guidelines_template = "annotation/tasktypes/_criteria_guidelines.html"
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences and rate the second one on four "
+        "criteria: how much meaning it keeps, how fluent it is, how much its wording changed, and overall."
+    )
+    answer_form = CriteriaAnswerForm
+    invalid_answer_message = _("Rate all four criteria from 1 to 5.")
+    stored_fields = ("values",)
+    pair_columns = rating_columns()
+    control_kinds = ("identical",)
+    report_section = ReportSection(
+        name="criteria",
+        title=_("PEM's criteria: judges and metrics"),
+        template="annotation/tasktypes/_criteria_report.html",
+    )
+
+    def judge_context(self, assignment):
+        criteria = [
+            {"name": name, "question": question, "low": low, "high": high, "ratings": RATINGS}
+            for name, (question, low, high) in QUESTIONS.items()
+        ]
+        return {"criteria": criteria}
+
+    def guideline_examples(self):
+        return criteria_examples()
+
+    def answer(self, cleaned_data):
+        return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
+
+    def judgment_fields(self, answer):
+        return {"label": "", "values": answer}
+
+    def control_passed(self, label, values, expected):
+        # PEM's control: the expected ratings are fixed (criteria_scale), not the pair's gold label.
+        return control_passed(values)
+
+    def aggregate(self, judgments, pair_ids):
+        """Per pair: `n_judgments`, and per criterion its mean and the count of each rating (1-5)."""
+        ratings = ratings_frame(judgments)
+        index = pd.Index(pair_ids)
+        frame = pd.DataFrame(index=index)
+        frame["n_judgments"] = ratings.groupby("pair_id").size().reindex(index, fill_value=0).astype("int64")
+        for criterion in CRITERIA:
+            frame[f"{criterion}_mean"] = ratings.groupby("pair_id")[criterion].mean().reindex(index)
+            counts = pd.crosstab(ratings["pair_id"], ratings[criterion]) if len(ratings) else pd.DataFrame()
+            counts = counts.reindex(index=index, columns=RATINGS, fill_value=0)
+            for rating in RATINGS:
+                frame[f"n_{criterion}_{rating}"] = counts[rating].astype("int64")
+        return frame[self.pair_columns]
+
+
+def ratings_frame(judgments: pd.DataFrame) -> pd.DataFrame:
+    """`pair_id` and one float column per criterion, read from each judgment's `values`."""
+    values = judgments["values"] if "values" in judgments else pd.Series([], dtype=object)
+    rows = [value if isinstance(value, dict) else {} for value in values]
+    ratings = pd.DataFrame(rows, index=judgments.index).reindex(columns=CRITERIA).apply(pd.to_numeric, errors="coerce")
+    return ratings.astype(float).assign(pair_id=judgments["pair_id"].to_numpy() if len(judgments) else [])

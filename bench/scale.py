@@ -1,0 +1,324 @@
+"""A QQP-sized corpus from import to report: each figure printed beside its target.
+
+    .venv/bin/python bench/scale.py [--pairs 20000] [--worker-pairs 20000] [--skip-workers]
+
+Not a test. Runs the real commands in child processes on a fresh SQLite database:
+- import: `import_pairs --create` of a synthetic gold-labelled TSV (8-30 words per
+  sentence): rows/s and peak RSS, beside a plain `pandas.read_csv` + `bulk_create`;
+- scoring: `score --inline` with `lev` then `bleu`: pairs/s end to end, beside the same
+  metric alone on the same sentences in the same batches, and the share of time outside it;
+- workers: `score --wait` through 1 then 2 real Celery worker processes (Redis broker,
+  a throwaway PostgreSQL server: SQLite serialises concurrent writers) on fresh copies
+  of the corpus (bleu); then a run where a worker joins and another leaves mid-way,
+  whose scores must equal the 1-worker run's, one per pair;
+- report: `report --label-source gold` with lev, bleu and 7 more metrics whose scores
+  are synthetic (noisy functions of the gold label: nobody scores 400k pairs with an
+  LLM on 2 CPU cores), cold (the command uses no cache);
+- export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+TARGETS = {"import_rss_mib": 500, "outside_metric_share": 0.20, "report_seconds": 15.0}
+WORDS = (
+    "the a cat dog sat on mat quickly slowly house river tree small big old new red blue runs walks city "
+    "people said that would could market price rose fell report company year government told police"
+).split()
+SYNTHETIC_METRICS = {
+    "meteor": "higher",
+    "bertscore": "higher",
+    "parascore": "higher",
+    "sbert": "higher",
+    "parapluie_direct": "higher",
+    "parapluie_indirect": "higher",
+    "parapluie_fs_direct": "higher",
+}
+
+
+def write_corpus(path, n_pairs, seed=0):
+    """A gold-labelled TSV written row by row: paraphrases keep most words, non-paraphrases fewer."""
+    rng = np.random.default_rng(seed)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("id\tsource\thypothesis\tlabel\tcorpus\n")
+        for i in range(n_pairs):
+            length = int(rng.integers(8, 31))
+            source = rng.choice(WORDS, size=length)
+            label = int(rng.random() < 0.4)
+            keep = rng.random(length) < (0.85 if label else 0.55)
+            hypothesis = np.where(keep, source, rng.choice(WORDS, size=length))
+            corpus = "QQP" if i % 4 else "PAWS"
+            out.write(f"q{i}\t{' '.join(source)}\t{' '.join(hypothesis)}\t{label}\t{corpus}\n")
+
+
+def verdict(met):
+    return "met" if met else "NOT met"
+
+
+def run(command, env, label):
+    """Run a child process; (seconds, peak RSS in MiB of that process)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    output = process.stdout.read().decode()
+    process.stdout.close()
+    if status != 0:
+        raise SystemExit(f"{label} failed ({status}): {output}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def manage(*args):
+    return [sys.executable, str(REPO / "manage.py"), *args]
+
+
+BASELINE = """
+import sys, django, pandas as pd
+django.setup()
+from campaigns.models import Campaign, Pair
+campaign = Campaign.objects.create(slug=sys.argv[2], name=sys.argv[2])
+frame = pd.read_csv(sys.argv[1], sep="\\t", quoting=3, dtype=str, keep_default_na=False)
+Pair.objects.bulk_create(
+    (Pair(campaign=campaign, external_id=r.id, corpus=r.corpus, source=r.source, hypothesis=r.hypothesis,
+          gold_label=int(r.label)) for r in frame.itertuples()),
+    batch_size=2000,
+)
+"""
+
+
+def bench_import(corpus, env, n_pairs):
+    seconds, rss = run(manage("import_pairs", "bench", str(corpus), "--create"), env, "import_pairs")
+    base_seconds, base_rss = run([sys.executable, "-c", BASELINE, str(corpus), "baseline"], env, "baseline")
+    print(f"\n## import of {n_pairs:,} rows ({corpus.stat().st_size / 2**20:.0f} MiB TSV)")
+    print(
+        f"import_pairs --create   {seconds:7.1f} s  {n_pairs / seconds:9,.0f} rows/s  peak RSS {rss:6.0f} MiB"
+        f"  (target < {TARGETS['import_rss_mib']} MiB: {'met' if rss < TARGETS['import_rss_mib'] else 'NOT met'})"
+    )
+    print(
+        f"pandas + bulk_create    {base_seconds:7.1f} s  {n_pairs / base_seconds:9,.0f} rows/s  "
+        f"peak RSS {base_rss:6.0f} MiB  (baseline: no validation, not atomic, whole file in memory)"
+    )
+
+
+def metric_only_seconds(corpus, metric, batch):
+    """The metric alone on the corpus's sentences, in the batches the service uses."""
+    import csv
+
+    from scoring.metrics.registry import get_metric
+
+    with open(corpus, encoding="utf-8") as handle:
+        rows = [(row["source"], row["hypothesis"]) for row in csv.DictReader(handle, delimiter="\t", quoting=3)]
+    scorer = get_metric(metric)
+    start = time.perf_counter()
+    for i in range(0, len(rows), batch):
+        part = rows[i : i + batch]
+        scorer.score(sources=[r[0] for r in part], hypotheses=[r[1] for r in part])
+    return time.perf_counter() - start
+
+
+def bench_scoring(corpus, env, n_pairs):
+    print(f"\n## score --inline, {n_pairs:,} pairs (end to end includes starting Django, ~1-2 s)")
+    batch = int(env.get("PARASOL_CPU_SCORING_BATCH_SIZE", 1000))
+    for metric in ("lev", "bleu"):
+        seconds, _rss = run(manage("score", "bench", "--metrics", metric, "--inline"), env, f"score {metric}")
+        alone = metric_only_seconds(corpus, metric, batch)
+        outside = 1 - alone / seconds
+        print(
+            f"{metric:5} end to end {seconds:7.1f} s = {n_pairs / seconds:9,.0f} pairs/s; metric alone "
+            f"{alone:6.1f} s = {n_pairs / alone:11,.0f} pairs/s; outside the metric {outside:5.1%} "
+            f"(target < {TARGETS['outside_metric_share']:.0%}: {verdict(outside < TARGETS['outside_metric_share'])})"
+        )
+
+
+def bench_workers(corpus, env, n_pairs):
+    from tests import servers
+    from tests.pgserver import postgres_server
+
+    print(f"\n## workers: score --wait of {n_pairs:,} pairs with bleu through real Celery workers (PostgreSQL, Redis)")
+    with servers.redis_server() as url, postgres_server() as database_url:
+        env = dict(env, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url, PARASOL_METRICS="lev,bleu")
+        env["DATABASE_URL"] = database_url
+        run(manage("migrate", "--noinput"), env, "migrate")
+        throughput = {}
+        for count in (1, 2):
+            slug = f"workers{count}"
+            run(manage("import_pairs", slug, str(corpus), "--create"), env, "import")
+            workers = [start_worker(env, f"w{count}-{i}") for i in range(count)]
+            try:
+                wait_for_workers(env, count)
+                seconds, _ = run(manage("score", slug, "--metrics", "bleu", "--wait"), env, "score --wait")
+            finally:
+                for worker in workers:
+                    servers.stop(worker)
+            throughput[count] = n_pairs / seconds
+            print(f"{count} worker(s): {seconds:6.1f} s = {throughput[count]:8,.0f} pairs/s")
+        print(f"scaling 1 -> 2 workers: {throughput[2] / throughput[1]:.2f}x on this 2-core machine (shared)")
+        join_and_leave(corpus, env, n_pairs)
+
+
+def start_worker(env, name):
+    command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", "cpu", "-P", "solo", "-l", "error"]
+    return subprocess.Popen(
+        [*command, "-n", f"{name}@%h"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
+def wait_for_workers(env, count, timeout=120):
+    from parasol.celery import app
+
+    app.conf.broker_url = env["CELERY_BROKER_URL"]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if len(app.control.ping(timeout=1.0)) >= count:
+            return
+    raise SystemExit(f"{count} worker(s) did not answer in {timeout} s")
+
+
+def join_and_leave(corpus, env, n_pairs):
+    """One worker starts, a second joins at ~30%, the first leaves at ~60%: the scores must not change."""
+    import psycopg
+
+    from tests import servers
+
+    run(manage("import_pairs", "churn", str(corpus), "--create"), env, "import")
+    database = psycopg.connect(env["DATABASE_URL"], autocommit=True)
+
+    def scored(slug):
+        query = (
+            "select count(*) from scoring_score s join campaigns_pair p on p.id = s.pair_id "
+            "join campaigns_campaign c on c.id = p.campaign_id where c.slug = %s and s.metric = 'bleu'"
+        )
+        return database.execute(query, (slug,)).fetchone()[0]
+
+    first = start_worker(env, "first")
+    wait_for_workers(env, 1)
+    queued = subprocess.Popen(manage("score", "churn", "--metrics", "bleu", "--wait"), cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    second = None
+    try:
+        while scored("churn") < 0.3 * n_pairs:
+            time.sleep(0.2)
+        second = start_worker(env, "second")
+        while scored("churn") < 0.6 * n_pairs:
+            time.sleep(0.2)
+        at_leave = scored("churn")
+        servers.stop(first)
+        if queued.wait(timeout=3600) != 0:
+            raise SystemExit("score --wait failed during the join/leave run")
+    finally:
+        servers.stop(first)
+        if second is not None:
+            servers.stop(second)
+    differing = database.execute(
+        """select count(*) from scoring_score a join campaigns_pair pa on pa.id = a.pair_id
+           join campaigns_campaign ca on ca.id = pa.campaign_id and ca.slug = 'churn'
+           join campaigns_pair pb on pb.external_id = pa.external_id
+           join campaigns_campaign cb on cb.id = pb.campaign_id and cb.slug = 'workers1'
+           join scoring_score b on b.pair_id = pb.id and b.metric = a.metric
+           where a.metric = 'bleu' and a.value != b.value"""
+    ).fetchone()[0]
+    doubled = database.execute(
+        """select count(*) from (select pair_id from scoring_score where metric = 'bleu'
+           group by pair_id, signature having count(*) > 1)"""
+    ).fetchone()[0]
+    total = scored("churn")
+    print(
+        f"join at 30% / leave at {at_leave / n_pairs:.0%}: {total:,} of {n_pairs:,} pairs scored once "
+        f"({doubled} doubled), {differing} scores differ from the 1-worker run"
+    )
+
+
+def add_synthetic_scores(env, seed=1):
+    """Scores of 7 more metrics, noisy functions of the gold label, stored as a worker would."""
+    import sqlite3
+
+    rng = np.random.default_rng(seed)
+    database = sqlite3.connect(env["SQLITE_PATH"], timeout=60)
+    rows = database.execute(
+        "select p.id, p.gold_label from campaigns_pair p join campaigns_campaign c on c.id = p.campaign_id "
+        "where c.slug = 'bench' and not p.is_training and not p.is_control"
+    ).fetchall()
+    ids = np.array([r[0] for r in rows])
+    gold = np.array([r[1] for r in rows], dtype=float)
+    for i, metric in enumerate(SYNTHETIC_METRICS):
+        values = gold * (0.2 + 0.05 * i) + rng.normal(0, 0.3, len(ids))
+        database.executemany(
+            "insert into scoring_score (pair_id, metric, signature, value, created_at) "
+            "values (?, ?, ?, ?, datetime('now'))",
+            ((int(pk), metric, f"metric:{metric}|synthetic", float(v)) for pk, v in zip(ids, values)),
+        )
+    database.commit()
+
+
+def bench_report(env, n_pairs):
+    add_synthetic_scores(env)
+    out = Path(env["SQLITE_PATH"]).parent / "report"
+    seconds, rss = run(manage("report", "bench", "--label-source", "gold", "--out", str(out)), env, "report")
+    curves = (out / "curves_rank.csv").stat().st_size / 2**20
+    print(f"\n## report of {n_pairs:,} pairs x 9 metrics (gold labels; 7 metrics' scores synthetic)")
+    print(
+        f"report --label-source gold (tables and figures, cold) {seconds:6.1f} s, peak RSS {rss:.0f} MiB "
+        f"(target < {TARGETS['report_seconds']:.0f} s: {'met' if seconds < TARGETS['report_seconds'] else 'NOT met'}); "
+        f"curves_rank.csv {curves:.2f} MiB"
+    )
+
+
+def bench_export(env, n_pairs):
+    """The pairs CSV with 9 metric columns, written page by page: time and peak RSS of the command."""
+    out = Path(env["SQLITE_PATH"]).parent / "pairs.csv"
+    seconds, rss = run(manage("export_pairs", "bench", "--out", str(out)), env, "export_pairs")
+    print(f"\n## export of {n_pairs:,} pairs x 9 metrics")
+    print(
+        f"export_pairs (streamed, pages of 5,000 rows) {seconds:6.1f} s = {n_pairs / seconds:8,.0f} rows/s, "
+        f"peak RSS {rss:.0f} MiB; {out.stat().st_size / 2**20:.0f} MiB of CSV"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pairs", type=int, default=20_000)
+    parser.add_argument("--worker-pairs", type=int, default=20_000, help="corpus size of the worker runs")
+    parser.add_argument("--skip-workers", action="store_true")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="parasol-scale-"))
+    env = dict(
+        os.environ,
+        DJANGO_SETTINGS_MODULE="parasol.settings",
+        SQLITE_PATH=str(folder / "scale.sqlite3"),
+        PARASOL_CACHE_DIR=str(folder / "cache"),
+        PARASOL_IMPORT_MAX_ROWS=str(max(args.pairs, args.worker_pairs) + 1),
+        PARASOL_IMPORT_MAX_BYTES=str(2**31),
+        PARASOL_SCORE_ON_CREATE="false",
+        PYTHONPATH=str(REPO),
+    )
+    os.environ.update(env)
+    import django
+
+    django.setup()
+    corpus = folder / "corpus.tsv"
+    write_corpus(corpus, args.pairs)
+    run(manage("migrate", "--noinput"), env, "migrate")
+    print(f"Parasol at scale: {args.pairs:,} pairs, SQLite in {folder}, {os.cpu_count()} CPU(s)")
+    bench_import(corpus, env, args.pairs)
+    bench_scoring(corpus, env, args.pairs)
+    if not args.skip_workers:
+        small = corpus if args.worker_pairs >= args.pairs else folder / "workers.tsv"
+        if small != corpus:
+            write_corpus(small, args.worker_pairs)
+        bench_workers(small, env, min(args.worker_pairs, args.pairs))
+    bench_report(env, args.pairs)
+    bench_export(env, args.pairs)
+
+
+if __name__ == "__main__":
+    main()

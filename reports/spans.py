@@ -1,0 +1,108 @@
+"""The span-tagging report of campaigns: their taggings read from the database, analysed by `reports.analysis.spans`.
+
+Tables (each also a CSV of `report --out`): `span_agreement` (ParaTag's word-level kappa,
+span F1 and word accuracy, over all judges then per judge), `span_agreement_pairs` (every two
+judges), `span_degree` (per pair: the majority tagging's share of words), its distribution by
+corpus and by system, and `span_correlation` (the degree against every metric and the 5-way answers).
+"""
+
+import pandas as pd
+from django.urls import reverse
+
+from annotation.scale import ORDINAL_OF_ANSWER
+from annotation.tagging import SIDES, tags_of
+from annotation.tasktypes.registry import task_type_of
+from campaigns.models import Pair
+from reports.analysis import spans
+from reports.frames import counted_judgments, load_frames, pair_table
+
+REFERENCE_JUDGE = "reference"
+SPAN_TABLE_TITLES = {
+    "span_agreement": "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
+    "span_agreement_pairs": "Span agreement between every two judges",
+    "span_degree_by_corpus": "Degree of paraphrase (share of tagged words) by corpus",
+    "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system",
+    "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
+    "span_degree": "Degree of paraphrase per pair",
+}
+
+
+SPAN_SECTIONS = ("spans", "similarity+spans")
+
+
+def is_span_campaign(campaign):
+    return task_type_of(campaign).report_section.name in SPAN_SECTIONS
+
+
+def span_tables_for_page(campaigns) -> list[dict]:
+    """The span tables with their titles and HTML, for the report page (CSV links when it shows one campaign)."""
+    tables = span_tables(campaigns)
+    single = len(campaigns) == 1
+    return [
+        {
+            "name": name,
+            "title": title,
+            "html": tables[name].to_html(index=False, float_format="{:.3f}".format, na_rep=""),
+            "csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name]) if single else None,
+        }
+        for name, title in SPAN_TABLE_TITLES.items()
+    ]
+
+
+def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
+    """Counted taggings (`pair_id`, `judge`, 0/1 `<side>_tags`); pre-tagged pairs no judge tagged add theirs."""
+    judgments = counted_judgments(campaigns, fields=("values",))
+    stored = Pair.objects.filter(pk__in=list(pair_id_of_pk.index)).values_list("pk", "tokens", "gold_tags")
+    pairs = {pk: (tokens, gold) for pk, tokens, gold in stored}
+    rows = []
+    for pair_pk, judge, values in judgments[["pair_pk", "judge", "values"]].itertuples(index=False):
+        if isinstance(values, dict) and set(SIDES) <= set(values):
+            tokens = pairs[pair_pk][0]
+            tags = {f"{side}_tags": tags_of(values[side], len(tokens[side])) for side in SIDES}
+            rows.append({"pair_id": pair_id_of_pk[pair_pk], "judge": judge, **tags})
+    tagged = {row["pair_id"] for row in rows}
+    for pair_pk, (_tokens, gold) in pairs.items():
+        if gold and pair_id_of_pk[pair_pk] not in tagged:
+            rows.append({"pair_id": pair_id_of_pk[pair_pk], "judge": REFERENCE_JUDGE, **_gold_columns(gold)})
+    return pd.DataFrame(rows, columns=["pair_id", "judge", "source_tags", "hypothesis_tags"])
+
+
+def _gold_columns(gold):
+    return {f"{side}_tags": list(gold[side]) for side in SIDES}
+
+
+def span_tables(campaigns) -> dict[str, pd.DataFrame]:
+    """The span report's tables, by name (see the module docstring)."""
+    campaigns = list(campaigns)
+    frames = load_frames(campaigns)
+    pairs = frames.pairs
+    pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pair_table(campaigns)["pk"].to_numpy())
+    taggings = span_taggings(campaigns, pair_id_of_pk)
+    pairwise = spans.judge_agreement(taggings)
+    degrees = spans.degree(taggings)
+    ordinals = frames.judgments.get("label", pd.Series(dtype=object)).map(ORDINAL_OF_ANSWER)
+    if ordinals.notna().any():
+        mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
+        pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
+    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "generator"]], on="pair_id")
+    return {
+        "span_agreement": spans.agreement_summary(pairwise),
+        "span_agreement_pairs": pairwise,
+        "span_degree_by_corpus": spans.degree_distribution(degrees, pairs, "corpus"),
+        "span_degree_by_system": spans.degree_distribution(
+            degrees, pairs.fillna({"generator": "(imported)"}), "generator"
+        ),
+        "span_correlation": spans.degree_correlation(degrees, pairs, list(frames.directions), frames.directions),
+        "span_degree": per_pair[
+            [
+                "pair_id",
+                "corpus",
+                "generator",
+                "n_taggings",
+                "source_share",
+                "hypothesis_share",
+                "tagged_share",
+                "has_span",
+            ]
+        ],
+    }

@@ -1,0 +1,39 @@
+"""Thin Celery task computing a large report, and the helper that queues it (tasks import services only)."""
+
+from celery import shared_task
+from django.conf import settings
+from django.db import OperationalError
+from django.utils import timezone
+
+from . import cache
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
+def compute_report_task(campaign_ids, label_source):
+    """Compute a report into the cache; the report page polls until it is there."""
+    return cache.compute_report(campaign_ids, label_source)
+
+
+def report_or_status(campaigns, label_source):
+    """(report, None) when ready; (None, status) while a worker computes it.
+
+    Reports of up to PARASOL_REPORT_INLINE_MAX_PAIRS pairs are computed in the request;
+    larger ones are handed to a worker once (the status entry is the lock) and the page
+    polls until the report is in the cache. A broker that cannot be reached means the
+    request computes it after all.
+    """
+    key = cache.report_key(campaigns, label_source)
+    cached = cache.cached_report(key)
+    if cached is not None:
+        return cached, None
+    if cache.n_real_pairs(campaigns) <= settings.PARASOL_REPORT_INLINE_MAX_PAIRS:
+        return cache.get_report(campaigns, label_source), None
+    claimed = cache.claim_computation(key)
+    if claimed is not None:
+        try:
+            compute_report_task.apply_async(args=[[c.pk for c in campaigns], label_source], queue="cpu", retry=False)
+        except Exception:  # the broker is down: compute here rather than wait for nobody
+            cache.release_computation(key)
+            return cache.get_report(campaigns, label_source), None
+    # No status: the worker finished (or gave up) between two reads; the next poll finds out which.
+    return None, cache.computation_status(key) or claimed or {"stage": "finishing", "started": timezone.now()}
