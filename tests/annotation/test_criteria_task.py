@@ -155,6 +155,47 @@ def test_report_out_writes_pems_tables_for_a_criteria_campaign(criteria_campaign
     assert (tmp_path / "criteria_alpha.csv").exists() and (tmp_path / "criteria_vs_overall.csv").exists()
 
 
+def test_an_unrated_criteria_campaign_lists_its_sections_each_with_its_reason(client, criteria_campaign, researcher):
+    criteria_campaign.created_by = researcher
+    criteria_campaign.save()
+    client.force_login(researcher)
+
+    body = client.get(reverse("campaigns-show-report", args=["pem"])).content.decode()
+
+    # The contents list links the criteria and systems sections; the similarity sections are not this task's.
+    assert 'href="#report-criteria"' in body and 'href="#report-systems"' in body
+    assert 'href="#report-corpora"' not in body
+    assert "No ratings yet: PEM&#x27;s tables appear once judges have rated pairs on the criteria." in body
+
+
+def test_report_latex_writes_pems_and_the_systems_tables(criteria_campaign, tmp_path):
+    pairs = list(criteria_campaign.real_pairs)
+    for offset in range(2):
+        judge = make_judge(criteria_campaign)
+        for position, pair in enumerate(pairs, start=10):
+            rating = 1 + (position + offset) % 5
+            ratings = {"adequacy": rating, "fluency": 4, "dissimilarity": 2, "overall": rating}
+            assign.record_judgment(judge.assignments.create(pair=pair, position=position, top="source"), ratings, 900)
+
+    call_command(
+        "report",
+        "pem",
+        "--out",
+        str(tmp_path),
+        "--no-figures",
+        "--latex",
+        "--html",
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+    )
+
+    tex = (tmp_path / "criteria_by_system.tex").read_text(encoding="utf-8")
+    assert "\\toprule" in tex and "sys1" in tex
+    assert (tmp_path / "systems.tex").exists() and (tmp_path / "criteria_alpha.tex").exists()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "Each criterion by system" in page and "<h2>Systems</h2>" in page
+
+
 def test_a_french_judge_reads_the_criteria_and_their_examples_in_french(client, criteria_campaign):
     judge = make_judge(criteria_campaign)
     remember(client, judge)

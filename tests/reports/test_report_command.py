@@ -1,3 +1,4 @@
+import io
 import shutil
 import subprocess
 from pathlib import Path
@@ -154,10 +155,11 @@ def test_the_exported_tables_compile_in_a_standard_article(scored_campaign, tmp_
     assert (tmp_path / "tables.pdf").read_bytes().startswith(b"%PDF")
 
 
-def test_the_demo_campaign_exports_latex_tables_pdf_figures_and_one_html_file(db, tmp_path):
+def test_the_demo_campaign_exports_latex_tables_pdf_figures_and_one_html_file(db, tmp_path, settings):
     from campaigns.models import Campaign
 
-    call_command("load_demo")
+    settings.DEBUG = True  # load_demo creates its published-password account only in a local demo
+    call_command("load_demo", stdout=io.StringIO())
     demo = Campaign.objects.get(slug="demo")
     for name in ("lev", "bleu"):
         score_pairs(demo, name)
