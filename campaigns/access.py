@@ -16,11 +16,11 @@ def campaign_for(request, slug):
     return get_object_or_404(Campaign.objects.visible_to(request.user), slug=slug)
 
 
-def csv_response(frame, filename):
-    """A CSV download of a DataFrame."""
+def csv_response(frame, filename, comments=()):
+    """A CSV download of a DataFrame, opened by `comments` as "# ..." lines when given."""
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    write_csv(frame, response)
+    write_csv(frame, response, comments=comments)
     return response
 
 

@@ -6,6 +6,7 @@ The frames they hold are built elsewhere (`reports.exports` for pairs and judgme
 import io
 import re
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import pandas as pd
 
@@ -25,12 +26,21 @@ def neutralise_formula(text):
     return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
 
 
-def write_csv(frame: pd.DataFrame, path_or_buffer, header=True) -> None:
+def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
     Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
-    numeric columns, negative scores included, are left as numbers.
+    numeric columns, negative scores included, are left as numbers. `comments`, when
+    given, open the file as "# ..." lines (read back with pandas' `comment='#'`).
     """
+    if comments:
+        text = "".join("# " + " ".join(str(line).split()) + "\r\n" for line in comments)
+        if isinstance(path_or_buffer, (str, Path)):
+            with open(path_or_buffer, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                write_csv(frame, handle, header=header)
+            return
+        path_or_buffer.write(text)
     safe = frame.copy()
     for column in safe.columns:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):

@@ -16,7 +16,7 @@ from campaigns.access import campaign_for, csv_response, csv_stream_response, re
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
-from reports.analysis.present import latex
+from reports.analysis.present import csv_comments, latex
 from reports.analysis.vocabulary import label, metric_label
 from reports.cache import figure_bytes, get_report
 from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
@@ -82,6 +82,7 @@ def _table_links(campaigns, query):
         return {
             "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
             "tex_url": f"{reverse('campaigns-download-report-latex', args=[name])}?{query}",
+            "annotated_csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}&comments=1",
         }
 
     return links
@@ -196,7 +197,8 @@ def download_report_table(request, name):
     label_source = _label_source(request, campaigns)
     cached = get_report(campaigns, label_source)
     filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.csv"
-    return csv_response(cached.report.tables[name], filename)
+    comments = csv_comments(cached.report, name) if request.GET.get("comments") == "1" else ()
+    return csv_response(cached.report.tables[name], filename, comments)
 
 
 @researcher_required

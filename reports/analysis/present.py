@@ -324,6 +324,24 @@ def wide(report, name) -> pd.DataFrame:
     return pd.DataFrame() if result is None else result.table
 
 
+def csv_comments(report, name) -> list[str]:
+    """The lines a CSV of table `name` opens with (each written after "# "): its title, then its names in words.
+
+    The CSV keeps the analysis' names (stable for scripts); these lines say what each
+    column, metric and named value is, in the words the page and the LaTeX use.
+    """
+    frame = report.tables[name]
+    lines = [TITLES.get(name, label(name)), "Read with pandas.read_csv(path, comment='#'); columns as named below."]
+    lines += [f"column {column}: {label(column)}" for column in frame.columns if label(column) != column]
+    for column in (c for c in METRIC_VALUES if c in frame.columns):
+        metrics = list(dict.fromkeys(frame[column].dropna()))
+        lines += [f"{column} {m}: {text}" for m, text in zip(metrics, _metric_labels(report, metrics))]
+    for column in (c for c in NAMED_VALUES if c in frame.columns):
+        values = [str(v) for v in dict.fromkeys(frame[column].dropna())]
+        lines += [f"{column} {v}: {label(v)}" for v in values if label(v) != v]
+    return lines
+
+
 # Writing a Shown table.
 
 

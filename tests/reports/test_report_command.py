@@ -172,3 +172,17 @@ def test_the_demo_campaign_exports_latex_tables_pdf_figures_and_one_html_file(db
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert_self_contained(page)
     assert "No judgments yet: agreement appears once two judges share a pair." in page
+
+
+def test_csv_comments_name_each_column_and_metric_in_words_and_leave_the_data_as_is(scored_campaign, tmp_path):
+    campaign, _scores, _gold = scored_campaign
+    plain, annotated = tmp_path / "plain", tmp_path / "annotated"
+    common = [campaign.slug, "--label-source", "gold", "--no-figures", "--out"]
+    call_command("report", *common, str(plain))
+    call_command("report", *common, str(annotated), "--csv-comments")
+    text = (annotated / "table3.csv").read_text(encoding="utf-8")
+    comments = [line for line in text.splitlines() if line.startswith("# ")]
+    assert comments[0].startswith("# Table 3")
+    assert "# metric lev: Lev. ↓" in comments and "# column accuracy: Acc." in comments
+    assert not (plain / "table3.csv").read_text(encoding="utf-8").startswith("#")
+    pd.testing.assert_frame_equal(pd.read_csv(annotated / "table3.csv", comment="#"), pd.read_csv(plain / "table3.csv"))

@@ -97,6 +97,15 @@ def test_it_downloads_a_table_as_csv(client, judged_campaign, researcher):
     assert any(line.startswith("bleu,test,a_posteriori,0.4,1.0") for line in lines)
 
 
+def test_the_csv_with_notes_opens_with_comments_naming_the_columns(client, judged_campaign, researcher):
+    client.force_login(researcher)
+    url = reverse("campaigns-download-report-table", args=["table3"]) + "?c=demo&label=gold"
+    plain, annotated = client.get(url).content.decode(), client.get(url + "&comments=1").content.decode()
+    comments = [line for line in annotated.splitlines() if line.startswith("#")]
+    assert comments[0].startswith("# Table 3") and "# column f1: F1" in comments
+    assert annotated.endswith(plain) and not plain.startswith("#")
+
+
 def test_it_serves_figures_as_png_and_svg(client, judged_campaign, researcher):
     client.force_login(researcher)
     png = client.get(reverse("campaigns-show-report-figure", args=["figure2", "png"]) + "?c=demo")

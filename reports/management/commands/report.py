@@ -10,7 +10,7 @@ from campaigns.exports import write_csv
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
 from reports.analysis.latex import latex_document
-from reports.analysis.present import latex
+from reports.analysis.present import csv_comments, latex
 from reports.figures import draw_figure, figure_specs
 from reports.frames import load_frames
 from reports.sections import tables_with_content, task_of, with_task_tables
@@ -49,6 +49,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--html", action="store_true", help="also write report.html: one self-contained file")
         parser.add_argument(
+            "--csv-comments",
+            action="store_true",
+            help="open each table's CSV with '# ' lines: its title and each column in words (pandas: comment='#')",
+        )
+        parser.add_argument(
             "--full-curves",
             action="store_true",
             help="one curve row per pair (default: 1,000 evenly spaced points per metric and corpus)",
@@ -79,8 +84,13 @@ class Command(BaseCommand):
             **({"curve_points": None} if options["full_curves"] else {}),
         )
         report.notes = frames.notes + report.notes
+
+        def write_table(name):
+            comments = csv_comments(report, name) if options["csv_comments"] else ()
+            write_csv(report.tables[name], out / f"{name}.csv", comments=comments)
+
         for name in TABLE_NAMES:
-            write_csv(report.tables[name], out / f"{name}.csv")
+            write_table(name)
         signatures = pd.DataFrame(
             [(m, frames.directions[m], s) for m, s in frames.signatures.items()],
             columns=["metric", "direction", "signature"],
@@ -90,7 +100,7 @@ class Command(BaseCommand):
         # PEM's criteria tables, or span_agreement.csv, span_degree.csv and the rest of the span tagging report.
         task, report = task_of(chosen), with_task_tables(report, chosen)
         for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
-            write_csv(report.tables[name], out / f"{name}.csv")
+            write_table(name)
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
             _write_latex(report, task, out)
