@@ -19,6 +19,8 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
 
 import argparse
 import os
+import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -65,16 +67,18 @@ def verdict(met):
     return "met" if met else "NOT met"
 
 
-def run(command, env, label):
-    """Run a child process; (seconds, peak RSS in MiB of that process)."""
+def run(command, env, label, output=None):
+    """Run a child process; (seconds, peak RSS in MiB of that process). Its stdout is appended to `output`."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
-    output = process.stdout.read().decode()
+    text = process.stdout.read().decode()
     process.stdout.close()
     if status != 0:
-        raise SystemExit(f"{label} failed ({status}): {output}")
+        raise SystemExit(f"{label} failed ({status}): {text}")
+    if output is not None:
+        output.append(text)
     return seconds, usage.ru_maxrss / 1024
 
 
@@ -127,16 +131,21 @@ def metric_only_seconds(corpus, metric, batch):
 
 
 def bench_scoring(corpus, env, n_pairs):
-    print(f"\n## score --inline, {n_pairs:,} pairs (end to end includes starting Django, ~1-2 s)")
+    print(f"\n## score --inline, {n_pairs:,} pairs")
     batch = int(env.get("PARASOL_CPU_SCORING_BATCH_SIZE", 1000))
+    target = TARGETS["outside_metric_share"]
     for metric in ("lev", "bleu"):
-        seconds, _rss = run(manage("score", "bench", "--metrics", metric, "--inline"), env, f"score {metric}")
+        output = []
+        seconds, _rss = run(manage("score", "bench", "--metrics", metric, "--inline"), env, f"score {metric}", output)
+        # The command times its own scoring loop (reading pairs, the metric, storing scores), start-up aside.
+        loop = float(re.search(r"stored in ([0-9.]+) s", output[0]).group(1))
         alone = metric_only_seconds(corpus, metric, batch)
-        outside = 1 - alone / seconds
+        outside_loop, outside_process = 1 - alone / loop, 1 - alone / seconds
         print(
-            f"{metric:5} end to end {seconds:7.1f} s = {n_pairs / seconds:9,.0f} pairs/s; metric alone "
-            f"{alone:6.1f} s = {n_pairs / alone:11,.0f} pairs/s; outside the metric {outside:5.1%} "
-            f"(target < {TARGETS['outside_metric_share']:.0%}: {verdict(outside < TARGETS['outside_metric_share'])})"
+            f"{metric:5} metric alone {alone:6.1f} s = {n_pairs / alone:11,.0f} pairs/s; scoring loop {loop:6.1f} s = "
+            f"{n_pairs / loop:9,.0f} pairs/s, {outside_loop:5.1%} outside the metric (database, serialisation; "
+            f"target < {target:.0%}: {verdict(outside_loop < target)}); whole command with Django start-up "
+            f"{seconds:6.1f} s = {n_pairs / seconds:9,.0f} pairs/s, {outside_process:5.1%} outside the metric"
         )
 
 
@@ -229,7 +238,7 @@ def join_and_leave(corpus, env, n_pairs):
     ).fetchone()[0]
     doubled = database.execute(
         """select count(*) from (select pair_id from scoring_score where metric = 'bleu'
-           group by pair_id, signature having count(*) > 1)"""
+           group by pair_id, signature having count(*) > 1) as doubled"""
     ).fetchone()[0]
     total = scored("churn")
     print(
@@ -299,6 +308,7 @@ def main():
         PARASOL_IMPORT_MAX_ROWS=str(max(args.pairs, args.worker_pairs) + 1),
         PARASOL_IMPORT_MAX_BYTES=str(2**31),
         PARASOL_SCORE_ON_CREATE="false",
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         PYTHONPATH=str(REPO),
     )
     os.environ.update(env)

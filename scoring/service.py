@@ -9,15 +9,14 @@ queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 from functools import cache
 
 from django.conf import settings
+from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef
+from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
 from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
-
-# Rows per INSERT: large enough to amortise a round trip, small enough for SQLite's variable limit.
-SCORE_INSERT_BATCH = 500
 
 
 def enabled_metrics():
@@ -78,16 +77,35 @@ def _score_and_store(metric_scorer, metric, signature, rows):
     values, details = metric_scorer.score_with_details(
         sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows]
     )
-    details = details or [None] * len(rows)
-    Score.objects.bulk_create(
-        [
-            Score(pair_id=row[0], metric=metric, signature=signature, value=value, details=detail)
-            for row, value, detail in zip(rows, values, details)
-        ],
-        ignore_conflicts=True,
-        batch_size=SCORE_INSERT_BATCH,
-    )
+    store_scores(metric, signature, [row[0] for row in rows], values, details)
     return len(rows)
+
+
+def store_scores(metric, signature, pair_ids, values, details=None):
+    """Insert the scores in one transaction, skipping (pair, metric, signature) rows that already exist.
+
+    Plain tuples through one prepared INSERT (executemany) rather than model
+    instances: building and compiling a Score per row cost several times the
+    time `lev` takes to score it. ON CONFLICT DO NOTHING on the unique
+    constraint (SQLite and PostgreSQL) keeps a retried batch from doubling.
+    """
+    table = Score._meta.db_table
+    created_at = connection.ops.adapt_datetimefield_value(timezone.now())
+    if details:
+        field = Score._meta.get_field("details")
+        details = [field.get_db_prep_save(detail, connection) for detail in details]
+    else:
+        details = [None] * len(pair_ids)
+    rows = [
+        (pair_id, metric, signature, float(value), detail, created_at)
+        for pair_id, value, detail in zip(pair_ids, values, details)
+    ]
+    sql = (
+        f"INSERT INTO {table} (pair_id, metric, signature, value, details, created_at) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (pair_id, metric, signature) DO NOTHING"
+    )
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 def missing_batches(metric, signature, campaign, size):
