@@ -8,6 +8,7 @@ these functions only; what they compute from the frames lives in `reports.analys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 from django.db.models import Q
 
@@ -230,12 +231,17 @@ def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
     notes = []
     if signatures is None:
         signatures, notes = metric_signatures(campaigns)
-    values = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
-    long = pd.DataFrame.from_records(values, columns=["pair_pk", "metric", "value"])
-    wide = long.pivot(index="pair_pk", columns="metric", values="value") if values else pd.DataFrame()
+    columns = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
+    wide = pd.DataFrame({metric: _value_series(rows) for metric, rows in columns.items() if rows})
     wide = wide.reindex(columns=list(signatures))
-    wide.columns.name = None
+    wide.index.name = None
     return Scores(wide, signatures, notes)
+
+
+def _value_series(rows) -> pd.Series:
+    """[(pair_pk, value), ...] as a float Series indexed by pair pk."""
+    pks, values = zip(*rows)
+    return pd.Series(np.asarray(values, dtype=float), index=np.asarray(pks, dtype=np.int64))
 
 
 def latest_metric_details(campaigns, signatures=None, pk_range=None) -> pd.DataFrame:
@@ -292,7 +298,7 @@ def load_frames(campaigns, fields=("label",)) -> Frames:
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(table["pk"]).set_axis(pairs.index))
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
-    details = latest_metric_details(campaigns)
+    details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
     return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
 

@@ -24,7 +24,13 @@ class Score(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["pair", "metric", "signature"], name="one_score_per_pair_metric_signature"),
         ]
-        indexes = [models.Index(fields=["metric", "signature"])]
+        indexes = [
+            models.Index(fields=["metric", "signature"]),
+            # Only the few scores that keep details: reading them never scans a metric's whole column.
+            models.Index(
+                fields=["metric", "signature"], condition=models.Q(details__isnull=False), name="score_details_kept"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.pair} {self.metric}={self.value:.4f}"

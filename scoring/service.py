@@ -158,9 +158,11 @@ def signature_groups(scores):
 
     The first group of each metric is the one tables use; the others are
     never mixed in (a change of model or template starts a new signature).
+    Newest is by the highest id (ids grow with insertion): unlike `created_at`,
+    the id sits in the unique index, so the count reads the index alone.
     """
     groups = {}
-    rows = scores.values("metric", "signature").annotate(latest=Max("created_at"), n=Count("id")).order_by("-latest")
+    rows = scores.values("metric", "signature").annotate(latest=Max("id"), n=Count("id")).order_by("-latest")
     for group in rows:
         groups.setdefault(group["metric"], []).append(group)
     order = {name: i for i, name in enumerate(metric_names())}
@@ -173,18 +175,27 @@ def latest_signatures(scores):
 
 
 def values_under(scores, signatures):
-    """(pair_pk, metric, value) of the scores under each metric's signature in `signatures` (metric -> signature)."""
-    values = []
+    """Per metric of `signatures` (metric -> signature): [(pair_pk, value), ...] of its scores under that signature.
+
+    One query per metric read straight from the cursor: a 400,000-pair column
+    costs a fraction of the ORM's row-by-row conversion (ids and floats need none).
+    """
+    columns = {}
     for metric, signature in signatures.items():
-        values += scores.filter(metric=metric, signature=signature).values_list("pair_id", "metric", "value")
-    return values
+        # No ordering: the model's default would sort rows nobody reads in order.
+        query = scores.filter(metric=metric, signature=signature).order_by().values_list("pair_id", "value")
+        sql, params = query.query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            columns[metric] = cursor.fetchall()
+    return columns
 
 
 def latest_details(scores, signatures=None):
     """(pair_pk, metric, details) under each metric's signature (default: its most recent), where kept."""
     rows = []
     for metric, signature in (signatures or latest_signatures(scores)).items():
-        kept = scores.filter(metric=metric, signature=signature, details__isnull=False)
+        kept = scores.filter(metric=metric, signature=signature, details__isnull=False).order_by()
         rows += kept.values_list("pair_id", "metric", "details")
     return rows
 
