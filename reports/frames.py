@@ -5,11 +5,13 @@ these functions only; what they compute from the frames lives in `reports.analys
 (the statistics) and `reports.exports` (the CSV files).
 """
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from django.db import connection
 from django.db.models import Q
 
 from annotation.models import Judge, Judgment
@@ -53,6 +55,21 @@ def pair_pk_ranges(campaigns, size: int) -> Iterator[PkRange]:
         last = pks[-1]
 
 
+def _fetch(values_list):
+    """The rows of a `values_list` query straight from the cursor: no per-row converters (400,000 rows: seconds)."""
+    sql, params = values_list.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _as_dict(stored) -> dict:
+    """Stored JSON metadata as a dict, {} for anything else: JSON text as SQLite returns it, or already decoded."""
+    if isinstance(stored, str):
+        stored = json.loads(stored) if stored not in ("", "{}") else {}
+    return stored if isinstance(stored, dict) else {}
+
+
 def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
@@ -69,9 +86,9 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
     records, metadatas = [], []
-    for *columns, metadata in rows:
+    for *columns, metadata in _fetch(rows):
         columns[1] = slug_of[columns[1]]
-        metadata = metadata if isinstance(metadata, dict) else {}
+        metadata = _as_dict(metadata)
         records.append((*columns, *(metadata.get(key) for key in METADATA_COLUMNS)))
         metadatas.append(metadata)
     pairs = pd.DataFrame.from_records(records, columns=[*PAIR_TABLE_COLUMNS, *METADATA_COLUMNS])
@@ -240,8 +257,8 @@ def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
 
 def _value_series(rows) -> pd.Series:
     """[(pair_pk, value), ...] as a float Series indexed by pair pk."""
-    pks, values = zip(*rows)
-    return pd.Series(np.asarray(values, dtype=float), index=np.asarray(pks, dtype=np.int64))
+    table = np.array(rows, dtype=float)  # one C-level pass; pks are exact as floats below 2**53
+    return pd.Series(table[:, 1], index=table[:, 0].astype(np.int64))
 
 
 def latest_metric_details(campaigns, signatures=None, pk_range=None) -> pd.DataFrame:
