@@ -189,30 +189,30 @@ def show_cross_report(request):
     return _render_report(request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-cross-report"))
 
 
-@researcher_required
-def download_report_table(request, name):
+def _table_download(request, name):
+    """(campaigns, report, file stem) of a table download; 404 for a table no report has."""
     if name not in TABLE_NAMES:
         raise Http404(f"No table {name}")
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
-    cached = get_report(campaigns, label_source)
-    filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.csv"
-    comments = csv_comments(cached.report, name) if request.GET.get("comments") == "1" else ()
-    return csv_response(cached.report.tables[name], filename, comments)
+    stem = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}"
+    return campaigns, get_report(campaigns, label_source).report, stem
+
+
+@researcher_required
+def download_report_table(request, name):
+    _campaigns, report, stem = _table_download(request, name)
+    comments = csv_comments(report, name) if request.GET.get("comments") == "1" else ()
+    return csv_response(report.tables[name], f"{stem}.csv", comments)
 
 
 @researcher_required
 def download_report_table_latex(request, name):
-    if name not in TABLE_NAMES:
-        raise Http404(f"No table {name}")
-    campaigns = _campaigns_of(request)
-    label_source = _label_source(request, campaigns)
-    report = get_report(campaigns, label_source).report
+    campaigns, report, stem = _table_download(request, name)
     if name not in tables_with_content(report, task_of(campaigns)):
         raise Http404(f"Table {name} has nothing to show yet.")
     response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
-    filename = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}.tex"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = f'attachment; filename="{stem}.tex"'
     return response
 
 
