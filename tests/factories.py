@@ -2,7 +2,7 @@
 
 from django.utils import timezone
 
-from annotation.models import Judge
+from annotation.models import Assignment, Judge, Judgment
 from campaigns.models import Pair
 
 
@@ -41,3 +41,13 @@ def remember(client, judge):
     """Give a test client the judge's cookie, as the browser that joined holds it."""
     client.cookies[f"parasol_judge_{judge.campaign_id}"] = judge.token
     return judge
+
+
+def judge_by_gold(campaign, pairs, levels=("good", "native")):
+    """One judge per English level, each answering every pair as its gold label says (same meaning or not)."""
+    for level in levels:
+        judge = make_judge(campaign, level=level)
+        for position, pair in enumerate(pairs, start=1):
+            assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
+            label = "same_meaning" if pair.gold_label else "very_different"
+            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label)

@@ -138,14 +138,19 @@ def test_the_report_page_shows_pems_tables(client, criteria_campaign, researcher
         assert title in body
 
 
-def test_report_out_writes_pems_tables_for_a_criteria_campaign(criteria_campaign, tmp_path):
-    pairs = list(criteria_campaign.real_pairs)
+def rate_every_pair_twice(campaign):
+    """Two judges rate every real pair: adequacy and overall vary with the position, fluency and dissimilarity not."""
+    pairs = list(campaign.real_pairs)
     for offset in range(2):
-        judge = make_judge(criteria_campaign)
+        judge = make_judge(campaign)
         for position, pair in enumerate(pairs, start=10):
             rating = 1 + (position + offset) % 5
             ratings = {"adequacy": rating, "fluency": 4, "dissimilarity": 2, "overall": rating}
             assign.record_judgment(judge.assignments.create(pair=pair, position=position, top="source"), ratings, 900)
+
+
+def test_report_out_writes_pems_tables_for_a_criteria_campaign(criteria_campaign, tmp_path):
+    rate_every_pair_twice(criteria_campaign)
 
     call_command("report", "pem", "--out", str(tmp_path), "--no-figures", stdout=io.StringIO(), stderr=io.StringIO())
 
@@ -169,13 +174,7 @@ def test_an_unrated_criteria_campaign_lists_its_sections_each_with_its_reason(cl
 
 
 def test_report_latex_writes_pems_and_the_systems_tables(criteria_campaign, tmp_path):
-    pairs = list(criteria_campaign.real_pairs)
-    for offset in range(2):
-        judge = make_judge(criteria_campaign)
-        for position, pair in enumerate(pairs, start=10):
-            rating = 1 + (position + offset) % 5
-            ratings = {"adequacy": rating, "fluency": 4, "dissimilarity": 2, "overall": rating}
-            assign.record_judgment(judge.assignments.create(pair=pair, position=position, top="source"), ratings, 900)
+    rate_every_pair_twice(criteria_campaign)
 
     call_command(
         "report",

@@ -2,11 +2,10 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign
 from reports.cache import get_report
 from scoring.models import Score
-from tests.factories import add_pairs, make_judge
+from tests.factories import add_pairs, judge_by_gold
 from tests.reports.test_report_command import assert_self_contained
 
 
@@ -23,12 +22,7 @@ def judged_campaign(campaign):
         pair.save()
         Score.objects.create(pair=pair, metric="bleu", signature="metric:bleu|version:1", value=i / 10)
         Score.objects.create(pair=pair, metric="lev", signature="metric:lev|version:1", value=1 - i / 10)
-    for level in ("good", "native"):
-        judge = make_judge(campaign, level=level)
-        for position, pair in enumerate(pairs, start=1):
-            assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-            label = "same_meaning" if pair.gold_label else "very_different"
-            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label)
+    judge_by_gold(campaign, pairs)
     return campaign
 
 

@@ -6,7 +6,6 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.models import Assignment, Judgment
 from annotation.scale import ANSWERS
 from campaigns.models import Campaign
 from reports.analysis import TABLE_NAMES
@@ -15,7 +14,7 @@ from reports.analysis.vocabulary import COLUMN_LABELS
 from scoring.metrics.registry import METRICS
 from scoring.models import Score
 from tests.browser import SCREENSHOTS
-from tests.factories import add_pairs, make_judge
+from tests.factories import add_pairs, judge_by_gold
 from tests.system.test_browser_accessibility import audit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -52,12 +51,7 @@ def scored_pairs(campaign, n=16):
 def judged(researcher):
     campaign = Campaign.objects.create(slug="judged", name="Judged", created_by=researcher)
     pairs = scored_pairs(campaign)
-    for level in ("good", "native"):
-        judge = make_judge(campaign, level=level)
-        for position, pair in enumerate(pairs, start=1):
-            assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-            label = "same_meaning" if pair.gold_label else "very_different"
-            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label)
+    judge_by_gold(campaign, pairs)
     return campaign
 
 
