@@ -39,6 +39,7 @@ class Scan:
     fp: np.ndarray
     n_paraphrase: int
     n_non_paraphrase: int
+    order: np.ndarray  # positions of the pairs, closest first (ties in input order): the one sort, reused
 
     @property
     def fn(self):
@@ -75,7 +76,7 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     fp = last + 1 - tp
     thresholds = sorted_scores[last] if direction == HIGHER else -sorted_scores[last]
     n_paraphrase = int(labels.sum())
-    return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase)
+    return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase, order)
 
 
 # Which of the tied thresholds the single `threshold` is: the first in the scan's order,
@@ -123,7 +124,10 @@ def equal_error_rate(scores, labels, direction: str) -> tuple[float, float]:
     FAR = accepted non-paraphrases / non-paraphrases, FRR = rejected paraphrases /
     paraphrases; the points are the ROC curve's (reject-all first), EER = (FAR + FRR) / 2.
     """
-    scan = scan_thresholds(scores, labels, direction)
+    return _equal_error_rate(scan_thresholds(scores, labels, direction), direction)
+
+
+def _equal_error_rate(scan: Scan, direction: str) -> tuple[float, float]:
     if scan.n_paraphrase == 0 or scan.n_non_paraphrase == 0:
         return np.nan, np.nan
     far = np.r_[0.0, scan.fp / scan.n_non_paraphrase]
@@ -140,14 +144,18 @@ def _counts(labels):
     return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
 
 
-def _scored_subsets(frame, metrics):
-    """(metric, corpus, scores, labels) for every metric and corpus (+ Global) with labelled scores."""
-    parts = list(subsets(frame))
+def scanned_subsets(frame, metrics, directions) -> list[tuple]:
+    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores.
+
+    Table 3, the EER table and the curves all read these: build them once and pass them as `scanned`.
+    """
+    parts, scanned = list(subsets(frame)), []
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores):
-                yield metric, corpus, scores, labels
+                scanned.append((metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric])))
+    return scanned
 
 
 TABLE3_COLUMNS = [
@@ -164,16 +172,16 @@ TABLE3_COLUMNS = [
 ]
 
 
-def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFrame:
+def table3(frame: pd.DataFrame, metrics, directions, answers=None, scanned=None) -> pd.DataFrame:
     """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0.
 
     `answers` maps a ParaPLUIE metric to its yes/no answer setting (PARAPLUIE_ANSWER), shown
     beside its threshold-0 rows because the setting moves what 0 means.
     """
     rows = []
-    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
+    for metric, corpus, scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
         counts = _counts(labels)
-        best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
+        best = best_threshold(scan)
         rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
         if is_parapluie(metric):
             prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
@@ -184,33 +192,28 @@ def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFra
     return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
 
 
-def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+def eer_table(frame: pd.DataFrame, metrics, directions, scanned=None) -> pd.DataFrame:
     rows = []
-    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
-        eer, threshold = equal_error_rate(scores, labels, directions[metric])
+    for metric, corpus, _scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
+        eer, threshold = _equal_error_rate(scan, directions[metric])
         rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
     return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
 
 
-def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def curves(
+    frame: pd.DataFrame, metrics, directions, max_points=None, scanned=None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global.
 
     With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
     """
     threshold_parts, rank_parts = [], []
-    parts = list(subsets(frame))
-    for metric in metrics:
-        for corpus, rows_of_corpus in parts:
-            scores, labels = labelled_scores(rows_of_corpus, metric)
-            if len(scores) == 0:
-                continue
-            scan = scan_thresholds(scores, labels, directions[metric])
-            part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
-            part.insert(0, "corpus", corpus)
-            part.insert(0, "metric", metric)
-            threshold_parts.append(evenly_spaced(part, max_points))
-            rank_curve = _rank_curve(metric, corpus, scores, labels, directions[metric])
-            rank_parts.append(evenly_spaced(rank_curve, max_points))
+    for metric, corpus, scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
+        part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
+        part.insert(0, "corpus", corpus)
+        part.insert(0, "metric", metric)
+        threshold_parts.append(evenly_spaced(part, max_points))
+        rank_parts.append(evenly_spaced(_rank_curve(metric, corpus, scores, labels, scan), max_points))
     threshold_columns = ["metric", "corpus", "threshold", *RATE_NAMES]
     rank_columns = ["metric", "corpus", "rank", "score", *RATE_NAMES]
     return (
@@ -219,9 +222,9 @@ def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[p
     )
 
 
-def _rank_curve(metric, corpus, scores, labels, direction):
-    """Rates when the k closest pairs (ties in input order) are predicted paraphrases, k = 1..n."""
-    order = np.argsort(-orient(scores, direction), kind="stable")
+def _rank_curve(metric, corpus, scores, labels, scan):
+    """Rates when the k closest pairs (ties in input order, the scan's order) are predicted paraphrases, k = 1..n."""
+    order = scan.order
     tp = np.cumsum(labels[order])
     rank = np.arange(1, len(scores) + 1)
     fp = rank - tp

@@ -99,7 +99,9 @@ def build_report(
     )
     notes += system_notes
 
-    table3 = classification.table3(frame, metrics, directions, answers)
+    # One sort per metric and corpus serves Table 3, the EER table and both curves.
+    scanned = classification.scanned_subsets(frame, metrics, directions)
+    table3 = classification.table3(frame, metrics, directions, answers, scanned=scanned)
     mbd, mbd_notes = classification.mixed_balanced(
         frame,
         metrics,
@@ -121,7 +123,9 @@ def build_report(
     by_group, group_notes = breakdowns.by_group(frame, metrics, directions)
     by_level = breakdowns.by_english_level_metrics(frame, judgments, metrics, directions)
     by_group = pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group
-    curves_threshold, curves_rank = classification.curves(frame, metrics, directions, settings.curve_points)
+    curves_threshold, curves_rank = classification.curves(
+        frame, metrics, directions, settings.curve_points, scanned=scanned
+    )
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
     notes += _scale_notes(frame, settings)
     notes += mbd_notes + table4_notes + rank_notes + agreement_notes + group_notes
@@ -131,7 +135,7 @@ def build_report(
         "table2": tables.table2(frame),
         "table3": _with_mbd(table3, mbd),
         "table4": table4,
-        "eer": classification.eer_table(frame, metrics, directions),
+        "eer": classification.eer_table(frame, metrics, directions, scanned=scanned),
         "labels": label_distribution(judgments, corpus_of_pair),
         "agreement": agreement_frame,
         "cohen": cohen,
