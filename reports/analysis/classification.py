@@ -15,6 +15,7 @@ import pandas as pd
 
 from reports.analysis.common import (
     HIGHER,
+    closest_first,
     corpora,
     evenly_spaced,
     is_parapluie,
@@ -68,7 +69,7 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     """Confusion counts at every distinct score used as threshold."""
     oriented = orient(scores, direction)
     labels = np.asarray(labels, dtype=bool)
-    order = np.argsort(-oriented, kind="stable")
+    order = closest_first(oriented)
     sorted_scores, sorted_labels = oriented[order], labels[order]
     # The last position of each run of equal scores: a threshold admits the whole run.
     last = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])

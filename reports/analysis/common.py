@@ -29,6 +29,24 @@ def orient(values, direction: str) -> np.ndarray:
     return values if direction == HIGHER else -values
 
 
+def closest_first(oriented) -> np.ndarray:
+    """Positions of the oriented scores, highest first, ties (NaN last) in input order.
+
+    The same positions as np.argsort(-oriented, kind="stable"), about twice as fast on large
+    corpora: the fast unstable sort, then each run of equal scores put back in input order
+    by one sort of (run, position) keys.
+    """
+    negated = -np.asarray(oriented, dtype=float)
+    n = len(negated)
+    order = np.argsort(negated)
+    in_order = negated[order]
+    new_run = in_order[1:] != in_order[:-1]
+    new_run &= ~(np.isnan(in_order[1:]) & np.isnan(in_order[:-1]))  # NaN, unequal to itself, is one run
+    keys = np.r_[0, np.cumsum(new_run)] * n + order
+    keys.sort()
+    return keys % n if n else order
+
+
 def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Scores and boolean labels (True: paraphrase) of the rows that are both labelled and scored."""
     keep = frame["label"].notna().to_numpy() & frame[metric].notna().to_numpy()

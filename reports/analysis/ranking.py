@@ -184,8 +184,9 @@ def _counts_below(values, *counted_masks):
 
     One sort of all the values, then counts at the ends of each run of equal values: the same
     integers as searching each value among the sorted masked values, without the slow search.
+    Counts are per run, so the order inside a run does not matter: the fast unstable sort will do.
     """
-    order = np.argsort(values, kind="stable")
+    order = np.argsort(values)
     sorted_values = values[order]
     starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
     ends = np.r_[starts[1:], len(values)]
