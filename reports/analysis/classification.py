@@ -145,18 +145,14 @@ def _counts(labels):
     return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
 
 
-def scanned_subsets(frame, metrics, directions) -> list[tuple]:
-    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores.
-
-    Table 3, the EER table and the curves all read these: build them once and pass them as `scanned`.
-    """
-    parts, scanned = list(subsets(frame)), []
+def _scanned_subsets(frame, metrics, directions):
+    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores."""
+    parts = list(subsets(frame))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores):
-                scanned.append((metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric])))
-    return scanned
+                yield metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric])
 
 
 TABLE3_COLUMNS = [
@@ -171,70 +167,102 @@ TABLE3_COLUMNS = [
     "n_paraphrase",
     "n_non_paraphrase",
 ]
+EER_COLUMNS = ["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"]
+THRESHOLD_CURVE_COLUMNS = ["metric", "corpus", "threshold", *RATE_NAMES]
+RANK_CURVE_COLUMNS = ["metric", "corpus", "rank", "score", *RATE_NAMES]
 
 
-def table3(frame: pd.DataFrame, metrics, directions, answers=None, scanned=None) -> pd.DataFrame:
+def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max_points=None) -> dict:
+    """Table 3 (MBD aside), the EER table and both curve tables, from one scan (one sort) per metric and corpus.
+
+    The four tables read each scan in turn, which is then dropped: on large corpora scans never pile up.
+    """
+    table3_rows, eer_rows, threshold_parts, rank_parts = [], [], [], []
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        table3_rows += _table3_rows(scanned, directions, answers)
+        eer_rows.append(_eer_row(scanned, directions))
+        threshold_parts.append(_threshold_curve(scanned, max_points))
+        rank_parts.append(_rank_curve(scanned, max_points))
+    return {
+        "table3": pd.DataFrame(table3_rows, columns=TABLE3_COLUMNS),
+        "eer": pd.DataFrame(eer_rows, columns=EER_COLUMNS),
+        "curves_threshold": _concat(threshold_parts, THRESHOLD_CURVE_COLUMNS),
+        "curves_rank": _concat(rank_parts, RANK_CURVE_COLUMNS),
+    }
+
+
+def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFrame:
     """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0.
 
     `answers` maps a ParaPLUIE metric to its yes/no answer setting (PARAPLUIE_ANSWER), shown
     beside its threshold-0 rows because the setting moves what 0 means.
     """
     rows = []
-    for metric, corpus, scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
-        counts = _counts(labels)
-        best = best_threshold(scan)
-        rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
-        if is_parapluie(metric):
-            prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
-            answer = (answers or {}).get(metric, "")
-            rows.append(
-                {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
-            )
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        rows += _table3_rows(scanned, directions, answers)
     return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
 
 
-def eer_table(frame: pd.DataFrame, metrics, directions, scanned=None) -> pd.DataFrame:
-    rows = []
-    for metric, corpus, _scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
-        eer, threshold = _equal_error_rate(scan, directions[metric])
-        rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
-    return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
+def _table3_rows(scanned, directions, answers):
+    metric, corpus, scores, labels, scan = scanned
+    counts = _counts(labels)
+    rows = [{"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best_threshold(scan), **counts}]
+    if is_parapluie(metric):
+        prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
+        answer = (answers or {}).get(metric, "")
+        rows.append(
+            {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
+        )
+    return rows
 
 
-def curves(
-    frame: pd.DataFrame, metrics, directions, max_points=None, scanned=None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
+    rows = [_eer_row(scanned, directions) for scanned in _scanned_subsets(frame, metrics, directions)]
+    return pd.DataFrame(rows, columns=EER_COLUMNS)
+
+
+def _eer_row(scanned, directions):
+    metric, corpus, _scores, labels, scan = scanned
+    eer, threshold = _equal_error_rate(scan, directions[metric])
+    return {"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)}
+
+
+def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global.
 
     With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
     """
     threshold_parts, rank_parts = [], []
-    for metric, corpus, scores, labels, scan in scanned or scanned_subsets(frame, metrics, directions):
-        part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
-        part.insert(0, "corpus", corpus)
-        part.insert(0, "metric", metric)
-        threshold_parts.append(evenly_spaced(part, max_points))
-        rank_parts.append(evenly_spaced(_rank_curve(metric, corpus, scores, labels, scan), max_points))
-    threshold_columns = ["metric", "corpus", "threshold", *RATE_NAMES]
-    rank_columns = ["metric", "corpus", "rank", "score", *RATE_NAMES]
-    return (
-        pd.concat(threshold_parts, ignore_index=True) if threshold_parts else pd.DataFrame(columns=threshold_columns),
-        pd.concat(rank_parts, ignore_index=True) if rank_parts else pd.DataFrame(columns=rank_columns),
-    )
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        threshold_parts.append(_threshold_curve(scanned, max_points))
+        rank_parts.append(_rank_curve(scanned, max_points))
+    return _concat(threshold_parts, THRESHOLD_CURVE_COLUMNS), _concat(rank_parts, RANK_CURVE_COLUMNS)
 
 
-def _rank_curve(metric, corpus, scores, labels, scan):
-    """Rates when the k closest pairs (ties in input order, the scan's order) are predicted paraphrases, k = 1..n."""
-    order = scan.order
-    tp = np.cumsum(labels[order])
+def _concat(parts, columns):
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _threshold_curve(scanned, max_points):
+    metric, corpus, _scores, _labels, scan = scanned
+    part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
+    part.insert(0, "corpus", corpus)
+    part.insert(0, "metric", metric)
+    return evenly_spaced(part, max_points)
+
+
+def _rank_curve(scanned, max_points):
+    """Rates when the k closest pairs (ties in input order: the scan's order) are predicted paraphrases, k = 1..n."""
+    metric, corpus, scores, labels, scan = scanned
+    tp = np.cumsum(labels[scan.order])
     rank = np.arange(1, len(scores) + 1)
     fp = rank - tp
     n_paraphrase = int(labels.sum())
     values = rates(tp, fp, n_paraphrase - tp, len(labels) - n_paraphrase - fp)
-    part = pd.DataFrame({"rank": rank, "score": scores[order], **values})
+    part = pd.DataFrame({"rank": rank, "score": scores[scan.order], **values})
     part.insert(0, "corpus", corpus)
     part.insert(0, "metric", metric)
-    return part
+    return evenly_spaced(part, max_points)
 
 
 # The Mixed Balanced Dataset (paper, 5.2): per label, `per_label` pairs from each corpus, many draws.
