@@ -17,7 +17,7 @@ from reports.analysis.common import (
     HIGHER,
     closest_first,
     corpora,
-    evenly_spaced,
+    evenly_spaced_positions,
     is_parapluie,
     labelled_scores,
     orient,
@@ -244,25 +244,29 @@ def _concat(parts, columns):
 
 
 def _threshold_curve(scanned, max_points):
+    """Rates at the evenly spaced thresholds the curve keeps (rates are per point: only those are computed)."""
     metric, corpus, _scores, _labels, scan = scanned
-    part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
+    keep = evenly_spaced_positions(len(scan.thresholds), max_points)
+    values = rates(scan.tp[keep], scan.fp[keep], scan.fn[keep], scan.tn[keep])
+    part = pd.DataFrame({"threshold": scan.thresholds[keep], **values})
     part.insert(0, "corpus", corpus)
     part.insert(0, "metric", metric)
-    return evenly_spaced(part, max_points)
+    return part
 
 
 def _rank_curve(scanned, max_points):
     """Rates when the k closest pairs (ties in input order: the scan's order) are predicted paraphrases, k = 1..n."""
     metric, corpus, scores, labels, scan = scanned
-    tp = np.cumsum(labels[scan.order])
-    rank = np.arange(1, len(scores) + 1)
+    keep = evenly_spaced_positions(len(scores), max_points)
+    tp = np.cumsum(labels[scan.order])[keep]
+    rank = np.arange(1, len(scores) + 1)[keep]
     fp = rank - tp
     n_paraphrase = int(labels.sum())
     values = rates(tp, fp, n_paraphrase - tp, len(labels) - n_paraphrase - fp)
-    part = pd.DataFrame({"rank": rank, "score": scores[scan.order], **values})
+    part = pd.DataFrame({"rank": rank, "score": scores[scan.order[keep]], **values})
     part.insert(0, "corpus", corpus)
     part.insert(0, "metric", metric)
-    return evenly_spaced(part, max_points)
+    return part
 
 
 # The Mixed Balanced Dataset (paper, 5.2): per label, `per_label` pairs from each corpus, many draws.

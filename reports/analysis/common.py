@@ -71,4 +71,11 @@ def evenly_spaced(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:
     """At most `max_rows` rows evenly spaced through the frame, first and last kept (None: all rows)."""
     if max_rows is None or len(frame) <= max_rows:
         return frame
-    return frame.iloc[np.unique(np.linspace(0, len(frame) - 1, max_rows).astype(int))]
+    return frame.iloc[evenly_spaced_positions(len(frame), max_rows)]
+
+
+def evenly_spaced_positions(n: int, max_rows: int | None) -> np.ndarray:
+    """The positions `evenly_spaced` keeps out of `n` rows."""
+    if max_rows is None or n <= max_rows:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, max_rows).astype(int))
