@@ -15,8 +15,9 @@ import pandas as pd
 
 from reports.analysis.common import (
     HIGHER,
+    closest_first,
     corpora,
-    evenly_spaced,
+    evenly_spaced_positions,
     is_parapluie,
     labelled_scores,
     orient,
@@ -39,6 +40,7 @@ class Scan:
     fp: np.ndarray
     n_paraphrase: int
     n_non_paraphrase: int
+    order: np.ndarray  # positions of the pairs, closest first (ties in input order): the one sort, reused
 
     @property
     def fn(self):
@@ -67,7 +69,7 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     """Confusion counts at every distinct score used as threshold."""
     oriented = orient(scores, direction)
     labels = np.asarray(labels, dtype=bool)
-    order = np.argsort(-oriented, kind="stable")
+    order = closest_first(oriented)
     sorted_scores, sorted_labels = oriented[order], labels[order]
     # The last position of each run of equal scores: a threshold admits the whole run.
     last = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
@@ -75,7 +77,7 @@ def scan_thresholds(scores, labels, direction: str) -> Scan:
     fp = last + 1 - tp
     thresholds = sorted_scores[last] if direction == HIGHER else -sorted_scores[last]
     n_paraphrase = int(labels.sum())
-    return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase)
+    return Scan(thresholds, tp, fp, n_paraphrase, len(labels) - n_paraphrase, order)
 
 
 # Which of the tied thresholds the single `threshold` is: the first in the scan's order,
@@ -123,7 +125,10 @@ def equal_error_rate(scores, labels, direction: str) -> tuple[float, float]:
     FAR = accepted non-paraphrases / non-paraphrases, FRR = rejected paraphrases /
     paraphrases; the points are the ROC curve's (reject-all first), EER = (FAR + FRR) / 2.
     """
-    scan = scan_thresholds(scores, labels, direction)
+    return _equal_error_rate(scan_thresholds(scores, labels, direction), direction)
+
+
+def _equal_error_rate(scan: Scan, direction: str) -> tuple[float, float]:
     if scan.n_paraphrase == 0 or scan.n_non_paraphrase == 0:
         return np.nan, np.nan
     far = np.r_[0.0, scan.fp / scan.n_non_paraphrase]
@@ -140,14 +145,14 @@ def _counts(labels):
     return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
 
 
-def _scored_subsets(frame, metrics):
-    """(metric, corpus, scores, labels) for every metric and corpus (+ Global) with labelled scores."""
+def _scanned_subsets(frame, metrics, directions):
+    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores."""
     parts = list(subsets(frame))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             scores, labels = labelled_scores(rows_of_corpus, metric)
             if len(scores):
-                yield metric, corpus, scores, labels
+                yield metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric])
 
 
 TABLE3_COLUMNS = [
@@ -162,6 +167,28 @@ TABLE3_COLUMNS = [
     "n_paraphrase",
     "n_non_paraphrase",
 ]
+EER_COLUMNS = ["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"]
+THRESHOLD_CURVE_COLUMNS = ["metric", "corpus", "threshold", *RATE_NAMES]
+RANK_CURVE_COLUMNS = ["metric", "corpus", "rank", "score", *RATE_NAMES]
+
+
+def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max_points=None) -> dict:
+    """Table 3 (MBD aside), the EER table and both curve tables, from one scan (one sort) per metric and corpus.
+
+    The four tables read each scan in turn, which is then dropped: on large corpora scans never pile up.
+    """
+    table3_rows, eer_rows, threshold_parts, rank_parts = [], [], [], []
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        table3_rows += _table3_rows(scanned, directions, answers)
+        eer_rows.append(_eer_row(scanned, directions))
+        threshold_parts.append(_threshold_curve(scanned, max_points))
+        rank_parts.append(_rank_curve(scanned, max_points))
+    return {
+        "table3": pd.DataFrame(table3_rows, columns=TABLE3_COLUMNS),
+        "eer": pd.DataFrame(eer_rows, columns=EER_COLUMNS),
+        "curves_threshold": _concat(threshold_parts, THRESHOLD_CURVE_COLUMNS),
+        "curves_rank": _concat(rank_parts, RANK_CURVE_COLUMNS),
+    }
 
 
 def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFrame:
@@ -171,25 +198,33 @@ def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFra
     beside its threshold-0 rows because the setting moves what 0 means.
     """
     rows = []
-    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
-        counts = _counts(labels)
-        best = best_threshold(scan_thresholds(scores, labels, directions[metric]))
-        rows.append({"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best, **counts})
-        if is_parapluie(metric):
-            prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
-            answer = (answers or {}).get(metric, "")
-            rows.append(
-                {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
-            )
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        rows += _table3_rows(scanned, directions, answers)
     return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
 
 
+def _table3_rows(scanned, directions, answers):
+    metric, corpus, scores, labels, scan = scanned
+    counts = _counts(labels)
+    rows = [{"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best_threshold(scan), **counts}]
+    if is_parapluie(metric):
+        prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
+        answer = (answers or {}).get(metric, "")
+        rows.append(
+            {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
+        )
+    return rows
+
+
 def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
-    rows = []
-    for metric, corpus, scores, labels in _scored_subsets(frame, metrics):
-        eer, threshold = equal_error_rate(scores, labels, directions[metric])
-        rows.append({"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)})
-    return pd.DataFrame(rows, columns=["metric", "corpus", "eer", "threshold", "n", "n_paraphrase", "n_non_paraphrase"])
+    rows = [_eer_row(scanned, directions) for scanned in _scanned_subsets(frame, metrics, directions)]
+    return pd.DataFrame(rows, columns=EER_COLUMNS)
+
+
+def _eer_row(scanned, directions):
+    metric, corpus, _scores, labels, scan = scanned
+    eer, threshold = _equal_error_rate(scan, directions[metric])
+    return {"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)}
 
 
 def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -198,36 +233,37 @@ def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[p
     With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
     """
     threshold_parts, rank_parts = [], []
-    parts = list(subsets(frame))
-    for metric in metrics:
-        for corpus, rows_of_corpus in parts:
-            scores, labels = labelled_scores(rows_of_corpus, metric)
-            if len(scores) == 0:
-                continue
-            scan = scan_thresholds(scores, labels, directions[metric])
-            part = pd.DataFrame({"threshold": scan.thresholds, **scan.rates()})
-            part.insert(0, "corpus", corpus)
-            part.insert(0, "metric", metric)
-            threshold_parts.append(evenly_spaced(part, max_points))
-            rank_curve = _rank_curve(metric, corpus, scores, labels, directions[metric])
-            rank_parts.append(evenly_spaced(rank_curve, max_points))
-    threshold_columns = ["metric", "corpus", "threshold", *RATE_NAMES]
-    rank_columns = ["metric", "corpus", "rank", "score", *RATE_NAMES]
-    return (
-        pd.concat(threshold_parts, ignore_index=True) if threshold_parts else pd.DataFrame(columns=threshold_columns),
-        pd.concat(rank_parts, ignore_index=True) if rank_parts else pd.DataFrame(columns=rank_columns),
-    )
+    for scanned in _scanned_subsets(frame, metrics, directions):
+        threshold_parts.append(_threshold_curve(scanned, max_points))
+        rank_parts.append(_rank_curve(scanned, max_points))
+    return _concat(threshold_parts, THRESHOLD_CURVE_COLUMNS), _concat(rank_parts, RANK_CURVE_COLUMNS)
 
 
-def _rank_curve(metric, corpus, scores, labels, direction):
-    """Rates when the k closest pairs (ties in input order) are predicted paraphrases, k = 1..n."""
-    order = np.argsort(-orient(scores, direction), kind="stable")
-    tp = np.cumsum(labels[order])
-    rank = np.arange(1, len(scores) + 1)
+def _concat(parts, columns):
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def _threshold_curve(scanned, max_points):
+    """Rates at the evenly spaced thresholds the curve keeps (rates are per point: only those are computed)."""
+    metric, corpus, _scores, _labels, scan = scanned
+    keep = evenly_spaced_positions(len(scan.thresholds), max_points)
+    values = rates(scan.tp[keep], scan.fp[keep], scan.fn[keep], scan.tn[keep])
+    part = pd.DataFrame({"threshold": scan.thresholds[keep], **values})
+    part.insert(0, "corpus", corpus)
+    part.insert(0, "metric", metric)
+    return part
+
+
+def _rank_curve(scanned, max_points):
+    """Rates when the k closest pairs (ties in input order: the scan's order) are predicted paraphrases, k = 1..n."""
+    metric, corpus, scores, labels, scan = scanned
+    keep = evenly_spaced_positions(len(scores), max_points)
+    tp = np.cumsum(labels[scan.order])[keep]
+    rank = np.arange(1, len(scores) + 1)[keep]
     fp = rank - tp
     n_paraphrase = int(labels.sum())
     values = rates(tp, fp, n_paraphrase - tp, len(labels) - n_paraphrase - fp)
-    part = pd.DataFrame({"rank": rank, "score": scores[order], **values})
+    part = pd.DataFrame({"rank": rank, "score": scores[scan.order[keep]], **values})
     part.insert(0, "corpus", corpus)
     part.insert(0, "metric", metric)
     return part

@@ -29,6 +29,24 @@ def orient(values, direction: str) -> np.ndarray:
     return values if direction == HIGHER else -values
 
 
+def closest_first(oriented) -> np.ndarray:
+    """Positions of the oriented scores, highest first, ties (NaN last) in input order.
+
+    The same positions as np.argsort(-oriented, kind="stable"), about twice as fast on large
+    corpora: the fast unstable sort, then each run of equal scores put back in input order
+    by one sort of (run, position) keys.
+    """
+    negated = -np.asarray(oriented, dtype=float)
+    n = len(negated)
+    order = np.argsort(negated)
+    in_order = negated[order]
+    new_run = in_order[1:] != in_order[:-1]
+    new_run &= ~(np.isnan(in_order[1:]) & np.isnan(in_order[:-1]))  # NaN, unequal to itself, is one run
+    keys = np.r_[0, np.cumsum(new_run)] * n + order
+    keys.sort()
+    return keys % n if n else order
+
+
 def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Scores and boolean labels (True: paraphrase) of the rows that are both labelled and scored."""
     keep = frame["label"].notna().to_numpy() & frame[metric].notna().to_numpy()
@@ -53,4 +71,11 @@ def evenly_spaced(frame: pd.DataFrame, max_rows: int | None) -> pd.DataFrame:
     """At most `max_rows` rows evenly spaced through the frame, first and last kept (None: all rows)."""
     if max_rows is None or len(frame) <= max_rows:
         return frame
-    return frame.iloc[np.unique(np.linspace(0, len(frame) - 1, max_rows).astype(int))]
+    return frame.iloc[evenly_spaced_positions(len(frame), max_rows)]
+
+
+def evenly_spaced_positions(n: int, max_rows: int | None) -> np.ndarray:
+    """The positions `evenly_spaced` keeps out of `n` rows."""
+    if max_rows is None or n <= max_rows:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, max_rows).astype(int))

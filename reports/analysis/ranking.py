@@ -171,15 +171,34 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
 def _placements(oriented, labels):
     """DeLong's placement values: per paraphrase, the share of non-paraphrases below it (ties one half),
     and per non-paraphrase, the share of paraphrases above it."""
-    positives, negatives = oriented[labels], oriented[~labels]
-    sorted_negatives, sorted_positives = np.sort(negatives), np.sort(positives)
-    below = np.searchsorted(sorted_negatives, positives, side="left")
-    at_or_below = np.searchsorted(sorted_negatives, positives, side="right")
-    v10 = (below + at_or_below) / (2 * len(negatives))
-    under = np.searchsorted(sorted_positives, negatives, side="left")
-    at_or_under = np.searchsorted(sorted_positives, negatives, side="right")
-    v01 = (2 * len(positives) - under - at_or_under) / (2 * len(positives))
+    n_positives = int(labels.sum())
+    n_negatives = len(labels) - n_positives
+    (below, at_or_below), (under, at_or_under) = _counts_below(oriented, ~labels, labels)
+    v10 = (below[labels] + at_or_below[labels]) / (2 * n_negatives)
+    v01 = (2 * n_positives - under[~labels] - at_or_under[~labels]) / (2 * n_positives)
     return v10, v01
+
+
+def _counts_below(values, *counted_masks):
+    """Per mask, for each value: how many masked values are below it, and how many at or below it.
+
+    One sort of all the values, then counts at the ends of each run of equal values: the same
+    integers as searching each value among the sorted masked values, without the slow search.
+    Counts are per run, so the order inside a run does not matter: the fast unstable sort will do.
+    """
+    order = np.argsort(values)
+    sorted_values = values[order]
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    ends = np.r_[starts[1:], len(values)]
+    run_of_position = np.repeat(np.arange(len(starts)), ends - starts)
+    counts = []
+    for counted in counted_masks:
+        counted_before = np.r_[0, np.cumsum(counted[order])]  # masked values among the first i in order
+        below, at_or_below = np.empty(len(values), dtype=np.intp), np.empty(len(values), dtype=np.intp)
+        below[order] = counted_before[starts][run_of_position]
+        at_or_below[order] = counted_before[ends][run_of_position]
+        counts.append((below, at_or_below))
+    return counts
 
 
 def _delong(oriented_by_metric, labels):
@@ -268,7 +287,9 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
     """
     rows, notes = [], []
     target = RANK_TARGETS[label_source]
-    judged = frame[frame[target].notna()] if target in frame else frame.iloc[:0]
+    # Only the columns read below: every selection of rows then copies little.
+    columns = ["corpus", target, *metrics]
+    judged = frame.loc[frame[target].notna(), columns] if target in frame else frame.iloc[:0]
     if judged.empty:
         if label_source == "gold":
             notes.append("No gold label: rank correlations with the gold labels are undefined.")
@@ -277,9 +298,9 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
     parts = list(subsets(judged))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
-            part = rows_of_corpus[rows_of_corpus[metric].notna()]
-            scores = orient(part[metric].to_numpy(dtype=float), directions[metric])
-            labels = part[target].to_numpy(dtype=float)
+            scored = rows_of_corpus[metric].notna().to_numpy()
+            scores = orient(rows_of_corpus[metric].to_numpy(dtype=float)[scored], directions[metric])
+            labels = rows_of_corpus[target].to_numpy(dtype=float)[scored]
             row = {"metric": metric, "corpus": corpus, "against": target, "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
                 spearman = stats.spearmanr(scores, labels)

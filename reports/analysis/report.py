@@ -99,7 +99,8 @@ def build_report(
     )
     notes += system_notes
 
-    table3 = classification.table3(frame, metrics, directions, answers)
+    # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
+    threshold_tables = classification.threshold_tables(frame, metrics, directions, answers, settings.curve_points)
     mbd, mbd_notes = classification.mixed_balanced(
         frame,
         metrics,
@@ -121,7 +122,6 @@ def build_report(
     by_group, group_notes = breakdowns.by_group(frame, metrics, directions)
     by_level = breakdowns.by_english_level_metrics(frame, judgments, metrics, directions)
     by_group = pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group
-    curves_threshold, curves_rank = classification.curves(frame, metrics, directions, settings.curve_points)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
     notes += _scale_notes(frame, settings)
     notes += mbd_notes + table4_notes + rank_notes + agreement_notes + group_notes
@@ -129,9 +129,9 @@ def build_report(
     result = {
         "table1": tables.table1(frame, metrics, directions),
         "table2": tables.table2(frame),
-        "table3": _with_mbd(table3, mbd),
+        "table3": _with_mbd(threshold_tables["table3"], mbd),
         "table4": table4,
-        "eer": classification.eer_table(frame, metrics, directions),
+        "eer": threshold_tables["eer"],
         "labels": label_distribution(judgments, corpus_of_pair),
         "agreement": agreement_frame,
         "cohen": cohen,
@@ -140,8 +140,8 @@ def build_report(
         "rank_correlation": rank_correlation,
         "by_english_level": breakdowns.by_english_level(judgments, frame),
         "by_group": by_group,
-        "curves_threshold": curves_threshold,
-        "curves_rank": curves_rank,
+        "curves_threshold": threshold_tables["curves_threshold"],
+        "curves_rank": threshold_tables["curves_rank"],
         "oracle": oracle.oracle_table(frame, verdicts),
         **system_tables,
     }

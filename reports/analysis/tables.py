@@ -87,20 +87,24 @@ def pearson(x, y) -> tuple[float, float]:
 def table4(frame: pd.DataFrame, metrics) -> tuple[pd.DataFrame, list[str]]:
     """Pearson correlation of each metric with the edit distance inside each class, per corpus (+ Global)."""
     rows, notes = [], []
-    labelled = frame[frame["label"].notna()]
-    parts = list(subsets(labelled))
+    labelled = frame.loc[frame["label"].notna(), ["corpus", "label", "edit_distance", *metrics]]
+    # The rows of each corpus and class, selected once for every metric.
+    classes = [
+        (corpus, name, rows_of_corpus[rows_of_corpus["label"] == value])
+        for corpus, rows_of_corpus in subsets(labelled)
+        for value, name in CLASS_NAMES.items()
+    ]
     for metric in metrics:
         constant_in = []
-        for corpus, rows_of_corpus in parts:
-            for value, name in CLASS_NAMES.items():
-                part = rows_of_corpus[(rows_of_corpus["label"] == value) & rows_of_corpus[metric].notna()]
-                scores = part[metric].to_numpy(dtype=float)
-                r, p = pearson(scores, part["edit_distance"].to_numpy(dtype=float))
-                if len(scores) >= 3 and np.ptp(scores) == 0:
-                    constant_in.append(f"{corpus}/{label(name).lower()}")
-                rows.append(
-                    {"metric": metric, "corpus": corpus, "label": name, "n": len(scores), "pearson_r": r, "p_value": p}
-                )
+        for corpus, name, part in classes:
+            scored = part[metric].notna().to_numpy()
+            scores = part[metric].to_numpy(dtype=float)[scored]
+            r, p = pearson(scores, part["edit_distance"].to_numpy(dtype=float)[scored])
+            if len(scores) >= 3 and np.ptp(scores) == 0:
+                constant_in.append(f"{corpus}/{label(name).lower()}")
+            rows.append(
+                {"metric": metric, "corpus": corpus, "label": name, "n": len(scores), "pearson_r": r, "p_value": p}
+            )
         if constant_in:
             notes.append(
                 f"{label_of(metric)} gives one constant score in {', '.join(constant_in)}: correlation undefined."

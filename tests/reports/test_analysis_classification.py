@@ -14,6 +14,7 @@ from reports.analysis.classification import (
     scan_thresholds,
     table3,
 )
+from reports.analysis.common import closest_first
 from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
 
 
@@ -237,3 +238,15 @@ def test_the_mbd_mean_and_ci_match_a_loop_over_the_draws():
     ]
     assert table.loc[0, "accuracy"] == pytest.approx(np.mean(accuracies))
     assert table.loc[0, "accuracy_ci95"] == pytest.approx(1.96 * np.std(accuracies, ddof=1) / np.sqrt(20))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closest_first_is_the_stable_descending_sort(seed):
+    rng = np.random.default_rng(seed)
+    n = 500
+    scores = [rng.normal(size=n), rng.integers(-2, 3, n) * 0.0, np.round(rng.normal(size=n), 1)][seed % 3]
+    if seed >= 3:  # NaN and infinities, which a stable sort puts in input order at their ends
+        scores[rng.random(n) < 0.1] = np.nan
+        scores[rng.random(n) < 0.1] = -np.inf
+    assert np.array_equal(closest_first(scores), np.argsort(-scores, kind="stable"))
+    assert len(closest_first(np.empty(0))) == 0

@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 
-from reports.analysis.ranking import auc_tables, bootstrap_indices, rank_correlations, weighted_auc
+from reports.analysis.ranking import _placements, auc_tables, bootstrap_indices, rank_correlations, weighted_auc
 
 DIRECTIONS = {"good": "higher", "dist": "lower", "weak": "higher"}
 
@@ -106,3 +106,20 @@ def test_gold_rank_correlations_match_scipy_against_the_01_label():
         assert row["kendall_tau"] == pytest.approx(expected_tau.statistic)
         assert row["kendall_p"] == pytest.approx(expected_tau.pvalue)
     assert table["spearman_rho"].notna().all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_delong_placements_are_the_counts_a_search_in_each_sorted_class_gives(seed):
+    rng = np.random.default_rng(seed)
+    n = 2000
+    oriented = np.round(rng.normal(size=n), 1) if seed % 2 else rng.integers(-3, 4, n) * 0.5  # many ties
+    labels = rng.random(n) < 0.3
+    positives, negatives = oriented[labels], oriented[~labels]
+    sorted_negatives, sorted_positives = np.sort(negatives), np.sort(positives)
+    below = np.searchsorted(sorted_negatives, positives, side="left")
+    at_or_below = np.searchsorted(sorted_negatives, positives, side="right")
+    under = np.searchsorted(sorted_positives, negatives, side="left")
+    at_or_under = np.searchsorted(sorted_positives, negatives, side="right")
+    v10, v01 = _placements(oriented, labels)
+    assert np.array_equal(v10, (below + at_or_below) / (2 * len(negatives)))
+    assert np.array_equal(v01, (2 * len(positives) - under - at_or_under) / (2 * len(positives)))
