@@ -33,6 +33,7 @@ import io
 import os
 import random
 import re
+import secrets
 import signal
 import statistics
 import subprocess
@@ -513,7 +514,7 @@ def server_env(database_env, redis_url, metrics="lev,bleu"):
     env.update(database_env)
     env.update(
         DJANGO_DEBUG="false",
-        DJANGO_SECRET_KEY="parasol-load-test-" + "x" * 40,
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(50),
         DJANGO_SSL_REDIRECT="false",
         DJANGO_SECURE_COOKIES="false",
         DJANGO_HSTS_SECONDS="0",
@@ -545,7 +546,9 @@ def stack(args):
             database = {"DATABASE_URL": cleanup.enter_context(postgres_server())}
         redis_url = cleanup.enter_context(servers.redis_server())
         env = server_env(database, redis_url)
-        os.environ.update({k: env[k] for k in (*database, "REDIS_URL", "CELERY_BROKER_URL", "PARASOL_METRICS")})
+        # This process reads the campaign and the ledger through Django too, under the servers' settings.
+        shared = (*database, "REDIS_URL", "CELERY_BROKER_URL", "PARASOL_METRICS", "DJANGO_DEBUG", "DJANGO_SECRET_KEY")
+        os.environ.update({k: env[k] for k in shared})
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
         port = servers.free_port()
         web = start_gunicorn(env, port, workers=args.web_workers)
