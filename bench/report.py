@@ -77,9 +77,12 @@ def time_analysis(pairs, judgments):
 def time_database(pairs, judgments):
     """Store the synthetic data in a fresh SQLite database and time `reports.frames.load_frames`."""
     import os
+    import secrets
     import tempfile
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
+    # Production settings (DEBUG is opt-in) need a strong key; a throwaway database needs no fixed one.
+    os.environ.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))
     os.environ["SQLITE_PATH"] = str(Path(tempfile.mkdtemp()) / "bench.sqlite3")
     import django
 
