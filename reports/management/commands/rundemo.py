@@ -123,11 +123,13 @@ class Command(BaseCommand):
         raise CommandError(f"A demo process stopped unexpectedly: {' '.join(failed[0].args)}")
 
     def _stop(self, processes, seconds):
-        """SIGTERM (a Celery worker's warm shutdown) to each group, wait up to `seconds`, then kill."""
-        # Each child leads its own process group: signal the group, so the
-        # worker's pool processes stop with it.
+        """SIGTERM (a Celery worker's warm shutdown) to each leader, wait up to `seconds`, then kill the group."""
+        # The leader only: a Celery worker's main process lets its pool finish the
+        # task in hand; SIGTERM to the whole group would kill that pool process
+        # mid-task (WorkerLostError and its traceback). Leftovers are killed below.
         for process in processes:
-            _signal_group(process, signal.SIGTERM)
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
         for process in processes:
             try:
                 process.wait(timeout=seconds)
