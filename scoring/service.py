@@ -14,6 +14,7 @@ from django.db.models import Count, Exists, Max, OuterRef
 from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
+from parasol.db import raw_rows
 from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
@@ -183,11 +184,9 @@ def values_under(scores, signatures):
     columns = {}
     for metric, signature in signatures.items():
         # No ordering: the model's default would sort rows nobody reads in order.
-        query = scores.filter(metric=metric, signature=signature).order_by().values_list("pair_id", "value")
-        sql, params = query.query.sql_with_params()
-        with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            columns[metric] = cursor.fetchall()
+        columns[metric] = raw_rows(
+            scores.filter(metric=metric, signature=signature).order_by().values_list("pair_id", "value")
+        )
     return columns
 
 
