@@ -175,6 +175,9 @@ RANK_CURVE_COLUMNS = ["metric", "corpus", "rank", "score", *RATE_NAMES]
 def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max_points=None) -> dict:
     """Table 3 (MBD aside), the EER table and both curve tables, from one scan (one sort) per metric and corpus.
 
+    Curves are rates as functions of the threshold and of the rank (top-k predicted paraphrases);
+    with `max_points`, each keeps that many evenly spaced points (ends kept) instead of one per pair.
+
     The four tables read each scan in turn, which is then dropped: on large corpora scans never pile up.
     """
     table3_rows, eer_rows, threshold_parts, rank_parts = [], [], [], []
@@ -191,19 +194,12 @@ def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max
     }
 
 
-def table3(frame: pd.DataFrame, metrics, directions, answers=None) -> pd.DataFrame:
-    """Best a-posteriori threshold per metric and corpus (+ Global), and ParaPLUIE at the a-priori 0.
+def _table3_rows(scanned, directions, answers):
+    """Best a-posteriori threshold of one metric and corpus, and ParaPLUIE's at the a-priori 0.
 
     `answers` maps a ParaPLUIE metric to its yes/no answer setting (PARAPLUIE_ANSWER), shown
     beside its threshold-0 rows because the setting moves what 0 means.
     """
-    rows = []
-    for scanned in _scanned_subsets(frame, metrics, directions):
-        rows += _table3_rows(scanned, directions, answers)
-    return pd.DataFrame(rows, columns=TABLE3_COLUMNS)
-
-
-def _table3_rows(scanned, directions, answers):
     metric, corpus, scores, labels, scan = scanned
     counts = _counts(labels)
     rows = [{"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best_threshold(scan), **counts}]
@@ -216,27 +212,10 @@ def _table3_rows(scanned, directions, answers):
     return rows
 
 
-def eer_table(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
-    rows = [_eer_row(scanned, directions) for scanned in _scanned_subsets(frame, metrics, directions)]
-    return pd.DataFrame(rows, columns=EER_COLUMNS)
-
-
 def _eer_row(scanned, directions):
     metric, corpus, _scores, labels, scan = scanned
     eer, threshold = _equal_error_rate(scan, directions[metric])
     return {"metric": metric, "corpus": corpus, "eer": eer, "threshold": threshold, **_counts(labels)}
-
-
-def curves(frame: pd.DataFrame, metrics, directions, max_points=None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Rates as functions of the threshold and of the rank (top-k predicted paraphrases), per corpus and Global.
-
-    With `max_points`, each curve keeps that many evenly spaced points (ends kept) instead of one per pair.
-    """
-    threshold_parts, rank_parts = [], []
-    for scanned in _scanned_subsets(frame, metrics, directions):
-        threshold_parts.append(_threshold_curve(scanned, max_points))
-        rank_parts.append(_rank_curve(scanned, max_points))
-    return _concat(threshold_parts, THRESHOLD_CURVE_COLUMNS), _concat(rank_parts, RANK_CURVE_COLUMNS)
 
 
 def _concat(parts, columns):

@@ -7,12 +7,11 @@ from reports.analysis.classification import (
     at_threshold,
     best_rows,
     best_threshold,
-    curves,
     draw_balanced,
     equal_error_rate,
     mixed_balanced,
     scan_thresholds,
-    table3,
+    threshold_tables,
 )
 from reports.analysis.common import closest_first
 from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
@@ -82,7 +81,7 @@ def test_a_distance_reports_its_tied_interval_with_the_strictest_as_the_threshol
     assert best["accuracy"] == pytest.approx(5 / 6)
     assert (best["threshold"], best["threshold_low"], best["threshold_high"], best["n_tied"]) == (0.3, 0.3, 0.5, 2)
     frame = pd.DataFrame({"corpus": "c", "label": labels, "lev": scores})
-    row = table3(frame, ["lev"], {"lev": "lower"}).iloc[0]
+    row = threshold_tables(frame, ["lev"], {"lev": "lower"})["table3"].iloc[0]
     assert (row["threshold"], row["threshold_low"], row["threshold_high"]) == (0.3, 0.3, 0.5)
 
 
@@ -114,7 +113,8 @@ def test_the_a_priori_threshold_counts_zero_as_paraphrase():
 
 def test_the_a_priori_rows_use_the_one_rule_and_show_the_answer_setting():
     frame = pd.DataFrame({"corpus": "c", "label": [0, 1, 1, 1], "parapluie_direct": [-1.0, 0.0, 2.0, -3.0]})
-    table = table3(frame, ["parapluie_direct"], {"parapluie_direct": "higher"}, {"parapluie_direct": "Yes/No:1/2"})
+    answers = {"parapluie_direct": "Yes/No:1/2"}
+    table = threshold_tables(frame, ["parapluie_direct"], {"parapluie_direct": "higher"}, answers)["table3"]
     prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "c")].iloc[0]
     expected = called_paraphrase([-1.0, 0.0, 2.0, -3.0], NATURAL_THRESHOLD, "higher")
     assert expected.tolist() == [False, True, True, False]
@@ -150,7 +150,7 @@ def test_the_equal_error_rate_is_undefined_with_one_class():
 
 def test_the_rank_curve_predicts_the_top_k_pairs():
     frame = pd.DataFrame({"corpus": "C", "label": pd.array([1, 0, 1], dtype="Int64"), "m": [0.9, 0.5, 0.1]})
-    _, ranks = curves(frame, ["m"], {"m": "higher"})
+    ranks = threshold_tables(frame, ["m"], {"m": "higher"})["curves_rank"]
     global_rows = ranks[ranks["corpus"] == "Global"]
     assert global_rows["rank"].tolist() == [1, 2, 3]
     assert global_rows["accuracy"].tolist() == pytest.approx([2 / 3, 1 / 3, 2 / 3])
@@ -183,7 +183,7 @@ DIRECTIONS = {"m": "higher", "parapluie_x": "higher", "d": "lower"}
 
 def test_table3_has_a_global_row_and_parapluies_a_priori_row():
     frame = corpus_frame({"A": (30, 20), "B": (10, 25)})
-    table = table3(frame, list(DIRECTIONS), DIRECTIONS)
+    table = threshold_tables(frame, list(DIRECTIONS), DIRECTIONS)["table3"]
     assert set(table["corpus"]) == {"A", "B", "Global"}
     assert set(table.loc[table["metric"] == "parapluie_x", "threshold_kind"]) == {"a_posteriori", "a_priori"}
     assert set(table.loc[table["metric"] == "m", "threshold_kind"]) == {"a_posteriori"}
