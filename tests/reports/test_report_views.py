@@ -1,3 +1,5 @@
+from urllib.parse import urlencode
+
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
@@ -98,6 +100,15 @@ def test_the_csv_with_notes_opens_with_comments_naming_the_columns(client, judge
     comments = [line for line in annotated.splitlines() if line.startswith("#")]
     assert comments[0].startswith("# Table 3") and "# column f1: F1" in comments
     assert annotated.endswith(plain) and not plain.startswith("#")
+
+
+def test_a_hostile_comments_parameter_gets_the_plain_csv(client, judged_campaign, researcher):
+    client.force_login(researcher)
+    url = reverse("campaigns-download-report-table", args=["table3"]) + "?c=demo&label=gold"
+    plain = client.get(url).content
+    for value in ("0", "yes", "1" * 5000, "\x00", "1'; --"):
+        response = client.get(f"{url}&{urlencode({'comments': value})}")
+        assert response.status_code == 200 and response.content == plain, value
 
 
 def test_it_serves_figures_as_png_and_svg(client, judged_campaign, researcher):
