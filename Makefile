@@ -6,7 +6,7 @@ APT_PACKAGES := redis-server chromium chromium-driver postgresql wordnet-base wo
 # A TeX engine, so the tests compile the reports' LaTeX tables (installed without recommends: 2 min, not 20).
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
-.PHONY: demo test install system-deps wordnet migrate lint bench clean
+.PHONY: demo test install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,7 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 
-test: lint install wordnet $(NODE_TOOLS)/node_modules/.installed
+test: lint docs install wordnet $(NODE_TOOLS)/node_modules/.installed
 	OMP_NUM_THREADS=1 $(PY) -m pytest
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
@@ -68,5 +68,18 @@ bench: install
 	$(PY) bench/report.py --pairs 500 --db
 	$(PY) bench/metric_cards.py --metrics lev bleu wer
 
+# The documentation site (mkdocs.yml): --strict fails on a broken link or a page left out of the nav.
+# Reference pages are generated from the code at each build (parasol/docsite.py).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --dev-addr 127.0.0.1:8001
+
+# The screenshots in docs/img/: every task type's judge page and a report, taken in Chromium
+# with the browser tests' helpers. Commit the refreshed PNGs.
+screenshots: install wordnet $(NODE_TOOLS)/node_modules/.installed
+	OMP_NUM_THREADS=1 $(PY) -m pytest -q tests/system/screenshots.py
+
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles var
+	rm -rf $(VENV) db.sqlite3 staticfiles var site

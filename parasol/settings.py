@@ -87,13 +87,17 @@ def strong_secret_key(name, key):
 # (`make demo`, `manage.py rundemo`) turns it on for itself.
 DEBUG = env_bool("DJANGO_DEBUG", False)
 DEVELOPMENT_SECRET_KEY = "parasol-local-development-key-not-for-production"
+# Required with DEBUG off: 50+ random characters, else start-up stops naming it; with DEBUG on,
+# a development key stands in when it is unset.
 SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
 if DEBUG:
     SECRET_KEY = SECRET_KEY or DEVELOPMENT_SECRET_KEY
 else:
     SECRET_KEY = strong_secret_key("DJANGO_SECRET_KEY", SECRET_KEY)
 
+# Host names the site answers to, comma separated.
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+# Origins (https://host) from which forms may be posted when they differ from the host, comma separated.
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS", [])
 # Reverse proxies in front of the app that append to X-Forwarded-For; 0 (the default)
 # trusts no header and uses the connection's address. Rate limits key on this address,
@@ -203,6 +207,7 @@ if _database_url:
         _parsed = _parsed | sqlite_database(_parsed["NAME"])
     DATABASES = {"default": _parsed}
 else:
+    # SQLITE_PATH: where the default SQLite file lives.
     DATABASES = {"default": sqlite_database(env_str("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")))}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -279,6 +284,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Run tasks in the calling process instead of queueing them (no worker needed; slow requests).
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 # Fail fast when Redis is down: judging must never wait on the broker.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -295,6 +301,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / 
 CELERY_BEAT_SCHEDULE = {
     "sweep-missing-scores": {
         "task": "scoring.tasks.sweep_all",
+        # Seconds between two sweeps that queue whatever scores are missing (e.g. pairs created while Redis was down).
         "schedule": env_int("PARASOL_SWEEP_SECONDS", 300, minimum=10),
     },
 }
@@ -324,6 +331,7 @@ BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
 PARASOL_METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
+# Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
 PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
@@ -352,6 +360,7 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
+        # Requests per period (second, minute, hour or day) to the API: anonymous callers, then researchers.
         "anon": env_str("PARASOL_API_ANON_RATE", "60/minute"),
         "user": env_str("PARASOL_API_USER_RATE", "1200/minute"),
     },
@@ -395,11 +404,13 @@ PARASOL_IDLE_RESERVATION_MINUTES = env_int("PARASOL_IDLE_RESERVATION_MINUTES", 1
 PARASOL_MAX_ANSWERS_PER_MINUTE = env_int("PARASOL_MAX_ANSWERS_PER_MINUTE", 30, minimum=1)
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
+# How long a judge's cookie (which resumes their work on this browser) lasts.
 JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # DEBUG, INFO, WARNING or ERROR: the least severe record written to the console.
     "root": {"handlers": ["console"], "level": env_str("PARASOL_LOG_LEVEL", "INFO")},
 }
