@@ -9,7 +9,6 @@ the code or the README next to it.
 """
 
 import ast
-import json
 import os
 import re
 import sys
@@ -455,13 +454,14 @@ def on_serve(server, config, builder):
 
 
 def dump(out):
-    """Write the generated pages under `out` (for reading them without a build: `python -m parasol.docsite DIR`)."""
-    for path, content in generated_pages().items():
+    """Write the generated pages under `out`, to read them without a build: `python -m parasol.docsite DIR`."""
+    pages = generated_pages()
+    for path, content in pages.items():
         target = Path(out) / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
+    return sorted(pages)
 
 
 if __name__ == "__main__":
-    dump(sys.argv[1] if len(sys.argv) > 1 else "var/docs-generated")
-    print(json.dumps(sorted(generated_pages())))
+    print("\n".join(dump(sys.argv[1] if len(sys.argv) > 1 else "var/docs-generated")))
