@@ -5,6 +5,7 @@ when named. Each test opens a judge page of one task type, or a report, in Chrom
 against Django's live server and writes a small PNG into docs/img/.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,13 @@ def test_the_judge_page_of_each_task_type(live_server, shot_page, researcher, ta
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start the training").click()
     expect(page.locator(".progress")).to_contain_text("Training 1 / 5")
+    if "spans" in task_type:
+        # Tagged words show the tagging's look; "its doors" has no counterpart in the default trial's first pair.
+        for word in ("its", "doors"):
+            page.locator("#item button.word", has_text=re.compile(f"^{word}$")).click()
+            expect(page.locator("#item button.word[aria-pressed=true]", has_text=word)).to_have_count(1)
+    # The resume link holds a random token and the live server's port: a stand-in keeps the image stable.
+    page.locator("p.resume a").evaluate("a => { a.textContent = 'http://127.0.0.1:8000/j/demo/…'; }")
     path = save(page, image_name(task_type))
     assert path.stat().st_size > 0
 
