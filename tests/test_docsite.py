@@ -107,3 +107,22 @@ def test_the_api_page_lists_every_operation_of_the_schema():
         for method in operations:
             assert f"### `{method.upper()} {path}`" in page
     assert "Bulk create: a list of pairs, all accepted or none." in page
+
+
+def test_a_setting_added_to_the_settings_module_reaches_the_built_site(tmp_path, monkeypatch):
+    """The whole MkDocs build, strict, with the hook reading a settings module that has one more setting."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    settings_file = tmp_path / "settings.py"
+    settings_file.write_text(
+        SETTINGS_SOURCE
+        + '\n# Judges a probe campaign admits.\nPARASOL_PROBE_JUDGES = env_int("PARASOL_PROBE_JUDGES", 7)\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(ROOT)
+    config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
+    monkeypatch.setattr(config.plugins["parasol/docsite.py"], "SETTINGS_FILE", settings_file)
+    build(config)
+    page = (tmp_path / "site" / "operations" / "settings" / "index.html").read_text(encoding="utf-8")
+    assert "<code>PARASOL_PROBE_JUDGES</code>" in page and "Judges a probe campaign admits." in page
