@@ -62,7 +62,7 @@ test: lint docs install wordnet $(NODE_TOOLS)/node_modules/.installed
 	OMP_NUM_THREADS=1 $(PY) -m pytest
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
-# The benchmarks at a small scale, to check they still run (full-size numbers: see README, Performance).
+# The benchmarks at a small scale, to check they still run (full-size numbers: docs/operations/performance.md).
 bench: install
 	$(PY) bench/lexical.py --pairs 500
 	$(PY) bench/report.py --pairs 500 --db
