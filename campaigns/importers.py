@@ -18,6 +18,7 @@ from django.db import DataError, IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
+from parasol.db import forget_logged_queries
 from scoring.metrics.filters import bleu_range_reason
 from scoring.metrics.words import word_tokens
 
@@ -192,6 +193,7 @@ def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
             for chunk in _chunks(rows, IMPORT_CHUNK_ROWS):
                 created = Pair.objects.bulk_create([ids.pair_of(row) for row in chunk], batch_size=IMPORT_CHUNK_ROWS)
                 ids.chunk_stored()
+                forget_logged_queries()
                 pair_ids += [pair.pk for pair in created]
                 count += len(chunk)
                 corpora.update(row.corpus for row in chunk)

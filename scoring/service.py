@@ -14,7 +14,7 @@ from django.db.models import Count, Exists, Max, OuterRef
 from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
-from parasol.db import raw_rows
+from parasol.db import forget_logged_queries, raw_rows
 from scoring.metrics.registry import get_metric, metric_names
 
 from .models import Score
@@ -138,6 +138,7 @@ def score_inline(pair_ids, metrics, progress=None):
     for metric in metrics:
         for batch in batches(pair_ids, batch_size(metric)):
             score_pairs(metric, batch)
+            forget_logged_queries()
             if progress:
                 progress(len(batch))
 
@@ -149,6 +150,7 @@ def score_campaign_inline(campaign, metric, progress=None):
     done = 0
     for rows in missing_batches(metric, signature, campaign, batch_size(metric)):
         done += _score_and_store(metric_scorer, metric, signature, rows)
+        forget_logged_queries()
         if progress:
             progress(len(rows))
     return done

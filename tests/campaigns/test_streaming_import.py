@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from campaigns import importers
 from campaigns.importers import CorpusImportError, import_pairs, iter_corpus
-from campaigns.models import Pair
+from campaigns.models import Campaign, Pair
 
 
 def csv_file(n, last=None):
@@ -99,3 +99,18 @@ def test_the_command_streams_the_file_with_a_progress_bar(campaign, tmp_path, se
     with pytest.raises(CommandError, match="more than 10 pairs.*Nothing was imported"):
         call_command("import_pairs", "fresh", str(path), "--create", stdout=io.StringIO(), stderr=io.StringIO())
     assert not Pair.objects.filter(campaign__slug="fresh").exists()
+
+
+def test_debugs_query_log_does_not_grow_with_the_corpus(campaign, small_chunks, settings):
+    """With DEBUG on (workstation, demo), the query log keeps one chunk's statements, not the corpus's."""
+    from django.db import connection, reset_queries
+
+    settings.DEBUG = True
+    reset_queries()
+    import_pairs(campaign, csv_file(30))
+    per_import_of_30 = len(connection.queries)
+    larger = Campaign.objects.create(slug="larger", name="Larger", created_by=campaign.created_by)
+    reset_queries()
+    import_pairs(larger, csv_file(300))
+    assert len(connection.queries) <= per_import_of_30, "the log grew with the number of rows"
+    assert larger.real_pairs.count() == 300

@@ -69,3 +69,15 @@ def test_the_inline_campaign_scoring_pages_through_missing_pairs_only(campaign, 
     assert seen == [7, 7, 7, 2]
     assert Score.objects.filter(metric="lev").count() == 30
     assert service.score_campaign_inline(campaign, "lev") == 0
+
+
+def test_debugs_query_log_stays_one_batch_long_while_scoring_a_campaign(campaign, settings, monkeypatch):
+    """With DEBUG on, `score --inline` keeps only the last batch's statements, whatever the corpus size."""
+    from django.db import reset_queries
+
+    settings.DEBUG = True
+    monkeypatch.setattr(service, "batch_size", lambda metric: BATCH)
+    add_pairs(campaign, 5 * BATCH)
+    reset_queries()
+    assert service.score_campaign_inline(campaign, "lev") == 5 * BATCH
+    assert 0 < len(connection.queries) < 5, "the log kept the statements of every batch"
