@@ -303,7 +303,7 @@ CELERY_BEAT_SCHEDULE = {
 ALL_METRICS = list(METRICS)
 # The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
 # embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
-OPT_IN_METRICS = {"llm_vote", "llm_checked"}
+OPT_IN_METRICS = {"llm_vote", "llm_checked", "pivot_f1", "pem"}  # pivot_f1, pem: need a phrase table, a model
 PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
 _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
@@ -325,6 +325,12 @@ PARASOL_METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+# PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and
+# the criteria report joins PEM's fixed-score control systems to the judges' mean (PEM 5.2)
+# unless this is false. pivot_f1 reads PARASOL_PEM_PHRASE_TABLE and pem reads PARASOL_PEM_MODEL
+# themselves (scoring/metrics, Django-free); both metrics are opt-in (PARASOL_METRICS).
+PARASOL_PEM_MODEL_DIR = env_str("PARASOL_PEM_MODEL_DIR", str(BASE_DIR / "var" / "media" / "pem"))
+PARASOL_PEM_CONTROLS_IN_REFERENCE = env_bool("PARASOL_PEM_CONTROLS_IN_REFERENCE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
 PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
 

@@ -31,6 +31,7 @@ UNKNOWN_COUNT = 0.5  # section 4.2: N(w) = 0.5 for a word the table does not kno
 # side, (index of Pr(pivot | English) among the scores, index of N(English) among the counts).
 SIDES = {"target": (0, 0), "source": (2, 1)}
 
+
 class PhraseTable:
     """English phrase -> (count N, [(pivot phrase, Pr(pivot | English)), ...]), with the total of the counts."""
 
