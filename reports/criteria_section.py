@@ -23,7 +23,7 @@ TITLES = {
     "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
     "criteria_alpha": "Krippendorff's alpha (interval) per criterion",
     "criteria_system_correlation": "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
-    "criteria_pem_fit": "pem_fit: PEM's SVR (its three features; every metric), Pearson with Overall on held-out sources",
+    "criteria_pem_fit": "pem_fit: PEM's SVR (its three features; every metric), Pearson with Overall, held-out sources",
     "criteria_pem_judges": "PEM on held-out sources against the human mean and each judge (PEM Table 3)",
 }
 
@@ -57,14 +57,15 @@ def _criteria_tables(campaigns):
             **criteria.pem_fit(judgments, pairs, metrics, controls=controls),
         }
     )
+    system_level = criteria.criteria_system_correlation(judgments, pairs, metrics, frames.directions, controls)
     return {
+        # A criteria campaign has no binary label: the Systems section correlates with mean Overall instead.
+        "system_correlation": system_level[system_level["criterion"] == "overall"].drop(columns="criterion"),
         "criteria_by_system": criteria.criteria_by_system(judgments, pairs),
         "criteria_inter_judge": _inter_judge(judgments, pairs),
         "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs, controls),
         "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, frames.directions, controls),
-        "criteria_system_correlation": criteria.criteria_system_correlation(
-            judgments, pairs, metrics, frames.directions, controls
-        ),
+        "criteria_system_correlation": system_level,
         "criteria_alpha": criteria.alpha_per_criterion(judgments),
         "criteria_pem_fit": pd.DataFrame(fits if len(features) == len(FEATURES) else fits[1:]),
         "criteria_pem_judges": criteria.pem_vs_judges(judgments, pairs, features, controls=controls)

@@ -7,13 +7,12 @@ import pytest
 from scipy import stats
 
 from annotation.criteria_scale import PEM_CONTROLS
-
 from reports.analysis.criteria import (
     CRITERIA,
     alpha_per_criterion,
     criteria_by_system,
-    criteria_vs_overall,
     criteria_system_correlation,
+    criteria_vs_overall,
     fit_pem_model,
     human_reference,
     inter_judge_correlation,

@@ -42,7 +42,7 @@ def rate_and_score(campaign):
     quality = {}
     for pair in campaign.real_pairs:
         quality[pair.pk] = 4.5 - SYSTEMS.index(pair.metadata["system"]) + rng.normal(0, 0.4)
-    for judge_index in range(2):
+    for _ in range(2):
         judge = make_judge(campaign)
         for position, pair in enumerate(campaign.real_pairs, start=10):
             rating = int(np.clip(round(quality[pair.pk] + rng.normal(0, 0.5)), 1, 5))
@@ -114,6 +114,9 @@ def test_the_criteria_report_shows_pems_held_out_fit_and_the_controls_in_the_ref
     assert tables["criteria_vs_overall"].set_index("row").loc["adequacy", "n_systems"] == 7
     correlation = tables["criteria_system_correlation"].set_index(["metric", "criterion"])
     assert correlation.loc[("pivot_f1", "overall"), "n_systems"] == 7
+    # The Systems section of a criteria campaign correlates with mean Overall, not a binary rate.
+    overall = tables["system_correlation"].set_index("metric")
+    assert overall.loc["pivot_f1", "pearson"] == correlation.loc[("pivot_f1", "overall"), "pearson"]
 
     settings.PARASOL_PEM_CONTROLS_IN_REFERENCE = False
     from django.core.cache import cache
