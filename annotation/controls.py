@@ -6,6 +6,10 @@ i.e. Mostly similar or Same meaning) and a sentence paired with the hypothesis
 of another, unrelated pair (expected: non-paraphrase). Researchers can also
 upload their own. Controls are placed at random positions in a judge's
 sequence, never at the very end, never twice, and left out of every result.
+
+PEM's three artificial systems (`add_pem_controls`, corpus PEM_CONTROL_CORPUS) are control
+pairs of another kind: never shown to judges, scored by the metrics, and joined with their
+fixed ratings to the judges' mean in the criteria report (PEM 5.2).
 """
 
 import random
