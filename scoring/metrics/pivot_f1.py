@@ -130,32 +130,26 @@ def pivot_ngrams(network, max_order=MAX_ORDER, min_ngram=MIN_NGRAM) -> dict:
     """Bag of pivot n-grams: each n-gram's expected count over the network's paths, kept above `min_ngram`.
 
     An occurrence starts inside one edge and runs on through the edges of the following
-    segments; its weight is the product of the probabilities of the edges it reads.
+    segments; its weight is the product of the probabilities of the edges it reads. Partial
+    n-grams that reach a segment's end are summed by their words before going on (the
+    weights are linear in each edge), which keeps the work per segment small.
     """
     bag = defaultdict(float)
-
-    def extend(segment_index, words, weight):
-        for pivot, probability in network[segment_index] if segment_index < len(network) else []:
-            grown, grown_weight = words, weight * probability
-            for word in pivot:
-                grown = (*grown, word)
-                bag[grown] += grown_weight
-                if len(grown) == max_order:
-                    break
-            else:
-                extend(segment_index + 1, grown, grown_weight)
-
-    for index, edges in enumerate(network):
+    frontier = {}  # partial n-grams that reached the end of the previous segment -> summed weight
+    for edges in network:
+        reaching = defaultdict(float)
         for pivot, probability in edges:
-            for offset in range(len(pivot)):
-                words = ()
+            starts = [(partial, weight * probability, 0) for partial, weight in frontier.items()]
+            starts += [((), probability, offset) for offset in range(len(pivot))]
+            for gram, weight, offset in starts:
                 for word in pivot[offset:]:
-                    words = (*words, word)
-                    bag[words] += probability
-                    if len(words) == max_order:
+                    gram = (*gram, word)
+                    bag[gram] += weight
+                    if len(gram) == max_order:
                         break
                 else:
-                    extend(index + 1, words, probability)
+                    reaching[gram] += weight
+        frontier = reaching
     return {ngram: weight for ngram, weight in bag.items() if weight > min_ngram}
 
 
@@ -186,9 +180,12 @@ class PivotF1(Metric):
         self.table = _cached_table(self.path, self.english_side, self.min_edge, stamp)
         self.table_sha256 = _file_sha256(self.path, stamp)
 
-    def _score_pair(self, source, hypothesis):
-        bags = [bpng(text, self.table, stem=self.stem, min_ngram=self.min_ngram) for text in (source, hypothesis)]
-        return bag_f1(*bags)
+    def _score_batch(self, sources, hypotheses):
+        # A source is usually paraphrased several times: each distinct sentence's bag is built once.
+        bags = {
+            text: bpng(text, self.table, stem=self.stem, min_ngram=self.min_ngram) for text in {*sources, *hypotheses}
+        }
+        return [bag_f1(bags[source], bags[hypothesis]) for source, hypothesis in zip(sources, hypotheses)]
 
     def _signature_fields(self):
         return {
