@@ -3,8 +3,9 @@
     python bench/pivot_f1.py [--phrases 200000] [--pairs 2000]
 
 The table is synthetic (every word of a 5,000-word vocabulary and distinct random phrases of
-2-4 words, each with 1-6 pivot translations whose probabilities sum to 1); the sentences are drawn from the same vocabulary. No target is
-claimed: a real table (FBIS-sized, millions of lines) should be measured on its own. Not a test.
+2-4 words, each with 1-6 pivot translations whose probabilities sum to 1); the sentences are
+drawn from the same vocabulary. No target is claimed: a real table (FBIS-sized, millions of
+lines) should be measured on its own. Not a test.
 """
 
 import argparse
