@@ -58,22 +58,25 @@ def save_model(root, campaign, params, manifest) -> Path:
     """
     base = Path(root) / campaign
     base.mkdir(parents=True, exist_ok=True)
+    model_text = json.dumps(params, indent=1)
+    sha256 = hashlib.sha256(model_text.encode()).hexdigest()
     taken = [int(p.name[1:]) for p in base.glob("v*") if p.name[1:].isdigit()]
     version = max(taken, default=0) + 1
-    staging = base / f".v{version}-{os.getpid()}"
-    staging.mkdir()
-    model_text = json.dumps(params, indent=1)
-    manifest = {
-        **manifest,
-        "campaign": campaign,
-        "version": f"v{version}",
-        "model_sha256": hashlib.sha256(model_text.encode()).hexdigest(),
-    }
-    (staging / MODEL_FILE).write_text(model_text, encoding="utf-8")
-    (staging / MANIFEST_FILE).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    target = base / f"v{version}"
-    staging.rename(target)
-    return target
+    while True:
+        staging = base / f".v{version}-{os.getpid()}"
+        staging.mkdir()
+        written = {**manifest, "campaign": campaign, "version": f"v{version}", "model_sha256": sha256}
+        (staging / MODEL_FILE).write_text(model_text, encoding="utf-8")
+        (staging / MANIFEST_FILE).write_text(json.dumps(written, indent=1), encoding="utf-8")
+        target = base / f"v{version}"
+        try:
+            staging.rename(target)  # fails when another fit took this version meanwhile: take the next
+            return target
+        except OSError:
+            for path in staging.iterdir():
+                path.unlink()
+            staging.rmdir()
+            version += 1
 
 
 def load_model(directory) -> tuple[dict, dict]:
@@ -97,7 +100,7 @@ def feature_options(signature_line) -> dict:
     fields = parse_signature(signature_line)
     options = {}
     if fields.get("metric") == "lm_fluency":
-        options = {"model": fields.get("model"), "norm": fields.get("norm")}
+        options = {"model": fields.get("model"), "norm": fields.get("norm"), "dtype": fields.get("dtype")}
     elif fields.get("metric") == "ngram_f1":
         options = {"stem": "none" if fields.get("stem") == "none" else "porter"}
     elif fields.get("metric") == "pivot_f1":

@@ -88,3 +88,12 @@ def test_pem_scores_a_pair_with_the_stored_svr_over_its_three_features(tmp_path,
     assert metric.score(sources=sources, hypotheses=hypotheses) == pytest.approx(predict_svr(params, features).tolist())
     signature = metric.signature()
     assert (signature["trained_on"], signature["model_version"], signature["split"]) == ("study", "v1", "sources")
+
+
+def test_an_existing_version_is_never_overwritten(tmp_path):
+    params = fit_svr(*training_data())
+    (tmp_path / "study" / "v1").mkdir(parents=True)
+    (tmp_path / "study" / "v1" / "model.json").write_text("{}")  # another fit's, not overwritten
+    assert save_model(tmp_path, "study", params, {"features": {}}).name == "v2"
+    assert (tmp_path / "study" / "v1" / "model.json").read_text() == "{}"
+    assert not list((tmp_path / "study").glob(".v*"))
