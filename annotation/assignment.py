@@ -109,7 +109,7 @@ def _next_control_pair(judge, index):
     """The control pair due at this position of the judge's sequence, if any."""
     if index not in judge.control_positions:
         return None
-    unseen = judge.campaign.control_pairs.exclude(pk__in=judge.assignments.values("pair_id"))
+    unseen = judge.campaign.check_pairs.exclude(pk__in=judge.assignments.values("pair_id"))
     return unseen.order_by("?").first()
 
 

@@ -6,13 +6,20 @@ i.e. Mostly similar or Same meaning) and a sentence paired with the hypothesis
 of another, unrelated pair (expected: non-paraphrase). Researchers can also
 upload their own. Controls are placed at random positions in a judge's
 sequence, never at the very end, never twice, and left out of every result.
+
+PEM's three artificial systems (`add_pem_controls`, corpus PEM_CONTROL_CORPUS) are control
+pairs of another kind: never shown to judges, scored by the metrics, and joined with their
+fixed ratings to the judges' mean in the criteria report (PEM 5.2).
 """
 
 import random
+from collections import Counter
 
 from django.db import transaction
 
-from campaigns.models import Pair
+from annotation.criteria_scale import PEM_CONTROL_SYSTEMS
+from campaigns.models import PEM_CONTROL_CORPUS, Pair
+from scoring.metrics.words import word_tokens
 
 from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
 from .tasktypes.registry import task_type_of
@@ -48,7 +55,7 @@ def _control_pair(campaign, external_id, source, hypothesis, expected, metadata)
 def ensure_control_pairs(campaign, seed=None):
     """Build the campaign's control pairs from its sentences if it has none (and uses controls)."""
     wanted = controls_per_judge(campaign)
-    if wanted == 0 or campaign.control_pairs.exists():
+    if wanted == 0 or campaign.check_pairs.exists():
         return 0
     pairs = list(campaign.real_pairs.values_list("source", "hypothesis")[:2000])
     if len(pairs) < 2:
@@ -96,7 +103,7 @@ def add_control_pairs(campaign, rows):
 
 def plan_control_positions(campaign, rng=random):
     """Random positions (1-based, in the real-pair phase) for this judge's controls; never the last one."""
-    k = min(controls_per_judge(campaign), campaign.control_pairs.count())
+    k = min(controls_per_judge(campaign), campaign.check_pairs.count())
     if k == 0:
         return []
     length = campaign.pairs_per_judge + k
@@ -106,3 +113,55 @@ def plan_control_positions(campaign, rng=random):
 def passed(label, expected):
     """A control is passed when the binary mapping of the answer equals the expected label."""
     return PARAPHRASE_OF_LABEL[label] == expected
+
+
+def unigram_sentence(counts: Counter, length: int, rng) -> str:
+    """`length` words drawn independently from the corpus's unigram distribution (`counts`), joined by spaces."""
+    words, weights = zip(*sorted(counts.items()))
+    return " ".join(rng.choices(words, weights=weights, k=max(1, length)))
+
+
+def add_pem_controls(campaign, seed=0):
+    """PEM's three artificial systems for every source of the campaign (section 5.1); returns how many were made.
+
+    Per source: the source itself; a random source sentence of another pair of the same corpus;
+    a sentence of as many words as the source drawn from the unigram distribution of all the
+    campaign's sentences. They carry fixed ratings (`criteria_scale.PEM_CONTROLS`), are scored
+    like real pairs and are never shown to a judge. Sources that already have them are skipped.
+    """
+    real = list(campaign.real_pairs.order_by("pk").values_list("source", "hypothesis", "corpus"))
+    done = set(campaign.control_pairs.filter(corpus=PEM_CONTROL_CORPUS).values_list("source", flat=True))
+    sources = list(dict.fromkeys((source, corpus) for source, _, corpus in real if source not in done))
+    if not sources:
+        return 0
+    rng = random.Random(seed)
+    counts = Counter(
+        word for source, hypothesis, _ in real for text in (source, hypothesis) for word in word_tokens(text)
+    )
+    by_corpus = {}
+    for source, _, corpus in real:
+        by_corpus.setdefault(corpus, set()).add(source)
+    start = campaign.control_pairs.filter(corpus=PEM_CONTROL_CORPUS).count() // len(PEM_CONTROL_SYSTEMS)
+    controls = []
+    for n, (source, corpus) in enumerate(sources, start=start + 1):
+        others = sorted(by_corpus[corpus] - {source}) or sorted({s for s, _, _ in real} - {source}) or [source]
+        hypotheses = {
+            "pem-source": source,
+            "pem-random": rng.choice(others),
+            "pem-unigram": unigram_sentence(counts, len(word_tokens(source)), rng),
+        }
+        for kind, hypothesis in hypotheses.items():
+            controls.append(
+                Pair.build(
+                    campaign,
+                    external_id=f"{kind}-{n}",
+                    corpus=PEM_CONTROL_CORPUS,
+                    source=source,
+                    hypothesis=hypothesis,
+                    is_control=True,
+                    metadata={"control": kind, "system": PEM_CONTROL_SYSTEMS[kind], "corpus": corpus},
+                )
+            )
+    with transaction.atomic():
+        Pair.objects.bulk_create(controls, ignore_conflicts=True)
+    return len(controls)

@@ -10,6 +10,18 @@ RATINGS = [1, 2, 3, 4, 5]
 # PEM also fixes its overall score at 2; a judge may fairly give 1 or 3 to an unchanged
 # sentence, so Overall is not checked.
 CONTROL_EXPECTED = {"adequacy": 5, "fluency": 5, "dissimilarity": 1}
+# PEM's three artificial systems (section 5.1) and their fixed "human" ratings: the source itself,
+# a random sentence of the same corpus, a sentence drawn from the corpus's unigram language model.
+PEM_CONTROLS = {
+    "pem-source": {"adequacy": 5, "fluency": 5, "dissimilarity": 1, "overall": 2},
+    "pem-random": {"adequacy": 1, "fluency": 5, "dissimilarity": 5, "overall": 1},
+    "pem-unigram": {"adequacy": 1, "fluency": 1, "dissimilarity": 5, "overall": 1},
+}
+PEM_CONTROL_SYSTEMS = {
+    "pem-source": "control: source itself",
+    "pem-random": "control: random sentence",
+    "pem-unigram": "control: unigram LM",
+}
 # A control is passed when every checked rating is within this distance of the expected one.
 CONTROL_TOLERANCE = 1
 

@@ -14,6 +14,9 @@ from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
+# PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the
+# metrics score and the analysis joins to the judges' mean; no judge is ever shown them.
+PEM_CONTROL_CORPUS = "pem-control"
 
 
 # Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
@@ -179,6 +182,11 @@ class Campaign(models.Model):
     @property
     def control_pairs(self):
         return self.pairs.filter(is_control=True)
+
+    @property
+    def check_pairs(self):
+        """The control items judges are checked with (PEM's fixed-score systems are not shown to judges)."""
+        return self.control_pairs.exclude(corpus=PEM_CONTROL_CORPUS)
 
     @property
     def training_pairs(self):

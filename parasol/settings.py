@@ -310,13 +310,13 @@ CELERY_BEAT_SCHEDULE = {
 ALL_METRICS = list(METRICS)
 # The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
 # embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
-OPT_IN_METRICS = {"llm_vote", "llm_checked"}
+OPT_IN_METRICS = {"llm_vote", "llm_checked", "pivot_f1", "pem"}  # pivot_f1, pem: need a phrase table, a model
 PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
 _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency"}
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency", "pem"}
 # Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
 # batches keep progress and retries fine-grained; the other metrics get large ones,
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.
@@ -333,6 +333,12 @@ PARASOL_METRIC_OPTIONS = {
 }
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
+# PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and
+# the criteria report joins PEM's fixed-score control systems to the judges' mean (PEM 5.2)
+# unless this is false. pivot_f1 reads PARASOL_PEM_PHRASE_TABLE and pem reads PARASOL_PEM_MODEL
+# themselves (scoring/metrics, Django-free); both metrics are opt-in (PARASOL_METRICS).
+PARASOL_PEM_MODEL_DIR = env_str("PARASOL_PEM_MODEL_DIR", str(BASE_DIR / "var" / "media" / "pem"))
+PARASOL_PEM_CONTROLS_IN_REFERENCE = env_bool("PARASOL_PEM_CONTROLS_IN_REFERENCE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
 PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
 

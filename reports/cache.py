@@ -19,7 +19,7 @@ from reports.figures import FigureSpec, draw_figure
 from reports.frames import load_frames
 from scoring.models import Score
 
-ANALYSIS_VERSION = "2"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "3"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 

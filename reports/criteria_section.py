@@ -2,13 +2,18 @@
 
 import numpy as np
 import pandas as pd
+from django.conf import settings
 from django.core.cache import cache
 
-from annotation.criteria_scale import CRITERIA
+from annotation.criteria_scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria import ratings_frame
+from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria
 from reports.cache import CACHE_SECONDS, fingerprint
 from reports.frames import load_frames
+from scoring.metrics.pem import FEATURES
+from scoring.models import Score
+from scoring.service import values_under
 
 NO_SYSTEM = "(no system)"
 TITLES = {
@@ -17,7 +22,9 @@ TITLES = {
     "criteria_vs_overall": "Each criterion against Overall (PEM Table 2)",
     "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
     "criteria_alpha": "Krippendorff's alpha (interval) per criterion",
-    "criteria_pem_fit": "pem_fit: SVR from the metric scores to Overall, k-fold cross-validated",
+    "criteria_system_correlation": "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
+    "criteria_pem_fit": "pem_fit: PEM's SVR (its three features; every metric), Pearson with Overall, held-out sources",
+    "criteria_pem_judges": "PEM on held-out sources against the human mean and each judge (PEM Table 3)",
 }
 
 
@@ -38,15 +45,58 @@ def _criteria_tables(campaigns):
     metrics = [m for m in frames.directions if m in pairs and pairs[m].notna().any()]
     for metric in metrics:
         pairs[metric] = pd.to_numeric(pairs[metric], errors="coerce").astype(float)
-    fit = criteria.pem_fit(judgments, pairs, metrics)
+    # PEM 5.2: from Table 2 on, the fixed-score controls join the judges' mean (a setting leaves them out).
+    controls = pem_controls_frame(campaigns, frames.signatures) if settings.PARASOL_PEM_CONTROLS_IN_REFERENCE else None
+    features = [f for f in FEATURES if f in metrics]
+    fits = [
+        {"features": "PEM: " + ", ".join(features), **criteria.pem_fit(judgments, pairs, features, controls=controls)}
+    ]
+    fits.append(
+        {
+            "features": "every metric: " + ", ".join(metrics),
+            **criteria.pem_fit(judgments, pairs, metrics, controls=controls),
+        }
+    )
+    system_level = criteria.criteria_system_correlation(judgments, pairs, metrics, frames.directions, controls)
     return {
+        # A criteria campaign has no binary label: the Systems section correlates with mean Overall instead.
+        "system_correlation": system_level[system_level["criterion"] == "overall"].drop(columns="criterion"),
         "criteria_by_system": criteria.criteria_by_system(judgments, pairs),
         "criteria_inter_judge": _inter_judge(judgments, pairs),
-        "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs),
-        "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, frames.directions),
+        "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs, controls),
+        "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, frames.directions, controls),
+        "criteria_system_correlation": system_level,
         "criteria_alpha": criteria.alpha_per_criterion(judgments),
-        "criteria_pem_fit": pd.DataFrame([{"metrics": ", ".join(metrics), **fit}]),
+        "criteria_pem_fit": pd.DataFrame(fits if len(features) == len(FEATURES) else fits[1:]),
+        "criteria_pem_judges": criteria.pem_vs_judges(judgments, pairs, features, controls=controls)
+        if len(features) == len(FEATURES)
+        else pd.DataFrame(),
     }
+
+
+def pem_controls_frame(campaigns, signatures) -> pd.DataFrame:
+    """PEM's fixed-score control pairs: `pair_id`, `source`, `system`, scores under `signatures`, fixed ratings."""
+    controls = Pair.objects.filter(campaign__in=list(campaigns), is_control=True, corpus=PEM_CONTROL_CORPUS)
+    rows = list(controls.values_list("pk", "campaign__slug", "external_id", "source", "metadata"))
+    several = len(list(campaigns)) > 1
+    frame = pd.DataFrame(
+        [
+            {
+                "pk": pk,
+                "pair_id": f"{slug}:{external_id}" if several else external_id,
+                "source": source,
+                "system": metadata.get("system", ""),
+                **PEM_CONTROLS.get(metadata.get("control"), {}),
+            }
+            for pk, slug, external_id, source, metadata in rows
+            if isinstance(metadata, dict) and metadata.get("control") in PEM_CONTROLS
+        ],
+        columns=["pk", "pair_id", "source", "system", *CRITERIA],
+    )
+    for metric, values in values_under(Score.objects.filter(pair__in=controls), signatures).items():
+        scores = dict(values)
+        frame[metric] = frame["pk"].map(scores).astype(float)
+    return frame.drop(columns="pk")
 
 
 def _inter_judge(judgments, pairs) -> pd.DataFrame:

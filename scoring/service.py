@@ -10,10 +10,10 @@ from functools import cache
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Max, OuterRef
+from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
-from campaigns.models import Campaign, Pair
+from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import forget_logged_queries, raw_rows
 from scoring.metrics.registry import get_metric, metric_names
 
@@ -49,12 +49,15 @@ def batch_size(metric):
 
 
 def pairs_missing(metric, signature, pair_ids=None, campaign=None):
-    """Pairs without a score for this metric and signature (training pairs and control items are never scored).
+    """Pairs without a score for this metric and signature.
+
+    Training pairs and judge checks are never scored; PEM's fixed-score controls are, as the
+    analysis compares the metrics with their fixed ratings.
 
     A correlated NOT EXISTS is one lookup in the (pair, metric, signature) unique
     index per pair considered, so a batch costs the same however many scores exist.
     """
-    pairs = Pair.objects.filter(is_training=False, is_control=False)
+    pairs = Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
     if pair_ids is not None:
         pairs = pairs.filter(pk__in=pair_ids)
     if campaign is not None:

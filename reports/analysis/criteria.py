@@ -2,11 +2,16 @@
 
 Tables after PEM (Liu et al., section 5): criterion means by system, inter-judge Pearson at
 sentence and system level (Table 1: pairwise between judges' vectors on shared items,
-then averaged), each criterion's correlation with Overall (Table 2, with dissimilarity
-also restricted to pairs rated adequacy and fluency >= 4), every metric against Overall and
-Adequacy at both levels, Krippendorff's alpha (interval) per criterion, and `pem_fit`: an
-RBF support-vector regression from the campaign's metric scores to Overall, scored by the
-Pearson correlation of its k-fold cross-validated predictions (never stored per pair).
+then averaged; judges only), each criterion's correlation with Overall (Table 2, with
+dissimilarity also restricted to pairs rated adequacy and fluency >= 4), every metric against
+Overall and Adequacy at both levels, Krippendorff's alpha (interval) per criterion, and
+`pem_fit`: an RBF support-vector regression from metric scores to Overall, scored by the
+Pearson correlation of its held-out predictions, with train and test split by *source*.
+
+From PEM's section 5.2 on, the human reference is the judges' mean joined by the three
+artificial control systems with their fixed ratings (`controls`: one row per control pair,
+with `pair_id`, `source`, `system`, the metric columns and one column per criterion); every
+function that takes `controls` can leave them out by passing None.
 """
 
 from itertools import combinations
@@ -15,13 +20,12 @@ import krippendorff
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.model_selection import KFold, cross_val_predict
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVR
+from sklearn.model_selection import GroupKFold
 
 from annotation.criteria_scale import CRITERIA
 from reports.analysis.common import orient
+from reports.analysis.systems import system_correlation
+from scoring.metrics.pem import fit_svr, predict_svr
 
 HIGH_RATING = 4  # PEM's "adequacy and fluency of at least four"
 
@@ -35,11 +39,23 @@ def _pearson(x, y) -> float:
     return float(stats.pearsonr(x, y)[0])
 
 
+SPLITS = ("sources", "paper")
+PAPER_TRAIN_SHARE = 2 / 3  # PEM 6.1: the first 200 of 300 sources train, the other 100 test
+
+
 def pair_means(judgments: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     """Per pair: the mean of each criterion over its judges, with the pair's system and metric columns."""
     means = judgments.groupby("pair_id")[CRITERIA].mean()
     frame = pairs.set_index("pair_id")
     return frame.join(means, how="inner")
+
+
+def human_reference(judgments, pairs, controls=None) -> pd.DataFrame:
+    """PEM's human reference (5.2): the judges' mean per pair, and the control pairs with their fixed ratings."""
+    means = pair_means(judgments, pairs)
+    if controls is None or controls.empty:
+        return means
+    return pd.concat([means, controls.set_index("pair_id")])
 
 
 def criteria_by_system(judgments: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -84,9 +100,9 @@ def inter_judge_correlation(judgments, pairs, criterion="overall") -> pd.DataFra
     return table
 
 
-def criteria_vs_overall(judgments, pairs) -> pd.DataFrame:
-    """PEM Table 2: each criterion's Pearson with Overall over pair means and over system means."""
-    means = pair_means(judgments, pairs)
+def criteria_vs_overall(judgments, pairs, controls=None) -> pd.DataFrame:
+    """PEM Table 2: each criterion's Pearson with Overall over the human reference's pairs and system means."""
+    means = human_reference(judgments, pairs, controls)
     rows = [_levels(criterion, means, criterion, "overall") for criterion in CRITERIA if criterion != "overall"]
     high = means[(means["adequacy"] >= HIGH_RATING) & (means["fluency"] >= HIGH_RATING)]
     rows.append(_levels(f"dissimilarity (adequacy, fluency ≥ {HIGH_RATING})", high, "dissimilarity", "overall"))
@@ -94,7 +110,8 @@ def criteria_vs_overall(judgments, pairs) -> pd.DataFrame:
 
 
 def _levels(name, means, x, y) -> dict:
-    systems = means.groupby("system")[[x, y]].mean().dropna()
+    # System means over the pairs with both values, so both sides average the same pairs.
+    systems = means.dropna(subset=[x, y]).groupby("system")[[x, y]].mean()
     return {
         "row": name,
         "n_pairs": int(means[[x, y]].dropna().shape[0]),
@@ -104,9 +121,9 @@ def _levels(name, means, x, y) -> dict:
     }
 
 
-def metrics_vs_criteria(judgments, pairs, metrics, directions) -> pd.DataFrame:
+def metrics_vs_criteria(judgments, pairs, metrics, directions, controls=None) -> pd.DataFrame:
     """Every metric (oriented: higher = closer) against Overall and Adequacy, at sentence and system level."""
-    means = pair_means(judgments, pairs)
+    means = human_reference(judgments, pairs, controls)
     rows = []
     for metric in metrics:
         oriented = means.assign(**{metric: orient(means[metric].astype(float), directions.get(metric, "higher"))})
@@ -128,23 +145,94 @@ def alpha_per_criterion(judgments) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["criterion", "n_pairs", "alpha_interval"])
 
 
-def pem_fit(judgments, pairs, metrics, folds=5, seed=0) -> dict:
-    """SVR (RBF) from the metric scores to mean Overall, with k-fold cross-validated predictions.
+def criteria_system_correlation(judgments, pairs, metrics, directions, controls=None, n_bootstrap=1000, seed=0):
+    """Each metric's system means against the systems' mean Overall and Adequacy (human reference), CIs over sources."""
+    means = human_reference(judgments, pairs, controls).reset_index()
+    tables = [
+        system_correlation(means, metrics, directions, n_bootstrap, seed, human=criterion).assign(criterion=criterion)
+        for criterion in ("overall", "adequacy")
+    ]
+    table = pd.concat(tables, ignore_index=True)
+    return table[["metric", "criterion", *[c for c in table.columns if c not in ("metric", "criterion")]]]
 
-    Returns the number of pairs used, the folds, and the Pearson correlation of the held-out
-    predictions with the human Overall at sentence and system level; None below 2 folds' worth.
+
+def source_split(sources: pd.Series, split="sources", folds=5):
+    """(train, test) position arrays: GroupKFold over sources, or PEM's fixed split (first 2/3 of sources train).
+
+    The paper's split takes sources in order of first appearance: on its 300 sources, the
+    first 200 train and the other 100 test (6.1). Paraphrases of one source never sit on both sides.
     """
-    means = pair_means(judgments, pairs).dropna(subset=[*metrics, "overall"])
-    if len(metrics) == 0 or len(means) < max(2 * folds, 10):
-        return {"n_pairs": len(means), "folds": folds, "sentence_level": np.nan, "system_level": np.nan}
-    model = make_pipeline(StandardScaler(), SVR(kernel="rbf"))
-    splitter = KFold(n_splits=folds, shuffle=True, random_state=seed)
-    predicted = cross_val_predict(model, means[metrics].to_numpy(float), means["overall"].to_numpy(float), cv=splitter)
-    means = means.assign(predicted=predicted)
-    systems = means.groupby("system")[["predicted", "overall"]].mean()
-    return {
-        "n_pairs": len(means),
-        "folds": folds,
-        "sentence_level": _pearson(means["predicted"], means["overall"]),
+    if split == "paper":
+        order = list(dict.fromkeys(sources))
+        train_sources = set(order[: round(len(order) * PAPER_TRAIN_SHARE)])
+        train = np.flatnonzero(sources.isin(train_sources).to_numpy())
+        test = np.flatnonzero(~sources.isin(train_sources).to_numpy())
+        return [(train, test)]
+    if split != "sources":
+        raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    return list(GroupKFold(n_splits=folds).split(np.zeros(len(sources)), groups=sources.to_numpy()))
+
+
+def held_out_predictions(means, metrics, split="sources", folds=5) -> pd.Series:
+    """The SVR's prediction of Overall for each pair while its source was held out (NaN for training-only pairs)."""
+    features, targets = means[metrics].to_numpy(float), means["overall"].to_numpy(float)
+    predicted = np.full(len(means), np.nan)
+    for train, test in source_split(means["source"].astype(str), split, folds):
+        predicted[test] = predict_svr(fit_svr(features[train], targets[train]), features[test])
+    return pd.Series(predicted, index=means.index)
+
+
+def pem_fit(judgments, pairs, metrics, folds=5, split="sources", controls=None) -> dict:
+    """RBF SVR from `metrics` to the human reference's Overall, judged on held-out sources.
+
+    Returns the split, pairs and sources used, and the Pearson correlation of the held-out
+    predictions with Overall at sentence and system level; NaN when there are too few
+    sources (fewer than `folds`, or than 3 with the paper's split) or pairs (10).
+    """
+    means = human_reference(judgments, pairs, controls).dropna(subset=[*metrics, "overall"])
+    n_sources = int(means["source"].nunique()) if "source" in means else 0
+    result = {"split": split, "folds": folds if split == "sources" else 1, "n_pairs": len(means)}
+    result |= {"n_sources": n_sources, "n_test_pairs": 0, "sentence_level": np.nan, "system_level": np.nan}
+    if not metrics or len(means) < 10 or n_sources < (folds if split == "sources" else 3):
+        return result
+    tested = means.assign(predicted=held_out_predictions(means, metrics, split, folds)).dropna(subset=["predicted"])
+    systems = tested.groupby("system")[["predicted", "overall"]].mean()
+    return result | {
+        "n_test_pairs": len(tested),
+        "sentence_level": _pearson(tested["predicted"], tested["overall"]),
         "system_level": _pearson(systems["predicted"], systems["overall"]),
     }
+
+
+def pem_vs_judges(judgments, pairs, metrics, folds=5, split="sources", controls=None) -> pd.DataFrame:
+    """PEM Table 3: held-out predictions against the human mean (controls in) and each judge (controls out)."""
+    means = human_reference(judgments, pairs, controls).dropna(subset=[*metrics, "overall"])
+    columns = ["reference", "n_pairs", "sentence_level", "n_systems", "system_level"]
+    if not metrics or len(means) < 10 or means["source"].nunique() < (folds if split == "sources" else 3):
+        return pd.DataFrame(columns=columns)
+    tested = means.assign(predicted=held_out_predictions(means, metrics, split, folds)).dropna(subset=["predicted"])
+    rows = [{"reference": "human mean", **_levels("", tested, "predicted", "overall")}]
+    for judge, own in judgments.groupby("judge", sort=True):
+        # Each judge's own ratings; control pairs have none, so they drop out here as in the paper.
+        scored = tested.join(own.groupby("pair_id")["overall"].mean().rename("judge_overall"), how="inner")
+        rows.append({"reference": f"judge {judge}", **_levels("", scored, "predicted", "judge_overall")})
+    return pd.DataFrame(rows).drop(columns="row")[columns]
+
+
+def fit_pem_model(judgments, pairs, features, folds=5, split="sources", controls=None) -> tuple[dict, dict]:
+    """(SVR params, evaluation): the model a `pem` metric stores, and its held-out correlations.
+
+    With source folds the stored model is fitted on every pair (the folds only measure it);
+    with the paper's split it is the model fitted on the training sources, as in 6.1.
+    """
+    evaluation = pem_fit(judgments, pairs, features, folds, split, controls)
+    if np.isnan(evaluation["sentence_level"]):
+        raise ValueError(
+            f"too little data to fit PEM: {evaluation['n_pairs']} rated and scored pairs over "
+            f"{evaluation['n_sources']} sources (at least 10 pairs and {folds if split == 'sources' else 3} sources)"
+        )
+    means = human_reference(judgments, pairs, controls).dropna(subset=[*features, "overall"])
+    train = source_split(means["source"].astype(str), split, folds)[0][0] if split == "paper" else slice(None)
+    chosen = means.iloc[train]
+    params = fit_svr(chosen[list(features)].to_numpy(float), chosen["overall"].to_numpy(float))
+    return params, evaluation | {"n_train_pairs": len(chosen)}

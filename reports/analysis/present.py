@@ -38,7 +38,7 @@ TITLES = {
     "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
     "systems": "Systems: paraphrase rate [95% CI over sources], answers and metric means",
     "system_pairwise": "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
-    "system_correlation": "System-level correlation of each metric with the paraphrase rate",
+    "system_correlation": "System-level correlation of each metric with the paraphrase rate (criteria: mean Overall)",
 }
 ORACLE_PARTS = {
     "verdict_by_label": "Verdict by label (Table 2)",

@@ -173,27 +173,29 @@ def _paired_tests(difference: np.ndarray, n_bootstrap: int, seed: int) -> dict:
     }
 
 
-def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0) -> pd.DataFrame:
-    """Per metric: Pearson, Spearman and Kendall between system means of the (oriented) metric and the paraphrase rate.
+def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, human="label") -> pd.DataFrame:
+    """Per metric: Pearson, Spearman and Kendall between system means of the (oriented) metric and of `human`.
 
-    Metrics are oriented so that higher means closer (a distance is negated), so a metric
-    that ranks systems as the judges do correlates positively. CIs resample sources and
-    recompute every system mean; `meaningful` is False below four systems.
+    `human` is the paraphrase label (0/1: the paraphrase rate) by default; a criteria campaign
+    passes its mean Overall or Adequacy. Both sides average the *same* pairs, those with a
+    human value and a score, so pairs no judge saw never move a system's metric mean. Metrics
+    are oriented so that higher means closer (a distance is negated), so a metric that ranks
+    systems as the judges do correlates positively. CIs resample sources and recompute every
+    system mean; `meaningful` is False below four systems.
     """
     frame = frame[frame["system"].fillna("") != ""].copy()
-    frame["label"] = frame["label"].astype(float)
+    frame[human] = frame[human].astype(float)
     for metric in metrics:
         frame[metric] = orient(frame[metric].astype(float), directions.get(metric, "higher"))
-    human = frame.groupby("system")["label"].mean()
-    human_draws = bootstrap_system_means(frame, "label", n_bootstrap, seed)
     rows = []
     for metric in metrics:
-        machine = frame.groupby("system")[metric].mean()
-        both = pd.concat([human, machine], axis=1, keys=["human", "metric"]).dropna()
-        metric_draws = bootstrap_system_means(frame, metric, n_bootstrap, seed)
-        row = {"metric": metric, "n_systems": len(both), "meaningful": len(both) >= MIN_SYSTEMS_FOR_CORRELATION}
+        both_known = frame[frame[human].notna() & frame[metric].notna()]
+        means = both_known.groupby("system")[[human, metric]].mean()
+        human_draws = bootstrap_system_means(both_known, human, n_bootstrap, seed)
+        metric_draws = bootstrap_system_means(both_known, metric, n_bootstrap, seed)
+        row = {"metric": metric, "n_systems": len(means), "meaningful": len(means) >= MIN_SYSTEMS_FOR_CORRELATION}
         for name, function in CORRELATIONS.items():
-            row[name] = _correlation(function, both["human"], both["metric"])
+            row[name] = _correlation(function, means[human], means[metric])
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _draw_interval(function, human_draws, metric_draws)
         rows.append(row)
     columns = ["metric", "n_systems", "meaningful"]

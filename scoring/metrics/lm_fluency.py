@@ -3,9 +3,12 @@
 PEM (Liu et al., section 4.4) measures fluency with P_n = log Pr(S) / length(S) under a
 4-gram language model. Here Pr(S) comes from the configured causal LLM (the embedded
 SmolLM2-135M by default: a working pipeline, not a strong fluency model), as the sum of the
-log-probabilities of the hypothesis's tokens after a start token. ``norm`` picks the
-length: ``word`` (PEM's: words of the sentence, default) or ``token`` (the LLM's tokens).
-Only the hypothesis is read; higher means more fluent.
+log-probabilities of the hypothesis's tokens after a start token *and of the end token after
+them*: an n-gram LM's sentence probability (SRILM's) includes the end-of-sentence event, and
+without it a sentence cut short would look as fluent as a whole one. ``norm`` picks the
+length: ``word`` (default: the words of the sentence, punctuation marks not counted, as PEM's
+length(S) counts words) or ``token`` (the LLM's tokens). Only the hypothesis is read; higher
+means more fluent.
 """
 
 from importlib.metadata import version
@@ -35,8 +38,14 @@ def sentence_log_probs(model, token_lists, start_id, pad_id):
     return picked.sum(dim=1).tolist()
 
 
+def word_count(text):
+    """PEM's length(S): the sentence's words, a punctuation mark not counting as one (at least 1)."""
+    return max(1, sum(1 for token in word_tokens(text) if any(character.isalnum() for character in token)))
+
+
 class LmFluency(Metric):
     name = "lm_fluency"
+    version = "2"  # version 1 left out the end token and counted punctuation marks as words
 
     def __init__(self, *, model=None, device=None, dtype=None, norm=None, batch_size=None):
         self.model_name = setting("LM_FLUENCY_MODEL", None, value=model) or setting("PARAPLUIE_MODEL", EMBEDDED)
@@ -52,8 +61,8 @@ class LmFluency(Metric):
 
     def _score_batch(self, sources, hypotheses):
         scores = [0.0] * len(hypotheses)
-        # An empty hypothesis is scored as the sentence that ends at once: Pr(end | start).
-        encoded = [self.tokenizer.encode(text, add_special_tokens=False) or [self.end_id] for text in hypotheses]
+        # Every sentence ends with the end token (an empty one is Pr(end | start) alone).
+        encoded = [[*self.tokenizer.encode(text, add_special_tokens=False), self.end_id] for text in hypotheses]
         # Sorted by length so each batch pads little; scores go back to input order.
         order = sorted(range(len(hypotheses)), key=lambda index: len(encoded[index]))
         for start in range(0, len(order), self.batch_size):
@@ -64,7 +73,8 @@ class LmFluency(Metric):
         return scores
 
     def _length(self, text, tokens):
-        return max(1, len(word_tokens(text)) if self.norm == "word" else len(tokens))
+        # `tokens` ends with the end token, which is no token of the sentence.
+        return word_count(text) if self.norm == "word" else max(1, len(tokens) - 1)
 
     def _signature_fields(self):
         return {
@@ -72,4 +82,5 @@ class LmFluency(Metric):
             "model": self.model_name,
             "dtype": str(self.model.dtype).removeprefix("torch."),
             "norm": self.norm,
+            "end": "eos",
         }

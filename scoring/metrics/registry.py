@@ -32,6 +32,8 @@ METRICS = {
     "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct"),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency"),
+    "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1"),
+    "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM"),
     "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote"),
     "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked"),
 }

@@ -6,14 +6,20 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from annotation.criteria_scale import PEM_CONTROLS
 from reports.analysis.criteria import (
     CRITERIA,
     alpha_per_criterion,
     criteria_by_system,
+    criteria_system_correlation,
     criteria_vs_overall,
+    fit_pem_model,
+    human_reference,
     inter_judge_correlation,
     metrics_vs_criteria,
     pem_fit,
+    pem_vs_judges,
+    source_split,
 )
 
 SYSTEMS, SOURCES, JUDGES = ["human1", "human2", "machine1", "machine2"], 8, ["j1", "j2", "j3"]
@@ -27,7 +33,9 @@ def fixture():
         for source in range(SOURCES):
             pair_id = f"{system}-{source}"
             quality = 4.5 - rank + rng.normal(0, 0.5)
-            pairs.append({"pair_id": pair_id, "system": system, "good": quality + rng.normal(0, 0.3)})
+            pairs.append(
+                {"pair_id": pair_id, "source": f"s{source}", "system": system, "good": quality + rng.normal(0, 0.3)}
+            )
             for judge in JUDGES:
                 ratings = {c: float(np.clip(round(quality + rng.normal(0, 0.7)), 1, 5)) for c in CRITERIA}
                 judgments.append({"pair_id": pair_id, "judge": judge, **ratings})
@@ -93,3 +101,85 @@ def test_its_cross_validated_fit_tracks_overall_and_refuses_tiny_data():
     assert fit["n_pairs"] == len(SYSTEMS) * SOURCES and fit["sentence_level"] > 0.5
     tiny = pem_fit(judgments, pairs.head(5), ["good"], folds=4)
     assert np.isnan(tiny["sentence_level"])
+
+
+def controls_for(pairs):
+    """PEM's three fixed-score controls for every source of `pairs`, scored by `good` as a metric would."""
+    rows = []
+    for source in sorted(pairs["source"].unique()):
+        for kind, good in (("pem-source", 5.0), ("pem-random", 0.5), ("pem-unigram", 0.0)):
+            rows.append(
+                {"pair_id": f"{kind}-{source}", "source": source, "system": f"control {kind}", "good": good}
+                | PEM_CONTROLS[kind]
+            )
+    return pd.DataFrame(rows)
+
+
+def test_the_human_reference_adds_the_controls_with_their_fixed_ratings():
+    judgments, pairs = fixture()
+    controls = controls_for(pairs)
+    reference = human_reference(judgments, pairs, controls)
+    assert len(reference) == len(pairs) + 3 * SOURCES
+    assert reference.loc["pem-source-s0", ["adequacy", "fluency", "dissimilarity", "overall"]].tolist() == [5, 5, 1, 2]
+    assert reference.loc["pem-unigram-s3", "overall"] == 1
+    assert len(human_reference(judgments, pairs, None)) == len(pairs)
+
+
+def test_table_2_takes_the_controls_into_the_reference_and_can_leave_them_out():
+    judgments, pairs = fixture()
+    controls = controls_for(pairs)
+    with_controls = criteria_vs_overall(judgments, pairs, controls).set_index("row")
+    means = pd.concat([judgments.groupby("pair_id")[CRITERIA].mean(), controls.set_index("pair_id")[CRITERIA]])
+    expected = stats.pearsonr(means["fluency"], means["overall"])[0]
+    assert with_controls.loc["fluency", "sentence_level"] == pytest.approx(expected)
+    assert with_controls.loc["fluency", "n_systems"] == len(SYSTEMS) + 3
+    without = criteria_vs_overall(judgments, pairs).set_index("row")
+    assert without.loc["fluency", "n_systems"] == len(SYSTEMS)
+
+
+def test_system_level_metric_correlation_uses_mean_overall_with_controls():
+    judgments, pairs = fixture()
+    controls = controls_for(pairs)
+    table = criteria_system_correlation(judgments, pairs, ["good"], {"good": "higher"}, controls, n_bootstrap=20)
+    row = table.set_index(["metric", "criterion"]).loc[("good", "overall")]
+    reference = human_reference(judgments, pairs, controls)
+    systems = reference.groupby("system")[["good", "overall"]].mean()
+    assert row["pearson"] == pytest.approx(stats.pearsonr(systems["good"], systems["overall"])[0])
+    assert row["n_systems"] == 7  # PEM's seven systems: four judged, three controls
+
+
+def test_folds_never_split_a_source_and_the_paper_split_trains_on_the_first_two_thirds():
+    sources = pd.Series([f"s{i // 7}" for i in range(7 * 300)])  # 300 sources x 7 systems, as in PEM
+    for train, test in source_split(sources, "sources", folds=5):
+        assert not set(sources.iloc[train]) & set(sources.iloc[test])
+    [(train, test)] = source_split(sources, "paper")
+    assert (len(train), len(test)) == (1400, 700)  # PEM 6.1: 1,400 training and 700 test instances
+    assert set(sources.iloc[train]) == {f"s{i}" for i in range(200)}
+    with pytest.raises(ValueError, match="split must be one of"):
+        source_split(sources, "pairs")
+
+
+def test_the_held_out_fit_reports_its_split_and_works_with_the_papers():
+    judgments, pairs = fixture()
+    controls = controls_for(pairs)
+    grouped = pem_fit(judgments, pairs, ["good"], folds=4, controls=controls)
+    assert grouped["split"] == "sources" and grouped["n_test_pairs"] == grouped["n_pairs"] == 4 * SOURCES + 3 * SOURCES
+    assert grouped["sentence_level"] > 0.5
+    paper = pem_fit(judgments, pairs, ["good"], split="paper", controls=controls)
+    assert paper["n_test_pairs"] == 7 * (SOURCES - round(SOURCES * 2 / 3))
+
+
+def test_pem_against_each_judge_leaves_the_controls_out():
+    judgments, pairs = fixture()
+    table = pem_vs_judges(judgments, pairs, ["good"], folds=4, controls=controls_for(pairs)).set_index("reference")
+    assert table.loc["human mean", "n_pairs"] == 7 * SOURCES
+    assert table.loc["judge j1", "n_pairs"] == 4 * SOURCES and table.loc["judge j1", "n_systems"] == 4
+
+
+def test_the_stored_model_of_the_papers_split_is_fitted_on_the_training_sources():
+    judgments, pairs = fixture()
+    params, evaluation = fit_pem_model(judgments, pairs, ["good"], split="paper")
+    assert evaluation["n_train_pairs"] == 4 * round(SOURCES * 2 / 3)
+    assert len(params["support_vectors"]) <= evaluation["n_train_pairs"]
+    with pytest.raises(ValueError, match="too little data"):
+        fit_pem_model(judgments, pairs.head(5), ["good"])

@@ -114,3 +114,34 @@ def test_it_names_systems_from_the_system_column_or_generator_and_template():
     imported = pd.DataFrame({"system": ["human1", "machine1"], "generator": ["x", "y"]})
     assert list(system_names(imported)) == ["human1", "machine1"]
     assert list(system_names(imported, keys=["generator"])) == ["x", "y"]
+
+
+def test_it_averages_the_metric_over_the_same_pairs_as_the_judges():
+    # Four systems, two labelled pairs each (labels 1,1 / 1,0 / 0,0 / 1,0 → rates 1, 0.5, 0, 0.5)
+    # whose scores follow the rate, plus one unlabelled pair per system scored far off. Over the
+    # labelled pairs only, the metric means are 0.9, 0.5, 0.1, 0.5: Pearson 1 with the rates.
+    rows = []
+    for system, labels, scores, stray in (
+        ("A", [1, 1], [0.9, 0.9], 0.0),
+        ("B", [1, 0], [0.6, 0.4], 1.0),
+        ("C", [0, 0], [0.1, 0.1], 2.0),
+        ("D", [1, 0], [0.5, 0.5], 0.0),
+    ):
+        for n, (label, score) in enumerate(zip(labels, scores)):
+            rows.append({"pair_id": f"{system}{n}", "source": f"s{n}", "system": system, "label": label, "m": score})
+        rows.append({"pair_id": f"{system}u", "source": "s9", "system": system, "label": None, "m": stray})
+    frame = pd.DataFrame(rows)
+    table = system_correlation(frame, ["m"], {"m": "higher"}, n_bootstrap=20)
+    assert table.loc[0, "pearson"] == pytest.approx(1.0)
+    # Averaging over every pair (the unlabelled ones too) gives 0.6, 0.667, 0.733, 0.333: Pearson below 0.
+    everything = frame.groupby("system")["m"].mean()
+    rates = frame.dropna(subset=["label"]).groupby("system")["label"].mean()
+    assert stats.pearsonr(rates, everything)[0] < 0
+
+
+def test_it_correlates_with_any_human_column_such_as_mean_overall():
+    frame, _ = fixture()
+    frame["overall"] = frame["label"].astype(float) * 4 + 1
+    table = system_correlation(frame, ["good"], {"good": "higher"}, n_bootstrap=20, human="overall")
+    reference = system_correlation(frame, ["good"], {"good": "higher"}, n_bootstrap=20)
+    assert table.loc[0, "pearson"] == pytest.approx(reference.loc[0, "pearson"])

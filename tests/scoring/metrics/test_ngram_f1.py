@@ -42,3 +42,23 @@ def test_its_signature_names_the_tokenizer_and_orders():
     signature = NgramF1().signature()
     assert signature["metric"] == "ngram_f1" and signature["order"] == "1-4"
     assert signature["tok"].startswith("treebank-nltk-")
+
+
+def test_it_stems_with_porter_by_default_as_pem_section_6_1_does():
+    # "runs" and "run" share the stem "run": every n-gram matches.
+    assert NgramF1().score(sources=["he runs fast"], hypotheses=["he run fast"]) == [1.0]
+    # Unstemmed: he, fast (2 of 6 n-grams each side): F1 = 2/6.
+    assert NgramF1(stem="none").score(sources=["he runs fast"], hypotheses=["he run fast"]) == [pytest.approx(1 / 3)]
+
+
+def test_stemmed_and_unstemmed_scores_have_different_signatures():
+    stemmed, plain = NgramF1().signature(), NgramF1(stem="none").signature()
+    assert stemmed["stem"].startswith("porter-nltk-") and plain["stem"] == "none"
+    assert stemmed != plain and stemmed["version"] == "2"
+
+
+def test_bag_f1_takes_weighted_bags_with_min_weights():
+    # PEM 4.3: shared = sum of min-weights; precision over the hypothesis's weight, recall over the source's.
+    source, hypothesis = {"a": 1.0, "b": 0.5}, {"a": 0.25, "c": 1.0}
+    precision, recall = 0.25 / 1.25, 0.25 / 1.5
+    assert bag_f1(source, hypothesis) == pytest.approx(2 * precision * recall / (precision + recall))

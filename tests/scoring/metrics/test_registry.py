@@ -21,6 +21,8 @@ EXPECTED = {
     "parapluie_fs_direct": HIGHER,
     "ngram_f1": HIGHER,
     "lm_fluency": HIGHER,
+    "pivot_f1": HIGHER,
+    "pem": HIGHER,
     "llm_vote": HIGHER,
     "llm_checked": HIGHER,
 }
