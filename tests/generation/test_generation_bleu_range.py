@@ -44,7 +44,10 @@ def test_a_backwards_range_is_refused(campaign):
 
 def test_with_a_bleu_range_it_also_applies_paratags_length_filter(campaign, monkeypatch):
     # Inside the BLEU range, under 3x the source's characters, but 32 words against 11: rejected for its lengths.
-    answer = "A cat is on the old couch in the den, and it is up on it all day as we are out at work or at the shop or in the park."
+    answer = (
+        "A cat is on the old couch in the den, and it is up on it all day as we are out at work or at the shop "
+        "or in the park."
+    )
     assert 5 < pair_bleu(SOURCE, answer) < 20
     monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator(answer=f'B: "{answer}"'))
     run = create_run(campaign, sources=[SOURCE], templates=["naive"], bleu_low=5, bleu_high=20)
