@@ -149,7 +149,8 @@ class GenerationRun(models.Model):
         default=8, validators=[MinValueValidator(1), MaxValueValidator(256)], help_text="Sources per task."
     )
     corpus = models.CharField(max_length=100, default="LLM", help_text="Corpus name of the pairs it creates.")
-    # ParaTag's filter (section 3.1): keep outputs whose BLEU with the source lies strictly inside (low, high).
+    # ParaTag's filters (section 4.1): keep outputs whose BLEU with the source lies strictly inside (low, high)
+    # and whose lengths pass (`paratag_rejection`).
     bleu_low = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU above this (0–100).")
     bleu_high = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU below this (0–100).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
