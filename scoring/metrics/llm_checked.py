@@ -336,7 +336,7 @@ class LlmChecked(Metric):
                     "of": side + 1,
                     "answer": answer,
                     "reply": reply,
-                    "accepted": answer == NO,
+                    "accepted": answer != YES,  # only a yes is evidence against the no
                 }
             )
         return results
