@@ -146,11 +146,14 @@ def filter_test2(taggings: pd.DataFrame, min_f1: float = TEST2_MIN_F1) -> tuple[
 
 
 def agreement_after_test2(taggings: pd.DataFrame, min_f1: float = TEST2_MIN_F1) -> pd.DataFrame:
-    """The counts of :func:`filter_test2` and the overall agreement on the pairs it keeps (one row)."""
+    """The counts of :func:`filter_test2` and the overall agreement on the pairs it keeps (one row; none when no
+    pair has two taggings to compare)."""
     kept, counts = filter_test2(taggings, min_f1)
+    columns = [*counts, "n_words", "kappa", "span_f1", "word_accuracy"]
+    if not counts["n_tested"]:
+        return pd.DataFrame(columns=columns)
     summary = agreement_summary(judge_agreement(kept))
     overall = summary.iloc[0].drop(["judge", "kappa_is"]).to_dict() if len(summary) else {}
-    columns = [*counts, "n_words", "kappa", "span_f1", "word_accuracy"]
     return pd.DataFrame([{**counts, **overall}], columns=columns)
 
 

@@ -123,6 +123,8 @@ def test_test2_drops_pairs_where_two_taggings_reach_a_span_f1_below_0_4():
     assert filter_test2(taggings(), min_f1=0.0)[1]["n_discarded"] == 0
     row = agreement_after_test2(taggings()).iloc[0]
     assert (row["n_kept"], row["n_words"], row["kappa"], row["span_f1"]) == (1, 6, 1.0, 1.0)
+    one_judge = taggings()[taggings()["judge"] == "ann"]
+    assert agreement_after_test2(one_judge).empty  # nothing to compare: no Test2 row
 
 
 def test_two_empty_taggings_agree_for_test2():
