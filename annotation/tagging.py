@@ -1,7 +1,7 @@
 """Span taggings' facts, in one place and free of Django (like `annotation.scale`).
 
 A tagging marks, in each sentence of a pair, the words with no counterpart in the other
-sentence (ParaTag, section 2). It is stored as the tagged word indexes per side,
+sentence (ParaTag, section 4.2). It is stored as the tagged word indexes per side,
 {"source": [2, 3], "hypothesis": []}, over the pair's stored tokens; exports and the
 analysis read it as 0/1 per word. A word is in a pair's aggregate tagging when more
 than half of the pair's judges tagged it.

@@ -19,7 +19,7 @@ from django.db import DataError, IntegrityError, transaction
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
 from parasol.db import forget_logged_queries
-from scoring.metrics.filters import bleu_range_reason
+from scoring.metrics.filters import paratag_reason
 from scoring.metrics.words import word_tokens
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
@@ -143,28 +143,29 @@ def import_pairs(
 
     `data` is the file's bytes or a seekable binary file, streamed either way;
     `progress(bytes_read)` reports how far the reading got. With `bleu_range` (low, high),
-    only pairs whose BLEU lies strictly inside are imported (ParaTag's filter); the others
-    are returned in `rejected` with the reason.
+    ParaTag's filters (section 4.1) apply: only pairs whose BLEU lies strictly inside and whose
+    lengths pass are imported; the others are returned in `rejected` with the reason.
     """
     rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
     rejected = []
     if bleu_range is not None:
-        rows = _inside_bleu_range(rows, *bleu_range, rejected)
+        rows = _passing_paratag_filters(rows, *bleu_range, rejected)
     result = _save_rows(campaign, rows)
     if result.count == 0 and rejected:
         location, reason = rejected[0]
         raise CorpusImportError(
-            f"no pair has a BLEU inside ({bleu_range[0]:g}, {bleu_range[1]:g}); first: {location}: {reason}"
+            f"no pair passes ParaTag's filters (BLEU inside ({bleu_range[0]:g}, {bleu_range[1]:g}), lengths); "
+            f"first: {location}: {reason}"
         )
     result.rejected = rejected
     return result
 
 
-def _inside_bleu_range(rows, low, high, rejected):
-    """The rows whose BLEU lies strictly inside (low, high); (location, reason) of the others go to `rejected`."""
+def _passing_paratag_filters(rows, low, high, rejected):
+    """Rows with BLEU strictly inside (low, high) and ParaTag's lengths; (location, reason) of others to `rejected`."""
     for row in rows:
         try:
-            reason = bleu_range_reason(row.source, row.hypothesis, low, high)
+            reason = paratag_reason(row.source, row.hypothesis, low, high)
         except ValueError as error:
             raise CorpusImportError(str(error)) from None
         if reason is None:

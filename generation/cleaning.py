@@ -15,6 +15,7 @@ class Rejection(StrEnum):
     TOO_LONG = "too-long", "more than 3× the source's length"
     DUPLICATE = "duplicate", "same as another output for this source"
     BLEU_RANGE = "bleu-range", "BLEU with the source outside the run's range (ParaTag's filter)"
+    LENGTHS = "lengths", "a sentence under 10 characters or 2.5× the other's words (ParaTag's filter)"
 
     def __new__(cls, value, label):
         member = str.__new__(cls, value)

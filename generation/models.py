@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from campaigns.importers import import_rows
 from campaigns.models import Campaign, Pair
-from scoring.metrics.filters import bleu_range_reason
+from scoring.metrics.filters import bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
 
 from . import llm
@@ -149,7 +149,8 @@ class GenerationRun(models.Model):
         default=8, validators=[MinValueValidator(1), MaxValueValidator(256)], help_text="Sources per task."
     )
     corpus = models.CharField(max_length=100, default="LLM", help_text="Corpus name of the pairs it creates.")
-    # ParaTag's filter (section 3.1): keep outputs whose BLEU with the source lies strictly inside (low, high).
+    # ParaTag's filters (section 4.1): keep outputs whose BLEU with the source lies strictly inside (low, high)
+    # and whose lengths pass (`paratag_rejection`).
     bleu_low = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU above this (0–100).")
     bleu_high = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU below this (0–100).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
@@ -303,8 +304,8 @@ class GenerationRun(models.Model):
                 cleaned = clean_output(raw, source.text, finished=finished)
                 if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
-                elif cleaned.accepted and not self.within_bleu_range(source.text, cleaned.text):
-                    cleaned = Cleaned(cleaned.text, Rejection.BLEU_RANGE)
+                elif cleaned.accepted:
+                    cleaned = Cleaned(cleaned.text, self.paratag_rejection(source.text, cleaned.text) or "")
                 seen.add((source.pk, comparable(cleaned.text)))
                 outputs.append(
                     GenerationOutput(
@@ -324,13 +325,18 @@ class GenerationRun(models.Model):
         GenerationOutput.objects.bulk_create(outputs, ignore_conflicts=True)
         return len(outputs)
 
-    def within_bleu_range(self, source, hypothesis):
-        """ParaTag's filter: True when the run sets no BLEU range or the pair's BLEU lies inside it."""
+    def paratag_rejection(self, source, hypothesis):
+        """ParaTag's filters (section 4.1) when the run sets a BLEU range: the Rejection, or None to keep the pair.
+
+        The BLEU range comes with the length checks, as in the paper; a run without a range applies neither.
+        """
         if self.bleu_low is None and self.bleu_high is None:
-            return True
+            return None
         low = self.bleu_low if self.bleu_low is not None else float("-inf")
         high = self.bleu_high if self.bleu_high is not None else float("inf")
-        return bleu_range_reason(source, hypothesis, low, high) is None
+        if bleu_range_reason(source, hypothesis, low, high):
+            return Rejection.BLEU_RANGE
+        return Rejection.LENGTHS if length_reason(source, hypothesis) else None
 
     def batch_seed(self, template, first_position):
         """A seed per (template, batch), so a resumed batch samples as the first attempt would have."""

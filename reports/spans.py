@@ -1,9 +1,11 @@
 """The span-tagging report of campaigns: their taggings read from the database, analysed by `reports.analysis.spans`.
 
 Tables (each also a CSV of `report --out`): `span_agreement` (ParaTag's word-level kappa,
-span F1 and word accuracy, over all judges then per judge), `span_agreement_pairs` (every two
-judges), `span_degree` (per pair: the majority tagging's share of words), its distribution by
-corpus and by system, and `span_correlation` (the degree against every metric and the 5-way answers).
+span F1 and word accuracy, over all judges then per judge; with 3+ judges the pooled kappa too),
+`span_agreement_pairs` (every two judges), `span_agreement_test2` (section 4.2's filter: counts and
+the agreement left), `span_degree` (per pair: the majority tagging's share of words), its
+distribution by corpus and by system (the campaign's system setting, as every report table), and
+`span_correlation` (the degree against every metric and the 5-way answers).
 """
 
 import pandas as pd
@@ -20,14 +22,16 @@ REFERENCE_JUDGE = "reference"
 SPAN_TABLE_TITLES = {
     "span_agreement": "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
     "span_agreement_pairs": "Span agreement between every two judges",
-    "span_degree_by_corpus": "Degree of paraphrase (share of tagged words) by corpus",
-    "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system",
+    "span_agreement_test2": "Span agreement after ParaTag's Test2 filter (pairs with a span F1 below 0.4 dropped)",
+    "span_degree_by_corpus": "Degree of paraphrase (share of tagged words) by corpus; pairs within θ = 0.05",
+    "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system; pairs within θ = 0.05",
     "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
     "span_degree": "Degree of paraphrase per pair",
 }
 
 
 SPAN_SECTIONS = ("spans", "similarity+spans")
+NO_SYSTEM = "(no system)"
 
 
 def is_span_campaign(campaign):
@@ -71,38 +75,40 @@ def _gold_columns(gold):
     return {f"{side}_tags": list(gold[side]) for side in SIDES}
 
 
-def span_tables(campaigns) -> dict[str, pd.DataFrame]:
-    """The span report's tables, by name (see the module docstring)."""
+def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> dict[str, pd.DataFrame]:
+    """The span report's tables, by name (see the module docstring); `min_f1`: Test2's threshold, `theta`: the
+    degree-of-paraphrase subset's bound (ParaTag's values by default)."""
     campaigns = list(campaigns)
     frames = load_frames(campaigns)
     pairs = frames.pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pair_table(campaigns)["pk"].to_numpy())
     taggings = span_taggings(campaigns, pair_id_of_pk)
     pairwise = spans.judge_agreement(taggings)
-    degrees = spans.degree(taggings)
+    degrees = spans.degree(taggings, theta)
     ordinals = frames.judgments.get("label", pd.Series(dtype=object)).map(ORDINAL_OF_ANSWER)
     if ordinals.notna().any():
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
-    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "generator"]], on="pair_id")
+    pairs = pairs.assign(system=pairs["system"].fillna("").replace("", NO_SYSTEM))
+    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "system"]], on="pair_id")
     return {
-        "span_agreement": spans.agreement_summary(pairwise),
+        "span_agreement": spans.agreement_summary(pairwise, taggings),
         "span_agreement_pairs": pairwise,
+        "span_agreement_test2": spans.agreement_after_test2(taggings, min_f1),
         "span_degree_by_corpus": spans.degree_distribution(degrees, pairs, "corpus"),
-        "span_degree_by_system": spans.degree_distribution(
-            degrees, pairs.fillna({"generator": "(imported)"}), "generator"
-        ),
+        "span_degree_by_system": spans.degree_distribution(degrees, pairs, "system"),
         "span_correlation": spans.degree_correlation(degrees, pairs, list(frames.directions), frames.directions),
         "span_degree": per_pair[
             [
                 "pair_id",
                 "corpus",
-                "generator",
+                "system",
                 "n_taggings",
                 "source_share",
                 "hypothesis_share",
                 "tagged_share",
                 "has_span",
+                "within_theta",
             ]
         ],
     }

@@ -1,4 +1,4 @@
-"""Span tagging (ParaTag, sections 2–3): judges tag, in each sentence, the words with no counterpart.
+"""Span tagging (ParaTag, sections 3 and 4.2): judges tag, in each sentence, the words with no counterpart.
 
 `spans` asks only for the tagging; `similarity+spans` asks for the 5-way answer first, then
 the tagging, on the same screen. A tagging is stored in `Judgment.values` as the tagged

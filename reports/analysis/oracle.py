@@ -1,4 +1,4 @@
-"""The LLM oracle and its checker against the labels (Chang et al., section 5.2, tables 2 and 3).
+"""The LLM oracle and its checker against the labels (Zeng, Wang and Ibbetson, section 5.2, tables 2, 3 and 5).
 
 Inputs are plain frames: the labelled pairs (`pair_id`, `label` 0/1 or empty) and one
 row per pair and oracle metric with the verdict the metric stored in its details
@@ -14,7 +14,8 @@ YES, NO = "yes", "no"
 NO_VERDICT = "none"  # a tie or no parseable answer
 VERDICT_OF_LABEL = {1: YES, 0: NO}
 CHECKERS = ("phi_or", "phi_and", "no_check")
-VERDICT_COLUMNS = ["pair_id", "metric", "verdict", "consistency", "accepted", *CHECKERS]
+YES_CHECKERS = ("phi_or", "phi_and")
+VERDICT_COLUMNS = ["pair_id", "metric", "verdict", "consistency", "accepted", *CHECKERS, "no_category"]
 ORACLE_COLUMNS = ["metric", "part", "label", "verdict", "checker", "group", "n", "count", "share"]
 
 
@@ -40,6 +41,7 @@ def verdicts_frame(rows) -> pd.DataFrame:
                 yes_check.get("phi_or"),
                 yes_check.get("phi_and"),
                 no_check.get("accepted"),
+                no_check.get("category"),  # Table 5's A/I category (the paper's no-test only)
             )
         )
     return pd.DataFrame.from_records(records, columns=VERDICT_COLUMNS)
@@ -92,6 +94,49 @@ def accepted_by_label(metric, frame) -> list[dict]:
     return rows
 
 
+def table3(metric, frame) -> list[dict]:
+    """Table 3 as the paper counts it (section 5.2.2), when the yes-checker ran on every pair (LLM_CHECK_YES_ON=all):
+    of all labelled-yes / labelled-no pairs, and of all the oracle's yes / no among them, the share proved."""
+    rows = []
+    labelled = frame[frame["label"].notna()]
+    for checker in YES_CHECKERS:
+        if labelled.empty or labelled[checker].isna().any():
+            continue  # proved on yes verdicts only: the paper's denominators cannot be had
+        for value, name in CLASS_NAMES.items():
+            of_label = labelled[labelled["label"] == value]
+            rows.append(
+                _row(
+                    metric,
+                    "table3_by_label",
+                    len(of_label),
+                    of_label[checker].astype(bool).sum(),
+                    label=name,
+                    checker=checker,
+                )
+            )
+        for verdict in (YES, NO):
+            of_verdict = labelled[labelled["verdict"] == verdict]
+            count = of_verdict[checker].astype(bool).sum()
+            rows.append(_row(metric, "table3_by_verdict", len(of_verdict), count, verdict=verdict, checker=checker))
+    return rows
+
+
+def table5(metric, frame) -> list[dict]:
+    """Table 5's shape (section 5.2.3): no verdicts per A/I category of the paper's no-test, and the share accepted."""
+    tested = frame[frame["no_category"].notna()]
+    return [
+        _row(
+            metric,
+            "no_test_by_category",
+            len(part),
+            part["no_check"].astype(bool).sum(),
+            checker="no_check",
+            group=group,
+        )
+        for group, part in tested.groupby("no_category", sort=True)
+    ]
+
+
 def accuracy_by_acceptance(metric, frame) -> list[dict]:
     """Share of verdicts that match the label, among verdicts the checker accepted and among those it rejected."""
     rows = []
@@ -126,6 +171,7 @@ def oracle_table(pairs: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
     for metric, of_metric in frame.groupby("metric", sort=False):
         rows += verdicts_by_label(metric, of_metric)
         if of_metric["accepted"].notna().any():
-            rows += accepted_by_label(metric, of_metric) + accuracy_by_acceptance(metric, of_metric)
+            rows += accepted_by_label(metric, of_metric) + table3(metric, of_metric) + table5(metric, of_metric)
+            rows += accuracy_by_acceptance(metric, of_metric)
         rows += consistency_histogram(metric, of_metric)
     return pd.DataFrame(rows, columns=ORACLE_COLUMNS)

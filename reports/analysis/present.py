@@ -45,6 +45,9 @@ ORACLE_PARTS = {
     "agreement": "Verdict = label",
     "accepted_by_label": "Accepted by the checker, by label (Table 3)",
     "accepted_by_verdict": "Accepted by the checker, by verdict",
+    "table3_by_label": "Proved, all pairs, by label (Table 3)",
+    "table3_by_verdict": "Proved, all pairs, by verdict (Table 3)",
+    "no_test_by_category": "No accepted, by A/I category (Table 5)",
     "accuracy_by_acceptance": "Verdict = label, accepted vs rejected",
     "consistency": "Self-consistency (pairs per value)",
 }

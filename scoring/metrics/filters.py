@@ -1,8 +1,10 @@
-"""ParaTag's filters for generated pairs (section 3.1): keep pairs that are neither copies nor unrelated.
+"""ParaTag's filters for generated pairs (section 4.1): keep pairs that are neither copies nor unrelated.
 
 ParaTag kept GPT-3 pairs whose intra-pair BLEU lay strictly between 5 and 20, whose
 sentences both had at least 10 characters, and whose longer sentence had fewer than 2.5
-times the words of the shorter. The paper does not name its BLEU implementation; here it is
+times the words of the shorter (`paratag_reason` applies all three; words are split on
+whitespace, characters counted after stripping, as the paper does not say more).
+The paper does not name its BLEU implementation; here it is
 sacrebleu's sentence BLEU (0–100, default 13a tokeniser and exponential smoothing) with the
 source as the reference. Each check returns a reason for rejection, or None to keep the pair.
 """
@@ -41,3 +43,8 @@ def length_reason(source, hypothesis):
     if longer >= MAX_LENGTH_RATIO * shorter:
         return f"one sentence has {MAX_LENGTH_RATIO:g} times the words of the other or more"
     return None
+
+
+def paratag_reason(source, hypothesis, low, high):
+    """Section 4.1's filters together, as import and generation apply them: the BLEU range, then the lengths."""
+    return bleu_range_reason(source, hypothesis, low, high) or length_reason(source, hypothesis)

@@ -1,9 +1,10 @@
-"""LLM checked: the oracle's majority verdict, accepted or rejected by a checker (Chang et al., section 4).
+"""LLM checked: the oracle's majority verdict, accepted or rejected by a checker (Zeng, Wang and Ibbetson, section 4).
 
 +1: the oracle says yes and the yes-checker builds a phrase alignment whose every
-phrase pair the oracle confirms; -1: the oracle says no and, given paraphrases it
-generated of each sentence, attributes them to the right sentence beyond chance;
-0: the checker rejects the verdict (the pair is "unproven"). See the card in README.md.
+phrase pair the oracle confirms; -1: the oracle says no and passes the no-test (by default
+section 5.2.3's: one paraphrase p of one sentence, indifferentiable where one exists, and the
+oracle must not call p equivalent to the other sentence); 0: the checker rejects the verdict
+(the pair is "unproven"). See the card in README.md.
 """
 
 import random
@@ -13,13 +14,13 @@ from scipy.stats import binomtest
 
 from scoring.metrics.base import Metric, setting
 from scoring.metrics.llm_vote import (
-    EQUIVALENCE_PROMPT,
     NO,
-    PHRASE_PROMPT,
     YES,
+    Prompt,
     ask_votes,
     build_oracle,
     fill,
+    prompt_style,
     template_digest,
 )
 from scoring.metrics.loading import default_device, embedded_minilm_path, load_sentence_transformer, model_revision
@@ -150,7 +151,8 @@ def usable_paraphrases(first, second, paraphrases):
 
 
 def no_check(correct, total, alpha):
-    """Accept a "no" when the oracle attributes paraphrases right beyond chance: one-sided binomial test at ``alpha``.
+    """The binomial option: accept a "no" when the oracle attributes paraphrases right beyond chance
+    (one-sided binomial test at ``alpha``).
 
     If the two sentences meant the same, the oracle could only guess where a paraphrase
     came from (probability 1/2 each, as in the graph non-isomorphism test of section 4).
@@ -166,6 +168,31 @@ def minimum_correct(total, alpha):
     return next((c for c in range(total + 1) if no_check(c, total, alpha)["accepted"]), None)
 
 
+def has_alignment(alignments, alignment):
+    """Whether candidate alignments (no oracle question asked) would give phi_or / phi_and if all were confirmed."""
+    found = {name: pairs is not None for name, pairs in alignments.items()}
+    if alignment == "or":
+        return any(found.values())
+    return (found["s1->s2"] or found["s1->s2*"]) and (found["s2->s1"] or found["s2->s1*"])
+
+
+def choose_test(kept, indifferentiable, rng):
+    """Section 5.2.3's choice of the one test: an indifferentiable paraphrase when there is one, else any usable one.
+
+    ``kept``: (side, paraphrase) pairs; ``indifferentiable``: one flag each. Returns (index into kept, flag) or None.
+    """
+    if not kept:
+        return None
+    preferred = [i for i, flag in enumerate(indifferentiable) if flag]
+    index = rng.choice(preferred or range(len(kept)))
+    return index, bool(preferred)
+
+
+def category(aligned, indifferentiable):
+    """Table 5's category: A when s1 and s2 align, I when the test's paraphrase is indifferentiable (bars as '~')."""
+    return ("A" if aligned else "~A") + ("I" if indifferentiable else "~I")
+
+
 class LlmChecked(Metric):
     """+1 accepted yes, -1 accepted no, 0 unproven (the checker rejected the oracle's verdict)."""
 
@@ -175,6 +202,7 @@ class LlmChecked(Metric):
         self,
         *,
         model=None,
+        prompt=None,
         template=None,
         k=None,
         m=None,
@@ -183,31 +211,41 @@ class LlmChecked(Metric):
         alignment=None,
         threshold=None,
         max_words=4,
+        no_test=None,
         alpha=None,
+        yes_on=None,
         **oracle_options,
     ):
-        """``oracle_options``: device, dtype, batch_size (see :func:`llm_vote.build_oracle`)."""
+        """``prompt``: ``paper`` (prompts 5 and 6, default) or ``one-word`` (LLM_PROMPT); ``no_test``: ``paper``
+        (section 5.2.3, default) or ``binomial`` (with ``alpha``); ``yes_on``: ``yes`` (the scheme: yes verdicts
+        only) or ``all`` (Table 3: every pair); ``oracle_options``: device, dtype, batch_size."""
         self.k = int(setting("LLM_VOTE_K", 5, value=k))
         self.m = int(setting("LLM_CHECK_M", 5, value=m))
         if self.k < 1 or self.m < 1:
             raise ValueError(f"LLM_VOTE_K and LLM_CHECK_M must be at least 1, got {self.k} and {self.m}")
         self.alignment = setting("LLM_CHECK_ALIGNMENT", "or", choices={"or", "and"}, value=alignment)
         self.threshold = float(setting("LLM_CHECK_THRESHOLD", 0.5, value=threshold))
+        self.no_test = setting("LLM_CHECK_NO_TEST", "paper", choices={"paper", "binomial"}, value=no_test)
         self.alpha = float(setting("LLM_CHECK_ALPHA", 0.05, value=alpha))
+        self.yes_on = setting("LLM_CHECK_YES_ON", "yes", choices={"yes", "all"}, value=yes_on)
         self.max_words = int(max_words)
-        self.template = template or EQUIVALENCE_PROMPT
+        self.prompt_name, (self.prompt, self.phrase_prompt) = prompt_style(prompt)
+        if template:
+            self.prompt_name, self.prompt = "custom", Prompt(template)
         self.oracle = build_oracle(model=model, temperature=temperature, seed=seed, **oracle_options)
         device = oracle_options.get("device") or setting("LLM_DEVICE", None) or default_device()
         self.encoder_path = embedded_minilm_path()
         self.encoder = load_sentence_transformer(str(self.encoder_path), device)
 
     def _score_batch_with_details(self, sources, hypotheses):
-        details = ask_votes(self.oracle, sources, hypotheses, template=self.template, k=self.k)
-        yes_rows = [i for i, detail in enumerate(details) if detail["verdict"] == YES]
+        details = ask_votes(self.oracle, sources, hypotheses, prompt=self.prompt, k=self.k)
+        # Table 3 mode proves every pair; the scheme itself only tries to prove a yes.
+        proved = [i for i, detail in enumerate(details) if self.yes_on == "all" or detail["verdict"] == YES]
         no_rows = [i for i, detail in enumerate(details) if detail["verdict"] == NO]
-        for i, result in zip(yes_rows, self.check_yes([(sources[i], hypotheses[i]) for i in yes_rows])):
+        for i, result in zip(proved, self.check_yes([(sources[i], hypotheses[i]) for i in proved])):
             details[i]["yes_check"] = result
-            details[i]["accepted"] = result[f"phi_{self.alignment}"]
+            if details[i]["verdict"] == YES:
+                details[i]["accepted"] = result[f"phi_{self.alignment}"]
         for i, result in zip(no_rows, self.check_no([(sources[i], hypotheses[i]) for i in no_rows])):
             details[i]["no_check"] = result
             details[i]["accepted"] = result["accepted"]
@@ -218,12 +256,12 @@ class LlmChecked(Metric):
             scores.append(sign if detail["accepted"] else 0)
         return scores, details
 
+    def align(self, first, second):
+        return candidate_alignments(first, second, self.encoder, max_words=self.max_words, threshold=self.threshold)
+
     def check_yes(self, pairs):
         """Yes-checker for (first, second) pairs: alignments, then one greedy oracle question per phrase pair."""
-        alignments = [
-            candidate_alignments(a, b, self.encoder, max_words=self.max_words, threshold=self.threshold)
-            for a, b in pairs
-        ]
+        alignments = [self.align(a, b) for a, b in pairs]
         questions = sorted(
             {
                 pair
@@ -234,7 +272,7 @@ class LlmChecked(Metric):
                 if not same_phrase(*pair)
             }
         )
-        answers = self.oracle.ask(questions, template=PHRASE_PROMPT, k=1, temperature=0)[0] if questions else []
+        answers = self.oracle.ask(questions, prompt=self.phrase_prompt, k=1, temperature=0)[0] if questions else []
         confirmed = {pair: answer[0] == YES for pair, answer in zip(questions, answers)}
         results = []
         for found in alignments:
@@ -247,16 +285,68 @@ class LlmChecked(Metric):
             results.append(result)
         return results
 
-    def check_no(self, pairs):
-        """No-checker for (first, second) pairs: m sampled paraphrases of each sentence, then greedy attribution."""
+    def paraphrases(self, pairs):
+        """m sampled paraphrases of each sentence of each pair: per pair, [of first, of second]."""
         sentences = [sentence for pair in pairs for sentence in pair]
         generated = self.oracle.generate(
             [fill(PARAPHRASE_PROMPT, sentence, "") for sentence in sentences], k=self.m, max_new_tokens=48
         )
+        return [
+            [[clean_paraphrase(text) for text in generated[2 * index + side]] for side in (0, 1)]
+            for index in range(len(pairs))
+        ]
+
+    def check_no(self, pairs):
+        """No-checker for (first, second) pairs, by LLM_CHECK_NO_TEST."""
+        return self.check_no_paper(pairs) if self.no_test == "paper" else self.check_no_binomial(pairs)
+
+    def check_no_paper(self, pairs):
+        """Section 5.2.3: one test per pair. A paraphrase p of one sentence is indifferentiable when a candidate
+        alignment maps p onto the other sentence (Figure 4); one is preferred, else a usable p is drawn at random.
+        The no is accepted when the oracle does not call p equivalent to the other sentence: a yes there is the
+        paper's "triangular evidence" against the no."""
+        tests = []
+        for (first, second), paraphrases in zip(pairs, self.paraphrases(pairs)):
+            kept = usable_paraphrases(first, second, paraphrases)
+            others = [(second, first)[origin] for origin, _ in kept]
+            # rho from p to the other sentence (p covered), as Figure 4 asks of an indifferentiable p.
+            flags = [self.align(text, other)["s1->s2"] is not None for (_, text), other in zip(kept, others)]
+            aligned = has_alignment(self.align(first, second), self.alignment)
+            rng = random.Random(f"{self.oracle.seed}|{first}|{second}")
+            chosen = choose_test(kept, flags, rng)
+            tests.append((paraphrases, kept, others, aligned, chosen))
+        questions = [(others[c[0]], kept[c[0]][1]) for _, kept, others, _, c in tests if c is not None]
+        asked = self.oracle.ask(questions, prompt=self.prompt, k=1, temperature=0) if questions else ([], [])
+        replies = iter(zip(*asked))
+        results = []
+        for paraphrases, kept, _others, aligned, chosen in tests:
+            result = {"test": "paper", "paraphrases": paraphrases, "aligned": aligned}
+            if chosen is None:  # nothing usable to test with: the no stays unproven
+                results.append({**result, "category": category(aligned, False), "accepted": False})
+                continue
+            (answer, *_), (reply, *_) = next(replies)
+            index, indifferentiable = chosen
+            side, text = kept[index]
+            results.append(
+                {
+                    **result,
+                    "category": category(aligned, indifferentiable),
+                    "indifferentiable": indifferentiable,
+                    "paraphrase": text,
+                    "of": side + 1,
+                    "answer": answer,
+                    "reply": reply,
+                    "accepted": answer != YES,  # only a yes is evidence against the no
+                }
+            )
+        return results
+
+    def check_no_binomial(self, pairs):
+        """The binomial option: every usable paraphrase attributed greedily, then :func:`no_check`."""
         questions, owners = [], []
         kept_per_pair = []
-        for index, (first, second) in enumerate(pairs):
-            paraphrases = [[clean_paraphrase(text) for text in generated[2 * index + side]] for side in (0, 1)]
+        for (first, second), paraphrases in zip(pairs, self.paraphrases(pairs)):
+            index = len(kept_per_pair)
             kept = usable_paraphrases(first, second, paraphrases)
             kept_per_pair.append((paraphrases, kept))
             # The sentences' order is shuffled per question, so a model that always says "1" scores chance.
@@ -277,16 +367,21 @@ class LlmChecked(Metric):
         results = []
         for index, (paraphrases, kept) in enumerate(kept_per_pair):
             result = no_check(correct[index], len(kept), self.alpha)
-            results.append({**result, "paraphrases": paraphrases, "attributions": attributions[index]})
+            results.append(
+                {**result, "test": "binomial", "paraphrases": paraphrases, "attributions": attributions[index]}
+            )
         return results
 
     def _signature_fields(self):
-        templates = template_digest(self.template, PHRASE_PROMPT, PARAPHRASE_PROMPT, ATTRIBUTION_PROMPT)
+        templates = template_digest(self.prompt, self.phrase_prompt, PARAPHRASE_PROMPT, ATTRIBUTION_PROMPT)
+        no_test = "paper" if self.no_test == "paper" else f"binomial<={self.alpha}"
         return {
             **self.oracle.signature_fields(),
             "k": str(self.k),
             "m": str(self.m),
+            "prompt": self.prompt_name,
             "template": templates,
-            "check": f"phi_{self.alignment},spans2-{self.max_words},sim>={self.threshold},binom<={self.alpha}",
+            "check": f"phi_{self.alignment},spans2-{self.max_words},sim>={self.threshold},no={no_test}"
+            f",yes_on={self.yes_on}",
             "encoder": f"all-MiniLM-L6-v2:{model_revision(str(self.encoder_path))}",
         }

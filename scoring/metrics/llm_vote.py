@@ -1,14 +1,16 @@
 """LLM vote: a chat LLM asked k times, by sampling, whether S and H are semantically equivalent.
 
-The oracle of the oracle-checker paper (Chang et al., section 2 and 5.2) answers by
+The oracle of the oracle-checker paper (Zeng, Wang and Ibbetson, sections 2 and 5.2) answers by
 generation, not by reading log-probabilities as ParaPLUIE does. The score is the
-share of "yes" among the k answers; the raw answers and the self-consistency (share
-of the majority answer) are returned as the pair's details.
+share of "yes" among the k answers; the raw answers, the explanations (prompt 5 asks
+for one) and the self-consistency (share of the majority answer) are returned as the pair's details.
 """
 
 import hashlib
+import json
 import re
 from collections import Counter
+from dataclasses import dataclass
 from importlib.metadata import version
 
 import torch
@@ -19,27 +21,75 @@ from scoring.metrics.loading import EMBEDDED, default_device, embedded_smollm2_p
 YES, NO = "yes", "no"
 UNPARSEABLE = "unparseable"
 
-# Prompt 5 of the paper, shortened: the paper asks GPT-3.5 for JSON with an explanation;
-# a one-word answer keeps generation to a few tokens and is what a 135M model can follow.
-EQUIVALENCE_PROMPT = (
+
+@dataclass(frozen=True)
+class Prompt:
+    """A chat prompt: the user message (with {first}/{second}), an optional system message, a reply budget."""
+
+    user: str
+    system: str = ""
+    max_new_tokens: int = 8
+
+
+# Prompts 5 and 6 of the paper (appendix B.1), word for word (its typeset quotes as straight ones):
+# a system message, then JSON with keys 'answer' and 'explanation'.
+PAPER_EQUIVALENCE = Prompt(
+    system="You are a helpful assistant that decides if two sentences are paraphrases designed to output JSON.",
+    user="Decide whether the following two sentences are semantically equivalent:\n"
+    "1. '{first}' 2. '{second}'\n"
+    "Answer yes or no and provide a short explanation. Output with keys 'answer' and 'explanation'.",
+    max_new_tokens=64,
+)
+PAPER_PHRASE = Prompt(
+    system="You are a helpful assistant that decides if two texts could be paraphrases designed to output JSON.",
+    user="Decide whether the following two texts could be considered semantically equivalent:\n"
+    "1. '{first}' 2. '{second}'\n"
+    "Answer yes or no and provide a short explanation. Output with keys 'answer' and 'explanation'.",
+    max_new_tokens=64,
+)
+# The one-word option: no system message and a reply of a few tokens, what a 135M model follows best.
+EQUIVALENCE_PROMPT = Prompt(
     "Decide whether the following two sentences are semantically equivalent:\n"
     "1. '{first}'\n2. '{second}'\n"
     "Answer with only one word: yes or no."
 )
-# Prompt 6 of the paper (phrases "could be considered" equivalent), same shortening.
-PHRASE_PROMPT = (
+PHRASE_PROMPT = Prompt(
     "Decide whether the following two texts could be considered semantically equivalent:\n"
     "1. '{first}'\n2. '{second}'\n"
     "Answer with only one word: yes or no."
 )
+# LLM_PROMPT names a style: (pair prompt, phrase prompt); the paper's is the default.
+PROMPT_STYLES = {"paper": (PAPER_EQUIVALENCE, PAPER_PHRASE), "one-word": (EQUIVALENCE_PROMPT, PHRASE_PROMPT)}
+
+
+def prompt_style(value=None):
+    """The (pair, phrase) prompts of ``value`` or LLM_PROMPT (default: the paper's prompts 5 and 6)."""
+    name = setting("LLM_PROMPT", "paper", choices=set(PROMPT_STYLES), value=value)
+    return name, PROMPT_STYLES[name]
+
 
 _ANSWER_WORD = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+_ANSWER_KEY = re.compile(r"""['"]?answer['"]?\s*:\s*['"]?\s*(yes|no)\b""", re.IGNORECASE)
+_EXPLANATION_KEY = re.compile(r"""['"]?explanation['"]?\s*:\s*['"]?(.*?)['"]?\s*}?\s*$""", re.IGNORECASE | re.DOTALL)
 
 
 def parse_answer(text):
-    """``yes``, ``no`` or ``unparseable``: the first standalone yes/no word wins ("No, 2. yes" is no)."""
-    match = _ANSWER_WORD.search(text or "")
+    """``yes``, ``no`` or ``unparseable``: an ``answer`` key's value, else the first standalone yes/no word
+    ("No, 2. yes" is no)."""
+    match = _ANSWER_KEY.search(text or "") or _ANSWER_WORD.search(text or "")
     return match[1].lower() if match else UNPARSEABLE
+
+
+def parse_explanation(text):
+    """The ``explanation`` of a JSON reply (prompt 5), or None; a reply cut off mid-JSON still gives its start."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        value = None
+    if isinstance(value, dict) and isinstance(value.get("explanation"), str):
+        return value["explanation"]
+    match = _EXPLANATION_KEY.search(text or "")
+    return match[1].strip() if match else None
 
 
 def vote(answers):
@@ -80,18 +130,19 @@ class Oracle:
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.calls = 0  # generations made, for bench/oracle.py
 
-    def prompt_ids(self, text):
+    def prompt_ids(self, text, system=""):
+        messages = [{"role": "system", "content": system}] if system else []
         rendered = self.tokenizer.apply_chat_template(
-            [{"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
+            [*messages, {"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
         )
         # The chat template writes any BOS itself.
         return self.tokenizer(rendered, add_special_tokens=False)["input_ids"]
 
-    def generate(self, texts, *, k=1, max_new_tokens=None, temperature=None):
+    def generate(self, texts, *, k=1, max_new_tokens=None, temperature=None, system=""):
         """k replies per prompt, as lists in input order; temperature 0 is greedy (k identical replies)."""
         temperature = self.temperature if temperature is None else float(temperature)
         max_new_tokens = max_new_tokens or self.max_new_tokens
-        prompts = [self.prompt_ids(text) for text in texts]
+        prompts = [self.prompt_ids(text, system) for text in texts]
         replies = [[] for _ in prompts]
         order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)
         per_batch = max(1, self.batch_size // k) if temperature > 0 else self.batch_size
@@ -131,9 +182,15 @@ class Oracle:
             return [[text.strip()] * k for text in texts]
         return [[text.strip() for text in texts[row * k : (row + 1) * k]] for row in range(len(prompts))]
 
-    def ask(self, pairs, *, template=EQUIVALENCE_PROMPT, k=1, temperature=None):
+    def ask(self, pairs, *, prompt=PAPER_EQUIVALENCE, k=1, temperature=None):
         """Parsed yes/no answers (k per pair) and the raw replies, for (first, second) text pairs."""
-        replies = self.generate([fill(template, a, b) for a, b in pairs], k=k, temperature=temperature)
+        replies = self.generate(
+            [fill(prompt.user, a, b) for a, b in pairs],
+            k=k,
+            temperature=temperature,
+            system=prompt.system,
+            max_new_tokens=prompt.max_new_tokens,
+        )
         return [[parse_answer(reply) for reply in row] for row in replies], replies
 
     def signature_fields(self):
@@ -154,20 +211,24 @@ class Oracle:
         }
 
 
-def ask_votes(oracle, sources, hypotheses, *, template, k):
-    """Per pair: the k parsed answers, the raw replies, the majority verdict, self-consistency, share of yes."""
-    answers, replies = oracle.ask(list(zip(sources, hypotheses)), template=template, k=k)
+def ask_votes(oracle, sources, hypotheses, *, prompt, k):
+    """Per pair: the k parsed answers, the raw replies, the majority verdict, self-consistency, share of yes,
+    and, for a prompt that asks for one (the paper's), each reply's explanation."""
+    answers, replies = oracle.ask(list(zip(sources, hypotheses)), prompt=prompt, k=k)
     details = []
     for parsed, raw in zip(answers, replies):
         verdict, consistency, yes_share = vote(parsed)
-        details.append(
-            {"answers": parsed, "replies": raw, "verdict": verdict, "consistency": consistency, "yes_share": yes_share}
-        )
+        detail = {"answers": parsed, "replies": raw, "verdict": verdict, "consistency": consistency}
+        if prompt.system:
+            detail["explanations"] = [parse_explanation(reply) for reply in raw]
+        details.append({**detail, "yes_share": yes_share})
     return details
 
 
 def template_digest(*templates):
-    return hashlib.sha256("\n\x00".join(templates).encode()).hexdigest()[:10]
+    """A short hash of prompts (Prompt objects or plain strings): part of a metric's signature."""
+    texts = [f"{t.system}\n\x01{t.user}\n\x01{t.max_new_tokens}" if isinstance(t, Prompt) else t for t in templates]
+    return hashlib.sha256("\n\x00".join(texts).encode()).hexdigest()[:10]
 
 
 def build_oracle(*, model=None, device=None, dtype=None, temperature=None, seed=None, batch_size=None):
@@ -189,17 +250,27 @@ class LlmVote(Metric):
 
     name = "llm_vote"
 
-    def __init__(self, *, model=None, template=None, k=None, temperature=None, seed=None, **oracle_options):
-        """``oracle_options``: device, dtype, batch_size (see :func:`build_oracle`)."""
+    def __init__(
+        self, *, model=None, prompt=None, template=None, k=None, temperature=None, seed=None, **oracle_options
+    ):
+        """``prompt``: ``paper`` (prompt 5, default) or ``one-word`` (LLM_PROMPT); ``template``: a user
+        message of one's own (no system message) instead; ``oracle_options``: device, dtype, batch_size."""
         self.k = int(setting("LLM_VOTE_K", 5, value=k))
         if self.k < 1:
             raise ValueError(f"LLM_VOTE_K must be at least 1, got {self.k}")
-        self.template = template or EQUIVALENCE_PROMPT
+        self.prompt_name, (self.prompt, _) = prompt_style(prompt)
+        if template:
+            self.prompt_name, self.prompt = "custom", Prompt(template)
         self.oracle = build_oracle(model=model, temperature=temperature, seed=seed, **oracle_options)
 
     def _score_batch_with_details(self, sources, hypotheses):
-        details = ask_votes(self.oracle, sources, hypotheses, template=self.template, k=self.k)
+        details = ask_votes(self.oracle, sources, hypotheses, prompt=self.prompt, k=self.k)
         return [detail["yes_share"] for detail in details], details
 
     def _signature_fields(self):
-        return {**self.oracle.signature_fields(), "k": str(self.k), "template": template_digest(self.template)}
+        return {
+            **self.oracle.signature_fields(),
+            "k": str(self.k),
+            "prompt": f"{self.prompt_name},max_new_tokens={self.prompt.max_new_tokens}",
+            "template": template_digest(self.prompt),
+        }

@@ -114,8 +114,13 @@ def test_it_imports_only_pairs_inside_the_bleu_range_and_names_the_others(tmp_pa
         '"hypothesis": "The cat sleeps on the old sofa in the living room."}\n'
         '{"id": "kept", "source": "The cat sleeps on the old sofa in the living room.", '
         '"hypothesis": "A cat is asleep on the old couch in the lounge."}\n'
+        '{"id": "long", "source": "The cat sleeps on the old sofa in the living room.", '
+        '"hypothesis": "A cat is asleep on the old couch in the lounge, where it spends most afternoons curled '
+        'up quietly while the family is out at work and school all day long."}\n'
     )
     out = io.StringIO()
     call_command("import_pairs", "ranged", str(path), "--create", "--bleu-range", "5", "20", stdout=out)
     assert list(Campaign.objects.get(slug="ranged").real_pairs.values_list("external_id", flat=True)) == ["kept"]
     assert "Rejected line 1: BLEU 100.0 is not below 20" in out.getvalue()
+    # ParaTag's length filter comes with the BLEU range (section 4.1): inside the range, 31 words against 11.
+    assert "Rejected line 3: one sentence has 2.5 times the words of the other or more" in out.getvalue()

@@ -40,3 +40,19 @@ def test_it_keeps_outputs_inside_the_range_and_without_a_range(campaign, monkeyp
 def test_a_backwards_range_is_refused(campaign):
     with pytest.raises(GenerationError, match="low < high"):
         create_run(campaign, sources=[SOURCE], templates=["naive"], bleu_low=20, bleu_high=5)
+
+
+def test_with_a_bleu_range_it_also_applies_paratags_length_filter(campaign, monkeypatch):
+    # Inside the BLEU range, under 3x the source's characters, but 32 words against 11: rejected for its lengths.
+    answer = (
+        "A cat is on the old couch in the den, and it is up on it all day as we are out at work or at the shop "
+        "or in the park."
+    )
+    assert 5 < pair_bleu(SOURCE, answer) < 20
+    monkeypatch.setattr(llm, "get_generator", lambda model: FakeGenerator(answer=f'B: "{answer}"'))
+    run = create_run(campaign, sources=[SOURCE], templates=["naive"], bleu_low=5, bleu_high=20)
+    run.run_inline()
+    output = run.outputs.get()
+    assert (output.accepted, output.reject_reason) == (False, "lengths")
+    assert "2.5×" in run.progress()["reject_reasons"].popitem()[0]
+    assert campaign.real_pairs.count() == 0

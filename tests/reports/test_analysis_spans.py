@@ -7,12 +7,18 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from reports.analysis.spans import (
+    MEAN_OF_PAIRS,
+    POOLED,
+    agreement_after_test2,
     agreement_summary,
     bio,
     degree,
     degree_correlation,
     degree_distribution,
+    filter_test2,
     judge_agreement,
+    pair_span_f1,
+    pooled_kappa,
 )
 
 # Two pairs (p1: 4 + 3 words, p2: 3 + 3 words), three judges.
@@ -88,3 +94,49 @@ def test_it_correlates_the_degree_with_metrics_like_scipy():
     distribution = degree_distribution(degrees, pairs, "corpus").set_index("corpus")
     assert distribution.loc["a", "mean_tagged_share"] == pytest.approx(np.mean(share[:3]))
     assert distribution.loc["all", "share_with_span"] == pytest.approx(5 / 6)
+
+
+def test_with_three_judges_the_pooled_kappa_sits_beside_the_mean_of_pairwise_kappas():
+    # Every two judges' shared words concatenated (ann-bob 13, ann-cat 7, bob-cat 7 = 27 comparisons), counted by
+    # hand: both tagged 6, first only 5, second only 1, neither 15. p_o = 21/27, p_e = (11*7 + 16*20) / 27**2.
+    kappa, n_words = pooled_kappa(taggings())
+    assert n_words == 27
+    assert kappa == pytest.approx(85 / 166)
+    summary = agreement_summary(judge_agreement(taggings()), taggings()).set_index("judge")
+    assert summary.loc["all (pooled)", "kappa"] == pytest.approx(85 / 166)
+    assert summary.loc["all (pooled)", "kappa_is"] == POOLED
+    assert summary.loc["all", "kappa_is"] == MEAN_OF_PAIRS
+    assert summary.loc["all", "kappa"] != pytest.approx(85 / 166)
+
+
+def test_with_two_judges_there_is_no_pooled_row():
+    two = taggings()[taggings()["judge"] != "cat"]
+    assert "all (pooled)" not in set(agreement_summary(judge_agreement(two), two)["judge"])
+
+
+def test_test2_drops_pairs_where_two_taggings_reach_a_span_f1_below_0_4():
+    # p1: ann-bob F1 = 0.5 (the source span matches, the hypothesis spans do not), ann-cat F1 = 0: dropped.
+    # p2: ann and bob tag the same word: F1 = 1, kept.
+    kept, counts = filter_test2(taggings())
+    assert counts == {"min_span_f1": 0.4, "n_pairs": 2, "n_tested": 2, "n_discarded": 1, "n_kept": 1}
+    assert set(kept["pair_id"]) == {"p2"}
+    assert filter_test2(taggings(), min_f1=0.0)[1]["n_discarded"] == 0
+    row = agreement_after_test2(taggings()).iloc[0]
+    assert (row["n_kept"], row["n_words"], row["kappa"], row["span_f1"]) == (1, 6, 1.0, 1.0)
+    one_judge = taggings()[taggings()["judge"] == "ann"]
+    assert agreement_after_test2(one_judge).empty  # nothing to compare: no Test2 row
+
+
+def test_two_empty_taggings_agree_for_test2():
+    empty = pd.Series({"source_tags": [0, 0], "hypothesis_tags": [0, 0, 0]})
+    assert pair_span_f1(empty, empty) == 1.0
+
+
+def test_the_degree_of_paraphrase_subset_keeps_pairs_within_theta():
+    # tagged_share: p1 3/7, p2 1/6; ParaTag's theta = 0.05 keeps neither, theta = 0.2 keeps p2.
+    assert not degree(taggings())["within_theta"].any()
+    degrees = degree(taggings(), theta=0.2).set_index("pair_id")
+    assert degrees["within_theta"].to_dict() == {"p1": False, "p2": True}
+    pairs = pd.DataFrame({"pair_id": ["p1", "p2"], "corpus": ["a", "a"]})
+    distribution = degree_distribution(degrees.reset_index(), pairs, "corpus").set_index("corpus")
+    assert distribution.loc["all", "n_within_theta"] == 1

@@ -112,3 +112,49 @@ def test_llm_vote_has_no_checker_rows(table):
 
 def test_no_oracle_metric_gives_an_empty_table():
     assert oracle_table(PAIRS, verdicts_frame([("p1", "lev", None)])).empty
+
+
+def checked_all(label_verdict, phi, no=None):
+    """A pair of a run with LLM_CHECK_YES_ON=all: the yes-checker's result is there whatever the verdict."""
+    details = {"answers": [], "verdict": label_verdict, "consistency": 1.0, "accepted": False}
+    details["yes_check"] = {"phi_or": phi[0], "phi_and": phi[1]}
+    if no is not None:
+        details["no_check"] = {"accepted": no[1], "category": no[0]}
+    return details
+
+
+ALL_PAIRS = pd.DataFrame({"pair_id": ["q1", "q2", "q3", "q4", "q5", "q6"], "label": [1, 1, 1, 0, 0, 0]})
+ALL_DETAILS = [
+    ("q1", "llm_checked", checked_all("yes", (True, True))),
+    ("q2", "llm_checked", checked_all("no", (True, False), no=("AI", False))),
+    ("q3", "llm_checked", checked_all(None, (False, False))),  # no verdict, still proved (or not)
+    ("q4", "llm_checked", checked_all("yes", (True, False))),
+    ("q5", "llm_checked", checked_all("no", (False, False), no=("~A~I", True))),
+    ("q6", "llm_checked", checked_all("no", (False, False), no=("~A~I", False))),
+]
+
+
+@pytest.mark.parametrize(
+    ("part", "keys", "expected"),
+    [
+        # Over every labelled pair of the class, as the paper's percentages are (q3 without a verdict included).
+        ("table3_by_label", {"checker": "phi_or", "label": "paraphrase"}, (2, 3)),
+        ("table3_by_label", {"checker": "phi_and", "label": "paraphrase"}, (1, 3)),
+        ("table3_by_label", {"checker": "phi_or", "label": "non_paraphrase"}, (1, 3)),
+        ("table3_by_label", {"checker": "phi_and", "label": "non_paraphrase"}, (0, 3)),
+        # Over every oracle yes / no, the no verdicts included, which the scheme itself never proves.
+        ("table3_by_verdict", {"checker": "phi_or", "verdict": "yes"}, (2, 2)),
+        ("table3_by_verdict", {"checker": "phi_and", "verdict": "yes"}, (1, 2)),
+        ("table3_by_verdict", {"checker": "phi_or", "verdict": "no"}, (1, 3)),
+        ("table3_by_verdict", {"checker": "phi_and", "verdict": "no"}, (0, 3)),
+        ("no_test_by_category", {"group": "AI"}, (0, 1)),
+        ("no_test_by_category", {"group": "~A~I"}, (1, 2)),
+    ],
+)
+def test_all_pairs_mode_gives_table3_with_the_papers_denominators(part, keys, expected):
+    table = oracle_table(ALL_PAIRS, verdicts_frame(ALL_DETAILS))
+    assert pick(table, "llm_checked", part, **keys) == expected
+
+
+def test_without_the_all_pairs_mode_there_is_no_table3(table):
+    assert not table["part"].str.startswith("table3").any()

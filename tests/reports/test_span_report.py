@@ -127,3 +127,25 @@ def test_the_degree_is_correlated_with_the_5_way_answers_when_judges_gave_both(c
     row = correlation.loc["5-way answer (mean ordinal)"]
     # More tagged words, less similar answers: a perfect inverse ranking on these three pairs.
     assert row["n_pairs"] == 3 and row["spearman"] == pytest.approx(-1.0)
+
+
+def test_the_span_tables_by_system_follow_the_campaigns_system_setting(campaign, tmp_path):
+    campaign.task_type = "spans"
+    campaign.system_keys = "model"
+    campaign.save()
+    import_pairs(
+        campaign,
+        b'{"id": "g", "source": "A b c.", "hypothesis": "A b d.", "model": "m1", '
+        b'"source_tags": [0, 0, 1, 0], "hypothesis_tags": [0, 0, 1, 0]}\n'
+        b'{"id": "h", "source": "E f g.", "hypothesis": "E f g h.", "model": "m2", '
+        b'"source_tags": [0, 0, 0, 0], "hypothesis_tags": [0, 0, 0, 0, 0]}\n'
+        b'{"id": "i", "source": "I j k.", "hypothesis": "I j l.", '
+        b'"source_tags": [0, 0, 0, 0], "hypothesis_tags": [0, 0, 0, 0]}\n',
+    )
+    call_command("report", campaign.slug, "--out", str(tmp_path), "--no-figures")
+    by_system = pd.read_csv(tmp_path / "span_degree_by_system.csv").set_index("system")
+    assert by_system["n_pairs"].to_dict() == {"(no system)": 1, "m1": 1, "m2": 1, "all": 3}
+    assert by_system.loc["m1", "mean_tagged_share"] == pytest.approx(2 / 8)
+    # Section 5.3's subset: at most 5% of the words tagged (h and i tag none).
+    assert by_system.loc["all", "n_within_theta"] == 2
+    assert set(pd.read_csv(tmp_path / "span_degree.csv")["system"]) == {"m1", "m2", "(no system)"}

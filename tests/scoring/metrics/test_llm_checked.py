@@ -1,11 +1,17 @@
 """llm_checked: the checker's functions on given verdicts, then the whole metric on the embedded model."""
 
+import random
+
 import pytest
 
+from bench.oracle_alignment import acceptance, outcomes, read_fixture
 from scoring.metrics import get_metric
 from scoring.metrics.llm_checked import (
     candidate_alignments,
+    category,
+    choose_test,
     cover,
+    has_alignment,
     minimum_correct,
     no_check,
     phrase_spans,
@@ -93,13 +99,73 @@ def test_the_yes_checker_accepts_an_identical_pair_and_rejects_an_unrelated_one(
     assert not unrelated["phi_or"] and unrelated["phrases"] == dict.fromkeys(unrelated["rho"])
 
 
-def test_the_no_checker_rejects_a_no_on_an_identical_pair(metric):
+def test_the_paper_no_test_prefers_an_indifferentiable_paraphrase():
+    kept = [(0, "a"), (0, "b"), (1, "c"), (1, "d")]
+    for seed in range(20):  # whatever the draw, only the indifferentiable ones are candidates
+        assert choose_test(kept, [False, True, False, True], random.Random(seed)) in {(1, True), (3, True)}
+    drawn = {choose_test(kept, [False] * 4, random.Random(seed)) for seed in range(50)}
+    assert drawn == {(0, False), (1, False), (2, False), (3, False)}  # none: a random usable one
+    assert choose_test([], [], random.Random(0)) is None
+
+
+@pytest.mark.parametrize(
+    ("found", "alignment", "aligned"),
+    [
+        ({"s1->s2": [("a", "b")], "s1->s2*": None, "s2->s1": None, "s2->s1*": None}, "or", True),
+        ({"s1->s2": [("a", "b")], "s1->s2*": None, "s2->s1": None, "s2->s1*": None}, "and", False),
+        ({"s1->s2": None, "s1->s2*": [("a", "b")], "s2->s1": None, "s2->s1*": [("b", "a")]}, "and", True),
+        (dict.fromkeys(["s1->s2", "s1->s2*", "s2->s1", "s2->s1*"]), "or", False),
+    ],
+)
+def test_table5_category_a_follows_the_chosen_phi(found, alignment, aligned):
+    assert has_alignment(found, alignment) is aligned
+
+
+def test_table5_categories_are_named_as_in_the_paper():
+    assert [category(a, i) for a, i in [(1, 1), (0, 1), (1, 0), (0, 0)]] == ["AI", "~AI", "A~I", "~A~I"]
+
+
+def test_the_default_no_test_is_the_papers_one_question(metric):
     (result,) = metric.check_no([IDENTICAL])
+    assert result["test"] == "paper"
+    assert len(result["paraphrases"]) == 2 and all(len(texts) == 2 for texts in result["paraphrases"])
+    usable = usable_paraphrases(*IDENTICAL, result["paraphrases"])
+    if usable:  # one question about one usable paraphrase; the no stands only if the oracle says "not equivalent"
+        assert (result["of"] - 1, result["paraphrase"]) in usable
+        assert result["category"].endswith("~I") is not result["indifferentiable"]
+        assert result["accepted"] is (result["answer"] != YES)
+    else:
+        assert result["accepted"] is False
+
+
+@pytest.fixture(scope="module")
+def binomial(metric):
+    return get_metric("llm_checked", device="cpu", dtype="float32", k=3, m=2, seed=3, no_test="binomial")
+
+
+def test_the_binomial_no_test_is_an_option_named_in_the_signature(metric, binomial):
+    assert metric.signature()["check"].endswith("no=paper,yes_on=yes")
+    assert "no=binomial<=0.05" in binomial.signature()["check"]
+
+
+def test_the_binomial_no_checker_rejects_a_no_on_an_identical_pair(binomial):
+    (result,) = binomial.check_no([IDENTICAL])
     assert len(result["paraphrases"]) == 2 and all(len(texts) == 2 for texts in result["paraphrases"])
     assert result["n"] == len(result["attributions"]) <= 4
     assert result["correct"] == sum(right == choice for right, choice in result["attributions"])
     # Two paraphrases a side cannot beat chance at 5%, and on identical sentences nothing should.
     assert result["accepted"] is False
+
+
+def test_the_all_pairs_mode_proves_every_pair_without_changing_the_score():
+    table3 = get_metric("llm_checked", device="cpu", dtype="float32", k=3, m=2, seed=3, yes_on="all")
+    scores, details = table3.score_with_details(
+        sources=[UNRELATED[0], IDENTICAL[0]], hypotheses=[UNRELATED[1], IDENTICAL[1]]
+    )
+    assert all("yes_check" in detail for detail in details)
+    for score, detail in zip(scores, details):
+        if detail["verdict"] != YES:  # proved for Table 3 only: the score still follows the verdict's own checker
+            assert score == ({NO: -1}.get(detail["verdict"], 0) if detail["accepted"] else 0)
 
 
 def test_the_score_is_the_checked_verdict(metric):
@@ -114,3 +180,13 @@ def test_the_score_is_the_checked_verdict(metric):
             assert detail["accepted"] == detail["yes_check"]["phi_or"]
         if detail["verdict"] == NO:
             assert detail["accepted"] == detail["no_check"]["accepted"]
+
+
+def test_the_alignment_alone_accepts_more_than_the_papers_prover_on_its_printed_cases(metric):
+    """bench/oracle_alignment.py's figures, as the card states them: the paper's Tables 12-14 (4 accepted, 5
+    rejected by its parse-tree prover). With every phrase pair confirmed, our span alignment gives phi_or on all
+    nine; with only identical phrases confirmed, on none: the oracle's phrase answers decide."""
+    table = acceptance(outcomes(read_fixture(), metric.encoder))
+    assert table["phi_or"] == {"accept": (4, 4), "reject": (5, 5)}
+    assert table["phi_and"] == {"accept": (3, 4), "reject": (3, 5)}
+    assert table["phi_or_identical_only"] == {"accept": (0, 4), "reject": (0, 5)}

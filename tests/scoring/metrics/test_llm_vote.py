@@ -3,7 +3,16 @@
 import pytest
 
 from scoring.metrics import HIGHER, get_metric
-from scoring.metrics.llm_vote import NO, UNPARSEABLE, YES, fill, parse_answer, vote
+from scoring.metrics.llm_vote import (
+    NO,
+    PAPER_EQUIVALENCE,
+    UNPARSEABLE,
+    YES,
+    fill,
+    parse_answer,
+    parse_explanation,
+    vote,
+)
 
 SOURCES = ["It is raining.", "He repaired the bicycle with an old set of tools."]
 HYPOTHESES = ["It's raining.", "The stock market crashed in 1929."]
@@ -26,6 +35,8 @@ def scored(metric):
         ("yes.", YES),
         ('{"answer": "no", "explanation": "..."}', NO),
         ("1. No, 2. yes", NO),
+        ('{"explanation": "Not the same: no.", "answer": "yes"}', YES),  # the key wins over a word before it
+        ("{'answer': 'No', 'explanation': 'x'}", NO),
         ("Yesterday it rained", UNPARSEABLE),
         ("1. 'The museum will close", UNPARSEABLE),
         ("", UNPARSEABLE),
@@ -48,6 +59,28 @@ def test_it_votes_by_majority_and_keeps_self_consistency(answers, verdict, consi
     assert vote(answers) == pytest.approx((verdict, consistency, yes_share))
 
 
+@pytest.mark.parametrize(
+    ("reply", "explanation"),
+    [
+        ('{"answer": "no", "explanation": "Different years."}', "Different years."),
+        ('{"answer": "yes", "explanation": "Both say it rains', "Both say it rains"),  # cut off by the token budget
+        ("Yes", None),
+    ],
+)
+def test_it_keeps_the_explanation_of_a_json_reply(reply, explanation):
+    assert parse_explanation(reply) == explanation
+
+
+def test_the_default_prompt_is_the_papers_prompt_5():
+    assert PAPER_EQUIVALENCE.system == (
+        "You are a helpful assistant that decides if two sentences are paraphrases designed to output JSON."
+    )
+    assert fill(PAPER_EQUIVALENCE.user, "A.", "B.") == (
+        "Decide whether the following two sentences are semantically equivalent:\n1. 'A.' 2. 'B.'\n"
+        "Answer yes or no and provide a short explanation. Output with keys 'answer' and 'explanation'."
+    )
+
+
 def test_it_fills_prompts_leaving_braces_in_sentences_alone():
     assert fill("1. '{first}' 2. '{second}'", "a {second}", "b") == "1. 'a {second}' 2. 'b'"
 
@@ -56,7 +89,8 @@ def test_it_stores_k_answers_and_scores_the_share_of_yes(scored):
     scores, details = scored
     assert len(scores) == len(details) == 2
     for score, detail in zip(scores, details):
-        assert len(detail["answers"]) == len(detail["replies"]) == 3
+        assert len(detail["answers"]) == len(detail["replies"]) == len(detail["explanations"]) == 3
+        assert detail["explanations"] == [parse_explanation(reply) for reply in detail["replies"]]
         assert detail["answers"] == [parse_answer(reply) for reply in detail["replies"]]
         assert score == pytest.approx(detail["answers"].count(YES) / 3)
         assert (detail["verdict"], detail["consistency"], score) == pytest.approx(vote(detail["answers"]))
@@ -70,6 +104,7 @@ def test_its_signature_names_k_sampling_and_model(metric):
     assert metric.direction == HIGHER
     signature = metric.signature()
     assert (signature["k"], signature["sampling"]) == ("3", "t=0.7,seed=7,max_new_tokens=8")
+    assert signature["prompt"] == "paper,max_new_tokens=64"
     assert signature["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
