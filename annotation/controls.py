@@ -12,6 +12,7 @@ import random
 
 from django.db import transaction
 
+from campaigns.importers import MetadataKeyCap
 from campaigns.models import Pair
 
 from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
@@ -78,6 +79,9 @@ def add_control_pairs(campaign, rows):
     if missing:
         shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
         raise ValueError(f"control items need a label (the expected answer, 1 = paraphrase): none on {shown}")
+    cap = MetadataKeyCap(campaign)
+    for row in rows:
+        cap.add({**row.metadata, "control": "uploaded"}, row.location or "a row")
     with transaction.atomic():
         first = campaign.control_pairs.count() + 1
         Pair.objects.bulk_create(

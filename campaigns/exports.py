@@ -23,9 +23,10 @@ FAILED_EXPORT_LINE = "# EXPORT FAILED: the server hit an error midway; the file 
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet that splits on another separator (";" in many locales, tab, "|") starts a
-# new cell there: a trigger right after one would start a formula too ("safe;=1+1").
+# new cell there: a trigger right after one would start a formula too ("safe;=1+1"); so does
+# a line break inside a quoted cell, to a reader that splits lines before quotes ("a\n=1+1").
 # "-" counts only when glued to what follows, so a dash in prose ("yes; - no") stays as written.
-FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t]\s*)(?=[=+@]|-\S)")
+FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t\r\n]\s*)(?=[=+@]|-\S)")
 
 
 def neutralise_formula(text):
@@ -39,7 +40,8 @@ def neutralise_formula(text):
 def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
-    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
+    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised, header
+    cells (column names: metadata keys come from imported files) as data cells;
     numeric columns, negative scores included, are left as numbers. `comments`, when
     given, open the file as "# ..." lines (read back with pandas' `comment='#'`).
     """
@@ -51,7 +53,7 @@ def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> 
                 write_csv(frame, handle, header=header)
             return
         path_or_buffer.write(text)
-    safe = frame.copy()
+    safe = frame.rename(columns=neutralise_formula)
     for column in safe.columns:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(neutralise_formula)
