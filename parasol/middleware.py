@@ -1,9 +1,9 @@
-"""Request-size cap and Content-Security-Policy, for every response."""
+"""Request-size cap, NUL characters refused, and Content-Security-Policy, for every response."""
 
 import re
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 
 # Where a researcher may send a corpus; every other body is a small form or JSON.
 UPLOAD_PATHS = re.compile(r"^/(api/|campaigns/[^/]+/upload/$|campaigns/[^/]+/generations/new/$)")
@@ -42,6 +42,56 @@ class RequestSizeLimitMiddleware:
                 content_type="text/plain",
             )
         return self.get_response(request)
+
+
+# A JSON string's NUL: "\u0000" not itself escaped (an even run of backslashes before it).
+JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+NUL_MESSAGE = "The request contains a NUL character (0x00, %00 or \\u0000), which no text here may hold."
+
+
+class NulCharacterMiddleware:
+    """No NUL reaches a view: PostgreSQL stores none in text and answers one in a query with an error (a 500).
+
+    A NUL in the path (a slug, a token, an id) names nothing: 404, as any unknown address. A NUL in
+    text the client sends (query string, form fields and file names, JSON bodies) is refused: 400,
+    saying so. Uploaded file contents are left to the importer, whose message names the line.
+    Runs after the authentication middleware, so the 404 page renders as every other one.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info:
+            raise Http404("No such page.")
+        # A cookie holding a NUL is no one's: dropped, as if absent (a judge's cookie is looked up).
+        for name in [name for name, value in request.COOKIES.items() if "\x00" in name + value]:
+            del request.COOKIES[name]
+        if self._has_nul(request):
+            if request.path_info.startswith("/api/"):
+                return JsonResponse({"detail": NUL_MESSAGE}, status=400)
+            return HttpResponse(NUL_MESSAGE, status=400, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
+
+    def _has_nul(self, request):
+        if _any_nul(request.GET):
+            return True
+        content_type = request.META.get("CONTENT_TYPE", "")
+        if content_type.startswith("application/json"):
+            body = request.body
+            return b"\x00" in body or JSON_NUL.search(body) is not None
+        if not content_type.startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
+            return False
+        if request.method == "POST":  # parsed by Django (as the CSRF check would anyway)
+            names = [upload.name or "" for upload in request.FILES.values()]
+            return _any_nul(request.POST) or any("\x00" in name for name in names)
+        # PUT or PATCH (the API's form parsers): Django leaves the body raw.
+        body = request.body
+        return b"\x00" in body or (content_type.startswith("application/x-www") and b"%00" in body)
+
+
+def _any_nul(query_dict):
+    return any("\x00" in key or any("\x00" in value for value in values) for key, values in query_dict.lists())
 
 
 class ContentSecurityPolicyMiddleware:
