@@ -12,14 +12,11 @@ from urllib.parse import quote
 import pytest
 import requests
 from django.contrib.admindocs.views import extract_views_from_urlpatterns, simplify_regex
-from django.db import connection
 from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 
-from bench import load_judges
-from tests import servers
 from tests.factories import add_pairs, make_judge, remember
-from tests.system.conftest import log_in
+from tests.system.conftest import production_login
 
 NUL = "\x00"
 PLACEHOLDER = re.compile(r"<(?:\w+:)?(\w+)>")
@@ -154,28 +151,13 @@ def test_a_judge_cookie_with_a_nul_is_ignored(client, setting):
     assert client.get(f"/j/{campaign.slug}/").status_code == 200
 
 
-@pytest.fixture
-def gunicorn(transactional_db):
-    """gunicorn with production settings on the test database (SQLite or PostgreSQL, as the run is)."""
-    env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
-    port = servers.free_port()
-    process = load_judges.start_gunicorn(env, port, workers=1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        servers.stop(process)
-
-
 def test_a_nul_through_gunicorn_is_never_a_500(gunicorn, campaign, researcher, settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]  # as production checks it
-    researcher.set_password("pw-researcher-123")
-    researcher.save()
     add_pairs(campaign, 3)
     judge = make_judge(campaign)
     judge_paths = ["/j/demo%00/", f"/j/demo/{judge.token}%00/", "/j/demo/%00/answer/", "/j/demo/me%00/questions/"]
     researcher_paths = ["/campaigns/demo%00/report/", "/reports/tables/table1%00.csv", "/api/campaigns/demo%00/"]
     researcher_paths += ["/admin/campaigns/campaign/1%00/change/", "/campaigns/demo%00/export/pairs.csv"]
-    anonymous, logged_in = requests.Session(), log_in(gunicorn, "researcher", "pw-researcher-123")
+    anonymous, logged_in = requests.Session(), production_login(researcher, settings, gunicorn)
     for session, paths in ((anonymous, judge_paths + researcher_paths), (logged_in, researcher_paths)):
         for path in paths:
             for method in ("GET", "POST", "HEAD"):
