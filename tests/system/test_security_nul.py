@@ -119,24 +119,33 @@ def test_a_nul_in_questionnaire_answers_is_refused_and_nothing_is_stored(client,
     assert judge.questionnaire_answers in ({}, None)
 
 
-def test_a_nul_in_a_researcher_form_is_refused(client, setting, researcher):
+def test_a_nul_in_a_researcher_form_is_refused_naming_the_field(client, setting, researcher):
     client.force_login(researcher)
     response = client.post("/campaigns/new/", {"slug": "other", "name": "A\x00name", "pairs_per_judge": 10})
-    assert response.status_code == 400 and "NUL character" in response.content.decode()
+    assert response.status_code == 400 and "The form field 'name' contains a NUL character" in response.content.decode()
 
 
 @pytest.mark.parametrize(
-    "method, address, body",
+    "method, address, body, where",
     [
-        ("post", "/api/campaigns/", '{"slug": "other", "name": "bad\\u0000name"}'),
-        ("patch", "/api/campaigns/demo/", '{"description": "bad\\u0000"}'),
-        ("post", "/api/campaigns/demo/pairs/", '[{"source": "A.", "hypothesis": "B.", "metadata": {"k\\u0000": 1}}]'),
+        ("post", "/api/campaigns/", '{"slug": "other", "name": "bad\\u0000name"}', "at name "),
+        ("patch", "/api/campaigns/demo/", '{"description": "bad\\u0000"}', "at description "),
+        ("post", "/api/campaigns/demo/pairs/", '[{"source": "A.", "hypothesis": "B.\\u0000"}]', "at [0].hypothesis "),
+        (
+            "post",
+            "/api/campaigns/demo/pairs/",
+            '[{"source": "A.", "hypothesis": "B.", "metadata": {"k\\u0000": 1}}]',
+            "(a key)",
+        ),
     ],
 )
-def test_a_nul_in_an_api_body_is_a_clear_400(client, setting, researcher, method, address, body):
+def test_a_nul_in_an_api_body_is_a_clear_400_naming_its_place(
+    client, setting, researcher, method, address, body, where
+):
     client.force_login(researcher)
     response = getattr(client, method)(address, body, content_type="application/json")
-    assert response.status_code == 400 and "NUL character" in response.json()["detail"]
+    detail = response.json()["detail"]
+    assert response.status_code == 400 and "NUL character" in detail and where in detail, detail
 
 
 def test_an_escaped_backslash_before_u0000_is_text_not_a_nul(client, setting, researcher):
