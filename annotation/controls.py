@@ -18,6 +18,7 @@ from collections import Counter
 from django.db import transaction
 
 from annotation.criteria_scale import PEM_CONTROL_SYSTEMS
+from campaigns.importers import MetadataKeyCap
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from scoring.metrics.words import word_tokens
 
@@ -85,6 +86,9 @@ def add_control_pairs(campaign, rows):
     if missing:
         shown = ", ".join(missing[:5]) + (" …" if len(missing) > 5 else "")
         raise ValueError(f"control items need a label (the expected answer, 1 = paraphrase): none on {shown}")
+    cap = MetadataKeyCap(campaign)
+    for row in rows:
+        cap.add({**row.metadata, "control": "uploaded"}, row.location or "a row")
     with transaction.atomic():
         first = campaign.control_pairs.count() + 1
         Pair.objects.bulk_create(

@@ -4,7 +4,7 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
-from .exports import csv_chunks, write_csv
+from .exports import csv_chunks, guarded_chunks, write_csv
 from .models import Campaign
 
 # Researchers are staff users; anyone else is sent to the researcher login.
@@ -26,6 +26,7 @@ def csv_response(frame, filename, comments=()):
 
 def csv_stream_response(frames, columns, filename):
     """A CSV download of consecutive DataFrames, written as it is sent: memory stays flat for any number of rows."""
-    response = StreamingHttpResponse(csv_chunks(frames, columns), content_type="text/csv; charset=utf-8")
+    chunks = guarded_chunks(csv_chunks(frames, columns), filename)
+    response = StreamingHttpResponse(chunks, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

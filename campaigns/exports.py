@@ -4,18 +4,29 @@ The frames they hold are built elsewhere (`reports.exports` for pairs and judgme
 """
 
 import io
+import logging
+import os
 import re
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
 
+logger = logging.getLogger(__name__)
+
+# The last line of a streamed export that failed midway: a comment line no CSV reader takes for a
+# row (pandas' `comment='#'` drops it, a spreadsheet shows it), so a short file never looks complete.
+# The error itself goes to the server's log only: its text may name internals.
+FAILED_EXPORT_LINE = "# EXPORT FAILED: the server hit an error midway; the file is incomplete (see the server log).\r\n"
+
 # A spreadsheet runs a cell starting with one of these as a formula (CSV injection).
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet that splits on another separator (";" in many locales, tab, "|") starts a
-# new cell there: a trigger right after one would start a formula too ("safe;=1+1").
+# new cell there: a trigger right after one would start a formula too ("safe;=1+1"); so does
+# a line break inside a quoted cell, to a reader that splits lines before quotes ("a\n=1+1").
 # "-" counts only when glued to what follows, so a dash in prose ("yes; - no") stays as written.
-FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t]\s*)(?=[=+@]|-\S)")
+FORMULA_AFTER_SEPARATOR = re.compile(r"([;,|\t\r\n]\s*)(?=[=+@]|-\S)")
 
 
 def neutralise_formula(text):
@@ -29,7 +40,8 @@ def neutralise_formula(text):
 def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
-    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised;
+    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised, header
+    cells (column names: metadata keys come from imported files) as data cells;
     numeric columns, negative scores included, are left as numbers. `comments`, when
     given, open the file as "# ..." lines (read back with pandas' `comment='#'`).
     """
@@ -41,7 +53,7 @@ def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> 
                 write_csv(frame, handle, header=header)
             return
         path_or_buffer.write(text)
-    safe = frame.copy()
+    safe = frame.rename(columns=neutralise_formula)
     for column in safe.columns:
         if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
             safe[column] = safe[column].map(neutralise_formula)
@@ -59,3 +71,36 @@ def csv_chunks(frames: Iterable[pd.DataFrame], columns: list[str]) -> Iterator[s
         buffer = io.StringIO()
         write_csv(frame, buffer, header=False)
         yield buffer.getvalue()
+
+
+def guarded_chunks(chunks: Iterable[str], name: str) -> Iterator[str]:
+    """`chunks` as sent over HTTP; if one fails after the response has started, log it and end with FAILED_EXPORT_LINE.
+
+    The status line (200) is already sent by then: this line is the only way left to say the file is short.
+    """
+    try:
+        yield from chunks
+    except Exception:
+        logger.exception("The export %s failed midway; the client got a truncated file marked as such.", name)
+        yield FAILED_EXPORT_LINE
+
+
+def write_atomically(path, chunks: Iterable[str]) -> None:
+    """Write `chunks` to a temporary file beside `path`, renamed to `path` only once complete.
+
+    If any chunk fails, the temporary file is removed and the error raised: `path` is either the
+    whole new file or left as it was, never a short file that looks complete.
+    """
+    path = Path(path)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, on success and on failure)
+        "w", encoding="utf-8", newline="", dir=path.parent, prefix=f".{path.name}.", suffix=".partial", delete=False
+    )
+    try:
+        with handle:
+            handle.writelines(chunks)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise

@@ -240,8 +240,10 @@ class _IdAllocator:
         self.next_id = max((int(pair_id) for pair_id in numbered), default=0) + 1
         self.pending = {}  # numbers given to rows of the chunk not yet inserted -> their Pair
         self.stored = set()  # numbers given to rows already inserted
+        self.metadata_keys = MetadataKeyCap(campaign)
 
     def pair_of(self, row: PairRow) -> Pair:
+        self.metadata_keys.add(row.metadata, row.location)
         external_id = row.external_id
         if external_id is None:
             external_id = self._next_free()
@@ -288,6 +290,30 @@ class _IdAllocator:
         self.taken.add(external_id)
         self.next_id += 1
         return external_id
+
+
+class MetadataKeyCap:
+    """Refuses the row that would give the campaign more distinct metadata keys than PARASOL_METADATA_MAX_KEYS.
+
+    Each key is a column of every export, so keys spread over rows (a few per row, different
+    in each) widen them as much as one wide row: the cap counts the campaign, not the row.
+    Used by every path that stores pairs: imports (`_save_rows`) and uploaded control items.
+    """
+
+    def __init__(self, campaign):
+        self.campaign = campaign
+        self.keys = campaign.metadata_keys_stored()
+
+    def add(self, metadata, location):
+        new = set(metadata or {}) - self.keys
+        limit = settings.PARASOL_METADATA_MAX_KEYS
+        if new and len(self.keys) + len(new) > limit:
+            raise CorpusImportError(
+                f"{location}: its metadata keys would give campaign {self.campaign.slug!r} "
+                f"{len(self.keys) + len(new):,} distinct metadata keys (extra columns), more than the limit of "
+                f"{limit:,} (PARASOL_METADATA_MAX_KEYS); nothing was imported"
+            )
+        self.keys |= new
 
 
 def _check_size(stream):

@@ -6,7 +6,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -174,6 +174,23 @@ class Campaign(models.Model):
         """The metadata keys naming each pair's system, or None for the default."""
         keys = [key.strip() for key in self.system_keys.split(",") if key.strip()]
         return keys or None
+
+    def metadata_keys_stored(self) -> set[str]:
+        """The distinct metadata keys of all the campaign's pairs, read by the database (not row by row)."""
+        table = Pair._meta.db_table
+        if connection.vendor == "postgresql":
+            sql = (
+                f"SELECT DISTINCT jsonb_object_keys(metadata) FROM {table} "
+                "WHERE campaign_id = %s AND jsonb_typeof(metadata) = 'object'"
+            )
+        else:
+            sql = (
+                f"SELECT DISTINCT entry.key FROM {table}, json_each({table}.metadata) AS entry "
+                f"WHERE {table}.campaign_id = %s AND json_type({table}.metadata) = 'object'"
+            )
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [self.pk])
+            return {key for (key,) in cursor.fetchall()}
 
     @property
     def real_pairs(self):

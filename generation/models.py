@@ -21,7 +21,7 @@ from django.db import OperationalError, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from campaigns.importers import import_rows
+from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
 from scoring.metrics.filters import bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
@@ -275,7 +275,12 @@ class GenerationRun(models.Model):
         except Exception as error:
             self.fail(f"{error.__class__.__name__}: {error}")
             raise
-        self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
+        try:
+            self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
+        except CorpusImportError as error:
+            # The importer's checks hold here too (the campaign's metadata key cap): the run fails saying so.
+            self.fail(f"the outputs could not become pairs: {error}")
+            return stored
         self.finish_if_complete()
         return stored
 

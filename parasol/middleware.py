@@ -1,9 +1,10 @@
-"""Request-size cap and Content-Security-Policy, for every response."""
+"""Request-size cap, NUL characters refused, and Content-Security-Policy, for every response."""
 
+import json
 import re
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 
 # Where a researcher may send a corpus; every other body is a small form or JSON.
 UPLOAD_PATHS = re.compile(r"^/(api/|campaigns/[^/]+/upload/$|campaigns/[^/]+/generations/new/$)")
@@ -42,6 +43,95 @@ class RequestSizeLimitMiddleware:
                 content_type="text/plain",
             )
         return self.get_response(request)
+
+
+# A JSON string's NUL: "\u0000" not itself escaped (an even run of backslashes before it). A raw
+# 0x00 byte is no JSON at all (or UTF-16): the parser refuses it on its own.
+JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+FORM_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
+NUL_MESSAGE = "{where} contains a NUL character (0x00, sent as %00 or \\u0000), which no text here may hold."
+
+
+class NulCharacterMiddleware:
+    """No NUL reaches a view: PostgreSQL stores none in text and answers one in a query with an error (a 500).
+
+    A NUL in the path (a slug, a token, an id) names nothing: 404, as any unknown address. A NUL in
+    text the client sends (query string, form fields and file names, JSON bodies) is refused: 400,
+    naming where it is. Uploaded file contents are left to the importer, whose message names the line.
+    Runs after the authentication middleware, so the 404 page renders as every other one.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if "\x00" in request.path_info:
+            raise Http404("No such page.")
+        # A cookie holding a NUL is no one's: dropped, as if absent (a judge's cookie is looked up).
+        for name in [name for name, value in request.COOKIES.items() if "\x00" in name + value]:
+            del request.COOKIES[name]
+        where = _where_nul(request)
+        if where is None:
+            return self.get_response(request)
+        message = NUL_MESSAGE.format(where=where)
+        if request.path_info.startswith("/api/"):
+            return JsonResponse({"detail": message}, status=400)
+        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+
+
+def _where_nul(request):
+    """Where the request's text holds a NUL ("The query parameter 'c'"...), or None."""
+    where = _field_with_nul(request.GET, "The query parameter")
+    if where is not None:
+        return where
+    content_type = request.META.get("CONTENT_TYPE", "")
+    if content_type.startswith("application/json"):
+        return _json_nul(request.body)
+    if not content_type.startswith(FORM_TYPES):
+        return None
+    if request.method == "POST" and not request.path_info.startswith("/api/"):
+        # A page's form, parsed here as the CSRF check would anyway; file contents are the importer's.
+        names = {field: upload.name or "" for field, upload in request.FILES.items()}
+        return _field_with_nul(request.POST, "The form field") or _field_with_nul(names, "The file name of")
+    # The API parses its body itself (a parsed form would hide an unsupported one from it), and
+    # Django leaves PUT and PATCH bodies raw: the bytes are read, and stay readable.
+    body = request.body
+    if b"\x00" in body or (content_type.startswith(FORM_TYPES[1]) and b"%00" in body):
+        return "The request body"
+    return None
+
+
+def _field_with_nul(fields, what):
+    for key in fields:
+        values = fields.getlist(key) if hasattr(fields, "getlist") else [fields[key]]
+        if "\x00" in key or any("\x00" in value for value in values):
+            return f"{what} {key.replace(chr(0), '␀')!r}"
+    return None
+
+
+def _json_nul(body):
+    if JSON_NUL.search(body) is None:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None  # not JSON: the API's parser says so
+    return f"The JSON body at {_json_path_of_nul(data, '') or 'its top level'}"
+
+
+def _json_path_of_nul(value, path):
+    """The path (`[0].source`) of the first string or key holding a NUL."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        inner = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key.replace(chr(0), '␀')}".lstrip(".")
+        if isinstance(key, str) and "\x00" in key:
+            return f"{inner} (a key)"
+        found = _json_path_of_nul(item, inner)
+        if found is not None:
+            return found
+    return None
 
 
 class ContentSecurityPolicyMiddleware:

@@ -133,6 +133,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "parasol.middleware.NulCharacterMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -391,6 +392,9 @@ IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
 PARASOL_MAX_SENTENCE_CHARS = env_int("PARASOL_MAX_SENTENCE_CHARS", 5000, minimum=1)
 PARASOL_IMPORT_MAX_COLUMNS = env_int("PARASOL_IMPORT_MAX_COLUMNS", 50, minimum=2)
 PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minimum=2)
+# Per campaign: each distinct metadata key is a column of every export and report table, so
+# keys spread over rows (few per row, different in each) are capped across the campaign too.
+PARASOL_METADATA_MAX_KEYS = env_int("PARASOL_METADATA_MAX_KEYS", 200, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
 # Any other request (judge answers, researcher forms) is small: a bigger body is refused

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.diff import word_diff
 from annotation.tagging import SIDES, majority_word_tags, out_of_range, tags_of
-from campaigns.models import Pair
+from campaigns.models import Pair, tokens_of
 
 from .base import AnswerForm, ReportSection, TaskType
 from .similarity import Similarity, SimilarityAnswerForm
@@ -123,10 +123,13 @@ class Spans(TaskType):
 
     def aggregate(self, judgments, pair_ids):
         """Per pair: taggings counted, the majority tagging's words and its share of each sentence and of both."""
-        tokens = dict(Pair.objects.filter(pk__in=list(pair_ids)).values_list("pk", "tokens"))
+        pairs = Pair.objects.filter(pk__in=list(pair_ids)).values_list("pk", "tokens", "source", "hypothesis")
+        # An older pair without stored tokens gets them as `Pair.words` would (a tagging indexes them).
+        tokens = {pk: stored or tokens_of(source, hypothesis) for pk, stored, source, hypothesis in pairs}
         by_pair = judgments.groupby("pair_id")["values"].apply(list).to_dict() if len(judgments) else {}
         rows = [_pair_result(tokens.get(pair_id) or {}, by_pair.get(pair_id, [])) for pair_id in pair_ids]
-        return pd.DataFrame(rows, index=pd.Index(pair_ids), columns=self.pair_columns)
+        # Spans' own columns, not `self.pair_columns`: SimilaritySpans adds the similarity ones beside these.
+        return pd.DataFrame(rows, index=pd.Index(pair_ids), columns=Spans.pair_columns)
 
 
 class SimilaritySpans(Spans):
@@ -192,13 +195,16 @@ def _indexes_in_changed_segments(words, segments):
 def _pair_result(tokens, taggings):
     """One pair's aggregate: the per-word majority over its taggings, as words and shares."""
     result = {"n_taggings": len(taggings)}
+    if not taggings:
+        # An untagged pair has no majority tagging: its cells stay empty (not "no word tagged").
+        return result | {column: None for column in Spans.pair_columns[1:]}
     tagged_total = words_total = 0
     for side in SIDES:
         words = tokens.get(side, [])
         majority = majority_word_tags([tags_of(tagging.get(side, []), len(words)) for tagging in taggings])
         tagged = [word for word, tag in zip(words, majority, strict=True) if tag]
-        result[f"{side}_tagged_words"] = " ".join(tagged) if taggings else None
-        result[f"{side}_tagged_share"] = len(tagged) / len(words) if taggings and words else None
+        result[f"{side}_tagged_words"] = " ".join(tagged)
+        result[f"{side}_tagged_share"] = len(tagged) / len(words) if words else None
         tagged_total, words_total = tagged_total + len(tagged), words_total + len(words)
-    result["tagged_share"] = tagged_total / words_total if taggings and words_total else None
+    result["tagged_share"] = tagged_total / words_total if words_total else None
     return result

@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db
 FAST = hypothesis_settings(
     max_examples=60, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-PAIRS_MESSAGE = re.compile(r"^(row \d+: \S|no pairs were given|JSON parse error|another import)")
+# A NUL anywhere in the body is refused before the importer, naming its place (parasol.middleware).
+PAIRS_MESSAGE = re.compile(r"^(row \d+: \S|no pairs were given|JSON parse error|another import|The JSON body at \S)")
 
 texts = st.text(max_size=20) | st.sampled_from(HOSTILE)
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | texts

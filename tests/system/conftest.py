@@ -44,3 +44,28 @@ def api_of(live_server):
         return session
 
     return make
+
+
+@pytest.fixture
+def gunicorn(transactional_db):
+    """gunicorn with production settings on the test database (SQLite, or PostgreSQL under tests.pgserver)."""
+    from django.db import connection
+
+    from bench import load_judges
+    from tests import servers
+
+    env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
+    port = servers.free_port()
+    process = load_judges.start_gunicorn(env, port, workers=1)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        servers.stop(process)
+
+
+def production_login(user, settings, base):
+    """A session logged in on a production server: the password hashed as production checks it (not MD5)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    user.set_password(f"pw-{user.username}-123")
+    user.save()
+    return log_in(base, user.username, f"pw-{user.username}-123")

@@ -1,10 +1,8 @@
 """python manage.py export_pairs CAMPAIGN --out FILE.csv [--judgments | --spans]"""
 
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.exports import csv_chunks
+from campaigns.exports import FAILED_EXPORT_LINE, csv_chunks, write_atomically
 from campaigns.models import Campaign
 from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages, tagging_lines
 from scoring.service import signature_lines
@@ -44,29 +42,45 @@ class Command(BaseCommand):
 
         # Written chunk by chunk: memory stays flat however many rows the campaign has.
         chunks = csv_chunks(counted(frames), columns)
-        if out == "-":
-            for text in chunks:
-                self.stdout.write(text, ending="")
-            return
+        what = "judgments" if judgments else "pairs"
+        self._write(chunks, out, what, target)
+        if signatures and out != "-":
+            # Metric columns are only comparable under the same signature: publish them beside the CSV.
+            self._write([signature_lines(signatures)], f"{out}.signatures.txt", "signatures", target)
+        if out != "-":
+            self.stdout.write(self.style.SUCCESS(f"Wrote {rows[0]} {what} of campaign {target.slug!r} to {out}."))
+
+    def _write(self, chunks, out, what, campaign):
+        """Write to standard output, or to `out` through a temporary file renamed only when complete.
+
+        A failure midway is a CommandError (exit status 1) naming the problem; on standard output,
+        whose reader already has the first rows, the text then ends with FAILED_EXPORT_LINE.
+        """
         try:
-            with open(out, "w", encoding="utf-8", newline="") as handle:
-                handle.writelines(chunks)
-            if signatures:
-                # Metric columns are only comparable under the same signature: publish them beside the CSV.
-                Path(f"{out}.signatures.txt").write_text(signature_lines(signatures))
+            if out == "-":
+                for text in chunks:
+                    self.stdout.write(text, ending="")
+            else:
+                write_atomically(out, chunks)
         except OSError as error:
             raise CommandError(f"Cannot write {out}: {error.strerror}.") from None
-        what = "judgments" if judgments else "pairs"
-        self.stdout.write(self.style.SUCCESS(f"Wrote {rows[0]} {what} of campaign {target.slug!r} to {out}."))
+        except Exception as error:
+            if out == "-":
+                self.stdout.write(FAILED_EXPORT_LINE, ending="")
+            where = (
+                "the text on standard output is incomplete (its last line says so)"
+                if out == "-"
+                else f"{out} was not written, as it would be incomplete"
+            )
+            raise CommandError(
+                f"The export of the {what} of campaign {campaign.slug!r} failed midway "
+                f"({type(error).__name__}: {error}); {where}."
+            ) from error
 
     def _write_taggings(self, campaign, out):
         lines = tagging_lines(campaign)
-        text = "".join(f"{line}\n" for line in lines)
-        if out == "-":
-            self.stdout.write(text, ending="")
-            return
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise CommandError(f"Cannot write {out}: {error.strerror}.") from None
-        self.stdout.write(self.style.SUCCESS(f"Wrote {len(lines)} taggings of campaign {campaign.slug!r} to {out}."))
+        self._write((f"{line}\n" for line in lines), out, "taggings", campaign)
+        if out != "-":
+            self.stdout.write(
+                self.style.SUCCESS(f"Wrote {len(lines)} taggings of campaign {campaign.slug!r} to {out}.")
+            )
