@@ -85,6 +85,12 @@ def guarded_chunks(chunks: Iterable[str], name: str) -> Iterator[str]:
         yield FAILED_EXPORT_LINE
 
 
+def _mode_for_new_files():
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_atomically(path, chunks: Iterable[str]) -> None:
     """Write `chunks` to a temporary file beside `path`, renamed to `path` only once complete.
 
@@ -100,6 +106,7 @@ def write_atomically(path, chunks: Iterable[str]) -> None:
             handle.writelines(chunks)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, _mode_for_new_files())  # as open() would have made it, not tempfile's 0600
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)

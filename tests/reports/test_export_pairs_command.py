@@ -84,3 +84,17 @@ def test_a_generation_campaigns_pairs_csv_has_its_provenance(tmp_path, monkeypat
     assert len(rows) == 2
     assert {"generator", "generator_revision", "template", "decoding", "candidate", "generation_run"} <= set(rows[0])
     assert {(row["generator"], row["template"]) for row in rows} == {("embedded", "naive")}
+
+
+def test_the_finished_file_gets_the_mode_any_new_file_gets(judged, tmp_path):
+    """Written through a temporary file, the export still follows the umask (not tempfile's owner-only 0600)."""
+    import os
+    import stat
+
+    previous = os.umask(0o022)
+    try:
+        path = tmp_path / "pairs.csv"
+        call_command("export_pairs", judged.slug, "--out", str(path), stdout=io.StringIO())
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
