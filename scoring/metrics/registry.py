@@ -34,6 +34,7 @@ METRICS = {
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency"),
     "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote"),
     "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked"),
+    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag"),
 }
 
 
