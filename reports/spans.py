@@ -24,6 +24,10 @@ SPAN_TABLE_TITLES = {
     "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system",
     "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
     "span_degree": "Degree of paraphrase per pair",
+    "detector_vs_judges": "ParaTag detector (metric paratag) against each judge and the majority: "
+    "word accuracy, span F1, kappa",
+    "span_detectors": "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
+    "diff baseline and the judges",
 }
 
 
@@ -85,6 +89,9 @@ def span_tables(campaigns) -> dict[str, pd.DataFrame]:
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
     per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "generator"]], on="pair_id")
+    # Imported here: reports.detector reads span_taggings from this module.
+    from reports.detector import detector_cards, detector_vs_judges
+
     return {
         "span_agreement": spans.agreement_summary(pairwise),
         "span_agreement_pairs": pairwise,
@@ -105,4 +112,6 @@ def span_tables(campaigns) -> dict[str, pd.DataFrame]:
                 "has_span",
             ]
         ],
+        "detector_vs_judges": detector_vs_judges(campaigns, taggings, pair_id_of_pk),
+        "span_detectors": detector_cards(campaigns),
     }

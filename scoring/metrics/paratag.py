@@ -252,7 +252,7 @@ class ParaTag(Metric):
         logits = word_logits(tokenizer, detector, pairs, device=self.device, batch_size=self.batch_size)
         values, details = [], []
         for first, second in logits:
-            result = matching_scores(first, second)
+            result = matching_scores(first, second)  # first: the hypothesis, second: the source
             values.append(result[self.score_name])
             details.append(
                 {
@@ -262,6 +262,7 @@ class ParaTag(Metric):
                     "rscore": result["r"],
                     "tagged_share": result["tagged_share"],
                     "tags": {"source": result["tags_second"], "hypothesis": result["tags_first"]},
+                    "n_words": {"source": len(second), "hypothesis": len(first)},
                     "unread_words": result["unread"],
                 }
             )

@@ -1,0 +1,37 @@
+"""The span detector panel of a span campaign's page: its stored detectors, retraining, and the stage while it runs."""
+
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.access import campaign_for, researcher_required
+from reports.detector import detector_cards, training_status
+from reports.tasks import queue_detector_training
+
+POLL_SECONDS = 3
+
+
+def _panel(request, campaign, refused=False):
+    status = training_status(campaign.pk)
+    context = {
+        "campaign": campaign,
+        "status": status,
+        "refused": refused,
+        "detectors": detector_cards([campaign]).to_dict("records"),
+        "poll_seconds": POLL_SECONDS if status and status.get("running") else None,
+    }
+    return render(request, "reports/_detector.html", context)
+
+
+@researcher_required
+def show_detector(request, slug):
+    return _panel(request, campaign_for(request, slug))
+
+
+@researcher_required
+@require_POST
+def train_detector(request, slug):
+    campaign = campaign_for(request, slug)
+    queued = queue_detector_training(campaign)
+    if not request.htmx:
+        return redirect(campaign.get_absolute_url())
+    return _panel(request, campaign, refused=not queued)
