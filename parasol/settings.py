@@ -310,7 +310,10 @@ _unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
 # Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {"lm_fluency", "paratag"}
+PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {
+    "lm_fluency",
+    "paratag",
+}
 # Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
 # batches keep progress and retries fine-grained; the other metrics get large ones,
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.

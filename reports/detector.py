@@ -151,15 +151,15 @@ def train_campaign_detector(
 
 def card_text(manifest) -> str:
     """The detector's card: what it was trained on and its Table 3 figures beside the judges' and the baselines'."""
-    split = manifest["split"]["n_pairs"]
+    split, run = manifest["split"]["n_pairs"], manifest["training"]
     lines = [
         f"# ParaTag detector {manifest['version']}",
         "",
         f"Trained on campaign `{manifest['campaign']}` at {manifest['trained_at']}; encoder {manifest['encoder']} "
         f"({manifest['parameters']:,} parameters); split by source (seed {manifest['split']['seed']}): "
         f"{split['train']} / {split['validation']} / {split['test']} pairs (train / validation / test).",
-        f"Learning rate {manifest['training']['learning_rate']}, best epoch {manifest['training']['best_epoch']} "
-        f"of {manifest['training']['epochs']}, {manifest['training']['seconds']} s on {manifest['training']['device']}.",
+        f"Learning rate {run['learning_rate']}, best epoch {run['best_epoch']} of {run['epochs']}, "
+        f"{run['seconds']} s on {run['device']}.",
         "",
         "| tagger (held-out test pairs) | word accuracy | span F1 | kappa |",
         "|---|---|---|---|",
@@ -168,8 +168,10 @@ def card_text(manifest) -> str:
     if manifest.get("human"):
         rows.append(("judges against one another (whole campaign)", manifest["human"]))
     for name, figures in rows:
-        lines.append(f"| {name} | {_shown(figures['word_accuracy'])} | {_shown(figures['span_f1'])} | "
-                     f"{_shown(figures['kappa'])} |")
+        lines.append(
+            f"| {name} | {_shown(figures['word_accuracy'])} | {_shown(figures['span_f1'])} | "
+            f"{_shown(figures['kappa'])} |"
+        )
     lines += ["", "ParaTag's Table 3 (DeBERTa-v3-large, 28,671 training pairs): accuracy 0.864, F1 0.706 on its test."]
     return "\n".join(lines) + "\n"
 

@@ -19,6 +19,7 @@ from reports.analysis.common import orient
 from scoring.metrics.tag_agreement import bio as bio  # re-exported: the span tests read it here
 from scoring.metrics.tag_agreement import sequence_agreement
 
+
 def _sequences(rows: pd.DataFrame) -> list[list[int]]:
     """One tag sequence per sentence of each judgment, source then hypothesis."""
     return [list(map(int, row[f"{side}_tags"])) for _, row in rows.iterrows() for side in SIDES]

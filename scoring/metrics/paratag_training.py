@@ -127,7 +127,11 @@ def predict(tokenizer, detector, pairs, *, device, batch_size=32, max_length=256
     """Per pair, the predicted 0/1 tags per side (a word is tagged when G[1] > G[0])."""
     detector.eval()
     logits = word_logits(
-        tokenizer, detector, [pair.detector_input() for pair in pairs], device=device, batch_size=batch_size,
+        tokenizer,
+        detector,
+        [pair.detector_input() for pair in pairs],
+        device=device,
+        batch_size=batch_size,
         max_length=max_length,
     )
     predicted = []

@@ -19,7 +19,6 @@ from annotation import assignment as assign
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from reports.detector import human_agreement, tagged_pairs
-from reports.exports import pairs_with_scores_pages
 from reports.spans import span_tables
 from scoring import service
 from scoring.metrics.paratag import ParaTag, detector_versions, read_manifest
@@ -89,8 +88,7 @@ def test_the_split_puts_each_source_in_one_part_only():
     from scoring.metrics.words import word_tokens
 
     pairs = [
-        TaggedPair(row["id"], {side: word_tokens(row[side]) for side in ("source", "hypothesis")}, {})
-        for row in rows
+        TaggedPair(row["id"], {side: word_tokens(row[side]) for side in ("source", "hypothesis")}, {}) for row in rows
     ]
     parts = split_by_source(pairs, seed=5)
     sources = [{pair.source_text for pair in part} for part in parts]
@@ -150,14 +148,19 @@ def test_paratag_scores_every_pair_with_equations_5_to_7_and_predicted_tags(scor
         assert details["detector"] in score.signature
 
 
-def test_the_report_and_the_export_carry_paratag(scored_campaign):
+def test_the_report_and_the_export_carry_paratag(scored_campaign, client, researcher):
     tables = span_tables([scored_campaign])
     versus = tables["detector_vs_judges"].set_index("against")
-    assert versus.loc["majority", "n_pairs"] == 5
+    # The 25 pairs no judge tagged count with their imported reference tagging.
+    assert versus.loc["majority", "n_pairs"] == 30 and versus.loc["reference", "n_pairs"] == 25
+    judges = [name for name in versus.index if name not in ("majority", "reference")]
+    assert len(judges) == 2 and all(versus.loc[judges, "n_pairs"] == 5)
     assert {"kappa", "span_f1", "word_accuracy"} <= set(versus.columns)
-    assert len(versus) == 3  # the majority and each of the two judges
-    page = pd.concat(list(pairs_with_scores_pages(scored_campaign)))
-    assert page["paratag"].notna().all()
+    assert versus["word_accuracy"].between(0, 1).all()
+    client.force_login(researcher)
+    response = client.get(reverse("campaigns-export-pairs", args=[scored_campaign.slug]))
+    page = pd.read_csv(io.StringIO(b"".join(response.streaming_content).decode()), comment="#")
+    assert len(page) == 30 and page["paratag"].notna().all()
     assert page["paratag_details"].map(lambda text: "tags" in json.loads(text)).all()
 
 
