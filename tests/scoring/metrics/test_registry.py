@@ -23,6 +23,7 @@ EXPECTED = {
     "lm_fluency": HIGHER,
     "llm_vote": HIGHER,
     "llm_checked": HIGHER,
+    "paratag": HIGHER,
 }
 
 
