@@ -4,7 +4,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for, researcher_required
-from reports.detector import detector_cards, training_status
+from reports.detector import training_status
+from reports.detector_tables import detector_cards
 from reports.tasks import queue_detector_training
 
 POLL_SECONDS = 3

@@ -14,6 +14,7 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Pair
 from reports.analysis import spans
+from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
 REFERENCE_JUDGE = "reference"
@@ -89,9 +90,6 @@ def span_tables(campaigns) -> dict[str, pd.DataFrame]:
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
     per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "generator"]], on="pair_id")
-    # Imported here: reports.detector reads span_taggings from this module.
-    from reports.detector import detector_cards, detector_vs_judges
-
     return {
         "span_agreement": spans.agreement_summary(pairwise),
         "span_agreement_pairs": pairwise,
