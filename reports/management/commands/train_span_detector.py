@@ -51,6 +51,13 @@ class Command(BaseCommand):
             bar = bar or ProgressBar(total, "training", self.stderr)
             bar.set(done)
 
+        def on_stage(text):
+            nonlocal bar
+            if bar:  # the bar's line ends before the next stage is written
+                bar.close()
+                bar = None
+            self.stderr.write(f"{text}\n")
+
         try:
             path, manifest = train_campaign_detector(
                 found,
@@ -61,7 +68,7 @@ class Command(BaseCommand):
                 batch_size=batch_size,
                 learning_rates=PAPER_LEARNING_RATES if lr_grid else (lr,),
                 progress=progress,
-                on_stage=lambda text: self.stderr.write(f"{text}\n"),
+                on_stage=on_stage,
             )
         except (TooFewPairs, MetricUnavailable) as error:
             raise CommandError(str(error)) from None
