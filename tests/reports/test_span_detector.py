@@ -237,3 +237,33 @@ def test_retraining_without_a_reachable_broker_says_so_on_the_panel(client, camp
     assert "no worker reachable" in response.content.decode()
     page = client.get(reverse("campaigns-show-campaign", args=[campaign.slug])).content.decode()
     assert reverse("campaigns-show-detector", args=[campaign.slug]) in page
+
+
+@pytest.mark.django_db
+def test_the_retraining_task_leaves_its_refusal_where_the_panel_shows_it_and_runs_twice(
+    client, campaign, researcher, tmp_path, monkeypatch
+):
+    from reports.detector import claim_training, training_status
+    from reports.tasks import train_detector_task
+
+    monkeypatch.setenv("PARATAG_DETECTORS_DIR", str(tmp_path))
+    campaign.task_type = "spans"
+    campaign.save()
+    import_fixture(campaign, limit=12)
+    for _ in range(2):
+        assert claim_training(campaign.pk)  # the lock is free again after each run
+        assert not claim_training(campaign.pk)
+        assert train_detector_task(campaign.pk, {}) is None
+        assert training_status(campaign.pk)["stage"] == "refused"
+    assert detector_versions(tmp_path) == []
+    client.force_login(researcher)
+    panel = client.get(reverse("campaigns-show-detector", args=[campaign.slug])).content.decode()
+    assert f"at least {MIN_TAGGED_PAIRS} tagged pairs" in panel and "Train the detector" in panel
+
+
+@pytest.mark.django_db
+def test_another_researchers_campaign_panel_is_not_found(client, campaign, django_user_model):
+    other = django_user_model.objects.create_user("other", password="pw-other-123", is_staff=True)
+    client.force_login(other)
+    assert client.get(reverse("campaigns-show-detector", args=[campaign.slug])).status_code == 404
+    assert client.post(reverse("campaigns-train-detector", args=[campaign.slug])).status_code == 404
