@@ -18,6 +18,7 @@ from annotation.tasktypes.spans import _changed_words
 from reports.analysis.spans import agreement_summary, judge_agreement, majority_tags
 from reports.spans import span_taggings
 from scoring.metrics import paratag_training as training
+from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.loading import embedded_minilm_path, model_revision
 from scoring.metrics.paratag import detectors_path, read_manifest
 
@@ -48,11 +49,12 @@ def human_agreement(taggings) -> dict | None:
     if summary.empty:
         return None
     overall = summary.iloc[0]
-    return {key: _number(overall[key]) for key in ("n_judge_pairs", "n_words", "word_accuracy", "span_f1", "kappa")}
+    counts = {key: int(overall[key]) for key in ("n_judge_pairs", "n_words")}
+    return counts | {key: _float(overall[key]) for key in ("word_accuracy", "span_f1", "kappa")}
 
 
-def _number(value):
-    return None if pd.isna(value) else (int(value) if float(value).is_integer() and value > 1 else float(value))
+def _float(value):
+    return None if pd.isna(value) else float(value)
 
 
 def baselines(examples, pair_of) -> dict:
@@ -72,7 +74,7 @@ def _encoder(encoder):
     """(path, name as the manifest gives it, revision) of the encoder: the packaged MiniLM unless a path is given."""
     path = Path(encoder) if encoder else embedded_minilm_path()
     if not path.is_dir():
-        raise training.TooFewPairs(f"--encoder must be a local Hugging Face model directory; {path} is not one")
+        raise MetricUnavailable(f"--encoder must be a local Hugging Face model directory; {path} is not one")
     name = EMBEDDED_ENCODER if not encoder else path.name
     return str(path), name, model_revision(str(path))
 
