@@ -79,7 +79,10 @@ def main():
         sources = [" ".join(pair.words["source"]) for pair in fixture_pairs(args.score_pairs)]
         hypotheses = [" ".join(pair.words["hypothesis"]) for pair in fixture_pairs(args.score_pairs)]
         rates = {}
-        for label, batch_size, n in (("batched", args.batch_size, len(sources)), ("one pair per pass", 1, 100)):
+        for label, batch_size, n in (
+            ("batched", args.batch_size, len(sources)),
+            ("one pair per pass", 1, min(100, len(sources))),
+        ):
             metric = ParaTag(detectors_dir=directory, device=args.device, batch_size=batch_size)
             metric.score(sources=sources[:2], hypotheses=hypotheses[:2])  # load and warm up
             start = time.perf_counter()
