@@ -17,10 +17,15 @@ def _panel(request, campaign, refused=False):
         "campaign": campaign,
         "status": status,
         "refused": refused,
-        "detectors": detector_cards([campaign]).to_dict("records"),
+        "detectors": _records(detector_cards([campaign])),
         "poll_seconds": POLL_SECONDS if status and status.get("running") else None,
     }
     return render(request, "reports/_detector.html", context)
+
+
+def _records(frame):
+    """Rows for the template, a missing figure (no judges to compare) as None rather than NaN."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
 
 
 @researcher_required

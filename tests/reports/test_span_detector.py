@@ -267,3 +267,14 @@ def test_another_researchers_campaign_panel_is_not_found(client, campaign, djang
     client.force_login(other)
     assert client.get(reverse("campaigns-show-detector", args=[campaign.slug])).status_code == 404
     assert client.post(reverse("campaigns-train-detector", args=[campaign.slug])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client, researcher, in_detectors):
+    campaign = Campaign.objects.create(slug="tagged", name="Tagged", task_type="spans", created_by=researcher)
+    manifest = the_manifest(in_detectors)
+    client.force_login(researcher)
+    panel = client.get(reverse("campaigns-show-detector", args=[campaign.slug])).content.decode()
+    assert manifest["version"] in panel and f"{manifest['test']['span_f1']:.3f}" in panel
+    assert "—" in panel  # no judges tagged the fixture: no human figure to show
+    assert "Retrain the detector" in panel
