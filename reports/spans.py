@@ -16,6 +16,7 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Pair
 from reports.analysis import spans
+from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
 REFERENCE_JUDGE = "reference"
@@ -27,6 +28,10 @@ SPAN_TABLE_TITLES = {
     "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system; pairs within θ = 0.05",
     "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
     "span_degree": "Degree of paraphrase per pair",
+    "detector_vs_judges": "ParaTag detector (metric paratag) against each judge and the majority: "
+    "word accuracy, span F1, kappa",
+    "span_detectors": "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
+    "diff baseline and the judges",
 }
 
 
@@ -111,4 +116,6 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
                 "within_theta",
             ]
         ],
+        "detector_vs_judges": detector_vs_judges(campaigns, taggings, pair_id_of_pk),
+        "span_detectors": detector_cards(campaigns),
     }

@@ -5,7 +5,12 @@ from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
+from campaigns.models import Campaign
+from scoring import service
+from scoring import tasks as scoring_tasks
+
 from . import cache
+from .detector import claim_training, release_training, set_training_status, train_in_worker
 
 
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
@@ -37,3 +42,29 @@ def report_or_status(campaigns, label_source):
             return cache.get_report(campaigns, label_source), None
     # No status: the worker finished (or gave up) between two reads; the next poll finds out which.
     return None, cache.computation_status(key) or claimed or {"stage": "finishing", "started": timezone.now()}
+
+
+@shared_task(acks_late=False, ignore_result=True)
+def train_detector_task(campaign_id, options):
+    """Train a span detector on the campaign's taggings (stage read by its page), then score its pairs with it."""
+    campaign = Campaign.objects.live().filter(pk=campaign_id).first()
+    if campaign is None:
+        release_training(campaign_id)
+        return None
+    version = train_in_worker(campaign, **options)
+    if version and "paratag" in service.enabled_metrics():
+        scoring_tasks.queue_sweep(campaign_id, metrics=["paratag"])
+    return version
+
+
+def queue_detector_training(campaign):
+    """Queue a retraining unless one is already under way; False when it is (or the broker is down)."""
+    if not claim_training(campaign.pk):
+        return False
+    try:
+        train_detector_task.apply_async(args=[campaign.pk, {}], queue="gpu", retry=False)
+    except Exception as error:  # the broker is down: say so on the page, free the lock
+        set_training_status(campaign.pk, stage="failed", running=False, error=f"no worker reachable: {error}")
+        release_training(campaign.pk)
+        return False
+    return True

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import detector_views, views
 
 # Report pages and the CSV exports; the names keep their `campaigns-` prefix, as links and bookmarks use them.
 urlpatterns = [
@@ -17,4 +17,6 @@ urlpatterns = [
         "campaigns/<slug:slug>/report/<str:name>.csv", views.download_span_table, name="campaigns-download-span-table"
     ),
     path("campaigns/<slug:slug>/export/taggings.jsonl", views.export_taggings, name="campaigns-export-taggings"),
+    path("campaigns/<slug:slug>/detector/", detector_views.show_detector, name="campaigns-show-detector"),
+    path("campaigns/<slug:slug>/detector/train/", detector_views.train_detector, name="campaigns-train-detector"),
 ]

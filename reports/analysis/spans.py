@@ -21,21 +21,14 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation.tagging import SIDES, majority_word_tags
 from reports.analysis.common import orient
+from scoring.metrics.tag_agreement import SPAN as SPAN  # re-exported: the span tests read it here
+from scoring.metrics.tag_agreement import bio as bio
+from scoring.metrics.tag_agreement import sequence_agreement
 
-SPAN = "GAP"  # seqeval's entity name for a run of tagged words
 TEST2_MIN_F1 = 0.4  # ParaTag section 4.2: annotation pairs below this span F1 were discarded from Test2
 THETA = 0.05  # ParaTag section 5.3: the largest share of non-paraphrased words in the generator's training subset
 MEAN_OF_PAIRS = "mean of pairwise kappas (weighted by shared words)"
 POOLED = "pooled: one kappa over every two judges' words"
-
-
-def bio(tags) -> list[str]:
-    """0/1 word tags as BIO labels: each run of tagged words is one span."""
-    labels, previous = [], 0
-    for tag in tags:
-        labels.append("O" if not tag else ("I-" if previous else "B-") + SPAN)
-        previous = tag
-    return labels
 
 
 def _sequences(rows: pd.DataFrame) -> list[list[int]]:
@@ -45,19 +38,7 @@ def _sequences(rows: pd.DataFrame) -> list[list[int]]:
 
 def _agreement(reference: pd.DataFrame, other: pd.DataFrame) -> dict:
     """Kappa, span F1 and word accuracy of `other` against `reference` (rows aligned by pair)."""
-    truth, guess = _sequences(reference), _sequences(other)
-    flat_truth = [tag for sequence in truth for tag in sequence]
-    flat_guess = [tag for sequence in guess for tag in sequence]
-    kappa = cohen_kappa_score(flat_truth, flat_guess) if len(set(flat_truth) | set(flat_guess)) > 1 else np.nan
-    truth_bio, guess_bio = [bio(s) for s in truth], [bio(s) for s in guess]
-    return {
-        "n_pairs": len(reference),
-        "n_words": len(flat_truth),
-        "kappa": kappa,
-        "span_f1": f1_score(truth_bio, guess_bio, zero_division=0),
-        # On the 0/1 tags: in BIO labels a span's first word would count as wrong when spans merely abut.
-        "word_accuracy": float(np.mean(np.equal(flat_truth, flat_guess))) if flat_truth else np.nan,
-    }
+    return {"n_pairs": len(reference), **sequence_agreement(_sequences(reference), _sequences(other))}
 
 
 def _judge_pairs(taggings: pd.DataFrame):

@@ -36,6 +36,7 @@ METRICS = {
     "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM"),
     "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote"),
     "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked"),
+    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag"),
 }
 
 

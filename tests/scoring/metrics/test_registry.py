@@ -25,6 +25,7 @@ EXPECTED = {
     "pem": HIGHER,
     "llm_vote": HIGHER,
     "llm_checked": HIGHER,
+    "paratag": HIGHER,
 }
 
 

@@ -1,0 +1,43 @@
+"""The span detector panel of a span campaign's page: its stored detectors, retraining, and the stage while it runs."""
+
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from campaigns.access import campaign_for, researcher_required
+from reports.detector import training_status
+from reports.detector_tables import detector_cards
+from reports.tasks import queue_detector_training
+
+POLL_SECONDS = 3
+
+
+def _panel(request, campaign, refused=False):
+    status = training_status(campaign.pk)
+    context = {
+        "campaign": campaign,
+        "status": status,
+        "refused": refused,
+        "detectors": _records(detector_cards([campaign])),
+        "poll_seconds": POLL_SECONDS if status and status.get("running") else None,
+    }
+    return render(request, "reports/_detector.html", context)
+
+
+def _records(frame):
+    """Rows for the template, a missing figure (no judges to compare) as None rather than NaN."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
+@researcher_required
+def show_detector(request, slug):
+    return _panel(request, campaign_for(request, slug))
+
+
+@researcher_required
+@require_POST
+def train_detector(request, slug):
+    campaign = campaign_for(request, slug)
+    queued = queue_detector_training(campaign)
+    if not request.htmx:
+        return redirect(campaign.get_absolute_url())
+    return _panel(request, campaign, refused=not queued)
