@@ -201,9 +201,7 @@ def _pair_result(tokens, taggings):
     tagged_total = words_total = 0
     for side in SIDES:
         words = tokens.get(side, [])
-        # A pair no judge tagged yet has no majority: no word of it is tagged.
         majority = majority_word_tags([tags_of(tagging.get(side, []), len(words)) for tagging in taggings])
-        majority = majority or [0] * len(words)
         tagged = [word for word, tag in zip(words, majority, strict=True) if tag]
         result[f"{side}_tagged_words"] = " ".join(tagged)
         result[f"{side}_tagged_share"] = len(tagged) / len(words) if words else None
