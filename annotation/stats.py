@@ -1,4 +1,6 @@
-"""Campaign progress figures for the researcher's dashboard."""
+"""Campaign progress figures for the researcher's dashboard, and the measured time per answer."""
+
+import statistics
 
 from django.db.models import Count, Q
 
@@ -40,3 +42,24 @@ def campaign_progress(campaign):
         "levels": [(level.label, by_level.get(level.value, 0)) for level in EnglishLevel],
         "adaptive": adaptive_savings(campaign),
     }
+
+
+# A median is believed over the task type's default once this many timed answers exist;
+# the latest TIMED_ANSWERS_SAMPLE of them are read, so the query stays bounded.
+MIN_TIMED_ANSWERS = 30
+TIMED_ANSWERS_SAMPLE = 2000
+
+
+def answer_seconds(task_type):
+    """(seconds per answer, measured?): the median time of this task type's stored real answers, across
+    campaigns; the task type's documented default while fewer than MIN_TIMED_ANSWERS are timed."""
+    times = list(
+        Judgment.objects.filter(
+            pair__campaign__task_type=task_type.name, is_training=False, response_ms__isnull=False
+        )
+        .order_by("-pk")
+        .values_list("response_ms", flat=True)[:TIMED_ANSWERS_SAMPLE]
+    )
+    if len(times) < MIN_TIMED_ANSWERS:
+        return float(task_type.default_answer_seconds), False
+    return statistics.median(times) / 1000, True

@@ -14,6 +14,9 @@ from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
+# A training pair's feedback, kept in its metadata: the expected answer (in the task type's
+# form) and one sentence of why (annotation.training reads them).
+TRAINING_FEEDBACK_KEYS = ("expected", "explanation")
 
 
 # Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
@@ -190,7 +193,8 @@ class Campaign(models.Model):
             if not self.pairs.filter(is_training=True).exists():
                 defaults = load_default_training_rows(self.task_type)
                 self._create_training_pairs(
-                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row)) for row in defaults
+                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row), feedback_of(row))
+                    for row in defaults
                 )
 
     def replace_training_pairs(self, rows):
@@ -203,11 +207,13 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            self._create_training_pairs((row.source, row.hypothesis, row.gold_label, row.gold_tags) for row in rows)
+            self._create_training_pairs(
+                (row.source, row.hypothesis, row.gold_label, row.gold_tags, row.metadata) for row in rows
+            )
         return len(rows)
 
     def _create_training_pairs(self, rows):
-        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging) tuples."""
+        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging, metadata) tuples."""
         Pair.objects.bulk_create(
             Pair.build(
                 self,
@@ -217,9 +223,10 @@ class Campaign(models.Model):
                 hypothesis=hypothesis,
                 gold_label=label,
                 gold_tags=tags,
+                metadata=metadata,
                 training_position=position,
             )
-            for position, (source, hypothesis, label, tags) in enumerate(rows, start=1)
+            for position, (source, hypothesis, label, tags, metadata) in enumerate(rows, start=1)
         )
 
 
@@ -228,6 +235,11 @@ def gold_tags_of_record(record):
     if "source_tags" not in record:
         return {}
     return {"source": record["source_tags"], "hypothesis": record["hypothesis_tags"]}
+
+
+def feedback_of(record):
+    """The training feedback fields a trusted record gives (expected answer, explanation)."""
+    return {key: record[key] for key in TRAINING_FEEDBACK_KEYS if key in record}
 
 
 def load_default_training_rows(task_type=""):

@@ -13,10 +13,11 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.diff import word_diff
 from annotation.tagging import SIDES, majority_word_tags, out_of_range, tags_of
+from annotation.training import explanation_of
 from campaigns.models import Pair
 
 from .base import AnswerForm, ReportSection, TaskType
-from .similarity import Similarity, SimilarityAnswerForm
+from .similarity import Similarity, SimilarityAnswerForm, answer_feedback_row
 
 # No sentence Parasol shows has this many words; more indexes are an attack, not an answer.
 MAX_TAGGED_WORDS = 1000
@@ -63,6 +64,13 @@ class Spans(TaskType):
     title = _("Span tagging (ParaTag)")
     judge_template = "annotation/tasktypes/_spans.html"
     guidelines_template = "annotation/tasktypes/_spans_guidelines.html"
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences and tag, in each, the words that have "
+        "no counterpart in the other sentence."
+    )
+    # Several clicks per pair: a guess (no stored answers measured it yet), replaced by the
+    # measured median once answers are stored.
+    default_answer_seconds = 25
     # The words are the answer controls: the pair is not shown a second time above them.
     shows_pair = False
     # Control items expect a 5-way answer; a tagging alone cannot pass or fail them.
@@ -110,16 +118,12 @@ class Spans(TaskType):
         return answer
 
     def feedback(self, judgment):
-        """After a training answer: the judge's tagging beside the reference, word by word."""
-        pair = judgment.pair
-        if not pair.gold_tags:
+        """After a training answer: the judge's tagging beside the reference, word by word, and the pair's why."""
+        explanation = explanation_of(judgment.pair)
+        sides = _tagging_feedback(judgment)
+        if not sides and not explanation:
             return None
-        sides = []
-        for side in SIDES:
-            words = pair.words(side)
-            mine = tags_of(judgment.values.get(side, []), len(words))
-            sides.append({"side": side, "words": list(zip(words, mine, pair.gold_tags[side], strict=True))})
-        return {"feedback_sides": sides}
+        return {"feedback_sides": sides, "explanation": explanation}
 
     def aggregate(self, judgments, pair_ids):
         """Per pair: taggings counted, the majority tagging's words and its share of each sentence and of both."""
@@ -134,10 +138,20 @@ class SimilaritySpans(Spans):
 
     name = "similarity+spans"
     title = _("Similarity (5-way) and span tagging")
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences, tell us how close their meanings are "
+        "(one of five answers), then tag, in each, the words that have no counterpart in the other sentence."
+    )
+    # The 5-way answer and the tagging: a guess (no stored answers measured it yet), replaced
+    # by the measured median once answers are stored.
+    default_answer_seconds = 35
     uses_controls = True
     judge_template = "annotation/tasktypes/_similarity_spans.html"
     answer_form = SimilaritySpansAnswerForm
-    invalid_answer_message = _("Choose one of the five answers, then tag the words or choose “Nothing to tag”.")
+    invalid_answer_message = _(
+        "First choose how close the meanings are (one of the five answers), then tag the words or choose "
+        "“Nothing to tag”."
+    )
     stored_fields = ("label", "values")
     pair_columns = [*Similarity.pair_columns, *Spans.pair_columns]
     report_section = ReportSection(
@@ -158,9 +172,32 @@ class SimilaritySpans(Spans):
     def judgment_fields(self, answer):
         return {"label": answer["label"], **super().judgment_fields(answer)}
 
+    def feedback(self, judgment):
+        """The expected 5-way answer beside the judge's, then the tagging beside the reference, and the why."""
+        row = answer_feedback_row(judgment)
+        context = super().feedback(judgment) or {"explanation": ""}
+        if row is None and "feedback_sides" not in context:
+            return None
+        return {"feedback_rows": [row] if row else []} | context
+
+    training_problem = Similarity.training_problem
+
     def aggregate(self, judgments, pair_ids):
         similarity = Similarity().aggregate(judgments, pair_ids)
         return pd.concat([similarity, super().aggregate(judgments, pair_ids)], axis=1)[self.pair_columns]
+
+
+def _tagging_feedback(judgment):
+    """Per side, (word, tagged by the judge, tagged in the reference); empty when the pair has no reference."""
+    pair = judgment.pair
+    if not pair.gold_tags:
+        return []
+    sides = []
+    for side in SIDES:
+        words = pair.words(side)
+        mine = tags_of(judgment.values.get(side, []), len(words))
+        sides.append({"side": side, "words": list(zip(words, mine, pair.gold_tags[side], strict=True))})
+    return sides
 
 
 def _words(pair, side, changed):
