@@ -7,21 +7,10 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import AXE, SCREENSHOTS
+from tests.browser import SCREENSHOTS, audit
 from tests.factories import add_pairs, without_controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def audit(page):
-    """axe-core's WCAG 2 A/AA rules on the current page; returns the violations."""
-    # Evaluated rather than added as a <script> tag: the page's CSP (script-src 'self') rightly refuses
-    # an inline tag, and the audit should see the page as served, CSP included.
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate(
-        "async () => await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}})"
-    )
-    return [{"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"])} for v in result["violations"]]
 
 
 @pytest.fixture
