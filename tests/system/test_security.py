@@ -88,6 +88,10 @@ def test_payloads_stay_text_on_every_judge_page(live_server, page):
             " return !item || item.dataset.assignment !== shown; }",
             arg=shown,
         )
+        if step < 5:  # a training answer: its feedback, then on
+            expect(page.locator("#item.feedback")).to_be_visible()
+            assert_inert(page, f"feedback {step + 1}")
+            page.get_by_role("link", name="Continue").click()
     expect(page.locator("body")).to_contain_text("Question <img")
     assert_inert(page, "questionnaire")
     page.locator("form button.primary[type=submit]").click()
