@@ -30,7 +30,8 @@ def parse_expected_answers(value) -> list[str]:
     answers = [str(item).strip() for item in value if str(item).strip()]
     unknown = [answer for answer in answers if answer not in ANSWERS]
     if unknown or not answers:
-        raise ValueError(f"expected names an unknown answer {unknown[0] if unknown else ''!r}; answers: {', '.join(ANSWERS)}")
+        shown = unknown[0] if unknown else ""
+        raise ValueError(f"expected names an unknown answer {shown!r}; answers: {', '.join(ANSWERS)}")
     return [answer for answer in ANSWERS if answer in answers]
 
 

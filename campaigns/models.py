@@ -46,6 +46,16 @@ class CampaignQuerySet(models.QuerySet):
             return self.none()
         return self.live().filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
 
+    def with_counts(self):
+        """Each campaign with `n_pairs` (real pairs) and `n_judgments` (counted: no training, no control)."""
+        real = models.Q(pairs__is_training=False, pairs__is_control=False)
+        # `judgments` is annotation's reverse name on Pair: this layer names it without importing it.
+        counted = real & models.Q(pairs__judgments__is_training=False)
+        return self.annotate(
+            n_pairs=models.Count("pairs", filter=real, distinct=True),
+            n_judgments=models.Count("pairs__judgments", filter=counted, distinct=True),
+        )
+
     def trash_of(self, user):
         """Deleted campaigns this user may restore: their own (a superuser: all)."""
         trashed = self.filter(deleted_at__isnull=False)
@@ -153,6 +163,11 @@ class Campaign(models.Model):
         """Back from the trash, closed: the researcher reopens it when ready."""
         self.deleted_at = None
         self.save(update_fields=["deleted_at", "updated_at"])
+
+    @property
+    def task_type_title(self):
+        """The task type's printed name (its registered title), or its name when unknown here."""
+        return dict(TASK_TYPE_CHOICES).get(self.task_type, self.task_type)
 
     def get_judge_url(self):
         return reverse("annotation-welcome", args=[self.slug])

@@ -95,6 +95,13 @@ class TaskType:
         """
         return None
 
+    def dashboard(self, judgments) -> list[dict]:
+        """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].
+
+        `judgments` is the campaign's counted judgments (a queryset).
+        """
+        return []
+
     def training_problem(self, metadata) -> str | None:
         """What is wrong with a training pair's expected answer (`metadata["expected"]`), or None."""
         return None

@@ -95,6 +95,16 @@ class Criteria(TaskType):
     def answer(self, cleaned_data):
         return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
 
+    def dashboard(self, judgments):
+        """Per criterion: the mean rating and how many ratings it is over."""
+        ratings = pd.DataFrame(list(judgments.values_list("values", flat=True)), columns=CRITERIA)
+        rows = []
+        for criterion, (title, *_rest) in QUESTIONS.items():
+            values = pd.to_numeric(ratings[criterion], errors="coerce").dropna() if len(ratings) else ratings[criterion]
+            mean = f"{values.mean():.2f}" if len(values) else "–"
+            rows.append((title, f"{mean} (n = {len(values)})"))
+        return [{"title": _("Mean rating per criterion"), "rows": rows}]
+
     def feedback(self, judgment):
         """Per criterion: the expected rating or range beside the judge's, and the pair's why."""
         value = judgment.pair.metadata.get(EXPECTED)

@@ -9,6 +9,7 @@ are the scale's facts, read from `annotation.scale`.
 
 import pandas as pd
 from django import forms
+from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Label
@@ -55,6 +56,10 @@ class Similarity(TaskType):
 
     def judgment_fields(self, answer):
         return {"label": answer}
+
+    def dashboard(self, judgments):
+        by_label = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
+        return [{"title": _("Answers"), "rows": [(label.label, by_label.get(label.value, 0)) for label in Label]}]
 
     def feedback(self, judgment):
         """The expected answer(s) beside the judge's, and the pair's why."""

@@ -117,6 +117,18 @@ class Spans(TaskType):
     def _tagging(self, answer):
         return answer
 
+    def dashboard(self, judgments):
+        """Taggings received, the share of words tagged over all of them, and how many tagged nothing."""
+        taggings = list(judgments.values_list("values", "pair__tokens"))
+        tagged = words = empty = 0
+        for tagging, tokens in taggings:
+            marked = sum(len(tagging.get(side, [])) for side in SIDES)
+            tagged, words = tagged + marked, words + sum(len((tokens or {}).get(side, [])) for side in SIDES)
+            empty += marked == 0
+        share = f"{100 * tagged / words:.0f} %" if words else "–"
+        rows = [(_("Taggings"), len(taggings)), (_("Words tagged"), share), (_("Taggings with nothing tagged"), empty)]
+        return [{"title": _("Span tagging"), "rows": rows}]
+
     def feedback(self, judgment):
         """After a training answer: the judge's tagging beside the reference, word by word, and the pair's why."""
         explanation = explanation_of(judgment.pair)
@@ -181,6 +193,9 @@ class SimilaritySpans(Spans):
         return {"feedback_rows": [row] if row else []} | context
 
     training_problem = Similarity.training_problem
+
+    def dashboard(self, judgments):
+        return Similarity().dashboard(judgments) + super().dashboard(judgments)
 
     def aggregate(self, judgments, pair_ids):
         similarity = Similarity().aggregate(judgments, pair_ids)

@@ -11,7 +11,7 @@ from django.urls import reverse
 from annotation import assignment as assign
 from annotation.controls import protocol_of
 from annotation.joining import what_to_expect
-from annotation.models import Assignment, Judgment
+from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, answer_seconds
 from annotation.tasktypes.registry import get_task_type, task_type_names
 from campaigns.models import load_default_training_rows
@@ -60,7 +60,9 @@ def test_every_training_answer_shows_the_expected_answer_yours_and_why(client, c
     for position, row in enumerate(load_default_training_rows(task_type), start=1):
         current = pending(client, judge)
         assert current.is_training and current.pair.training_position == position
-        response = client.post(answer_url(judge), {"assignment": current.pk, **ANSWERS[task_type]}, HTTP_HX_REQUEST="true")
+        response = client.post(
+            answer_url(judge), {"assignment": current.pk, **ANSWERS[task_type]}, HTTP_HX_REQUEST="true"
+        )
         body = response.content.decode()
         assert response.status_code == 200 and 'class="item feedback"' in body
         assert json.dumps(row["explanation"], ensure_ascii=False)[1:-1].replace("'", "&#x27;") in body
@@ -81,7 +83,12 @@ def test_criteria_feedback_shows_each_range_and_whether_the_rating_falls_in_it(c
     body = client.post(answer_url(judge), {"assignment": current.pk, **ratings}).content.decode()
     # Pair 1 expects adequacy 4-5, fluency 5, dissimilarity 2-3, overall 3-5.
     rows = re.findall(r'<th scope="row">(.*?)</th>\s*<td class="expected">(.*?)</td>\s*<td class="yours">(\d)', body)
-    assert rows == [("Adequacy", "4–5", "5"), ("Fluency", "5", "1"), ("Lexical dissimilarity", "2–3", "2"), ("Overall", "3–5", "4")]
+    assert rows == [
+        ("Adequacy", "4–5", "5"),
+        ("Fluency", "5", "1"),
+        ("Lexical dissimilarity", "2–3", "2"),
+        ("Overall", "3–5", "4"),
+    ]
     assert body.count("✓ as expected") == 3 and body.count("✗ differs") == 1
 
 
