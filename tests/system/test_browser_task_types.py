@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from annotation.models import Assignment
 from annotation.tasktypes.registry import get_task_type, task_type_names
 from campaigns.models import Campaign
-from tests.browser import TIMEOUT_MS, audit
+from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit
 from tests.factories import without_controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -59,6 +59,13 @@ class Walk:
 
     def audit(self, state):
         self.found[state] = audit(self.page)
+        if state in ("training 2", "feedback 2", "missing answer"):
+            # For docs/judges.md (docs/img holds the copies it shows).
+            name = f"judge-{self.task_type.replace('+', '-')}-{'phone' if self.phone else 'desktop'}"
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            # A full-page capture drops Chromium's mobile emulation (touch media queries): the phone's viewport only.
+            path = str(SCREENSHOTS / f"{name}-{state.replace(' ', '-')}.png")
+            self.page.screenshot(path=path, full_page=not self.phone)
 
     def press_or_tap(self, locator):
         if self.phone:
@@ -105,6 +112,7 @@ class Walk:
 
     def check_phone_layout(self):
         page = self.page
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page scrolls sideways"
         language = page.locator("#language")
         assert language.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the language name is cut"
         assert language.evaluate("e => e.options[e.selectedIndex].text") == "English"
@@ -175,6 +183,8 @@ class Walk:
             expect(first).not_to_have_text("—")
             expect(page.locator("#item td.yours").first).not_to_be_empty()
         expect(page.locator("#item .explanation")).to_contain_text("Why:")
+        if self.phone:
+            self.check_phone_layout()
         self.audit(state)
         if self.phone:
             page.get_by_role("link", name="Continue").tap()
