@@ -132,8 +132,13 @@ def _create_assignment(judge, pair, is_training):
         pair=pair,
         position=position,
         is_training=is_training,
-        top=random.choice(["source", "hypothesis"]),
+        top=_top_side(judge.campaign),
     )
+
+
+def _top_side(campaign):
+    """The sentence shown on top: random where the protocol is symmetric, the source where questions name roles."""
+    return "source" if task_type_of(campaign).source_first else random.choice(["source", "hypothesis"])
 
 
 def _assign_new(judge):

@@ -53,16 +53,36 @@ def _control_pair(campaign, external_id, source, hypothesis, expected, metadata)
     )
 
 
+# Controls are built from (at most) this many of the campaign's first real pairs.
+CONTROL_SOURCE_PAIRS = 2000
+
+
+def _controls_to_build(n_pairs, wanted):
+    """How many controls a campaign with `n_pairs` real pairs gets built (none from fewer than two)."""
+    return min(n_pairs, max(2 * wanted, 10)) if n_pairs >= 2 else 0
+
+
+def controls_planned(campaign):
+    """How many hidden controls a judge joining now gets (the same count `plan_control_positions` draws)."""
+    wanted = controls_per_judge(campaign)
+    if wanted == 0:
+        return 0
+    available = campaign.check_pairs.count()
+    if available == 0:
+        available = _controls_to_build(campaign.real_pairs[:CONTROL_SOURCE_PAIRS].count(), wanted)
+    return min(wanted, available)
+
+
 def ensure_control_pairs(campaign, seed=None):
     """Build the campaign's control pairs from its sentences if it has none (and uses controls)."""
     wanted = controls_per_judge(campaign)
     if wanted == 0 or campaign.check_pairs.exists():
         return 0
-    pairs = list(campaign.real_pairs.values_list("source", "hypothesis")[:2000])
-    if len(pairs) < 2:
+    pairs = list(campaign.real_pairs.values_list("source", "hypothesis")[:CONTROL_SOURCE_PAIRS])
+    count = _controls_to_build(len(pairs), wanted)
+    if count == 0:
         return 0
     rng = random.Random(seed)
-    count = min(len(pairs), max(2 * wanted, 10))
     chosen = rng.sample(range(len(pairs)), count)
     # PEM's criteria can check only the source as its own hypothesis (task type's control_kinds).
     kinds = task_type_of(campaign).control_kinds
@@ -107,7 +127,7 @@ def add_control_pairs(campaign, rows):
 
 def plan_control_positions(campaign, rng=random):
     """Random positions (1-based, in the real-pair phase) for this judge's controls; never the last one."""
-    k = min(controls_per_judge(campaign), campaign.check_pairs.count())
+    k = controls_planned(campaign)
     if k == 0:
         return []
     length = campaign.pairs_per_judge + k

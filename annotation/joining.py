@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import math
 from datetime import timedelta
 
 from django.conf import settings
@@ -9,11 +10,14 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from campaigns.models import TRAINING_TRIAL_SIZE
 from parasol.net import client_address
 
 from . import assignment as assign
-from .controls import ensure_control_pairs, plan_control_positions, protocol_of
+from .controls import controls_planned, ensure_control_pairs, plan_control_positions, protocol_of
 from .models import Judge
+from .stats import answer_seconds
+from .tasktypes.registry import task_type_of
 
 # Judge field <- its own name (the consent form's hidden field), then link
 # parameters: Prolific's names first, then generic ones.
@@ -54,6 +58,17 @@ def why_unavailable(campaign):
     if not assign.open_pairs(campaign).exists():
         return "exhausted"
     return None
+
+
+def what_to_expect(campaign):
+    """What the welcome page promises: training pairs, then at most the pairs the progress line will count
+    (hidden controls included, unnamed), and the minutes that takes at the task type's median answer time."""
+    training = campaign.training_pairs.count() or TRAINING_TRIAL_SIZE
+    real = assign.open_pairs(campaign)[: campaign.pairs_per_judge].count()
+    pairs = real + (controls_planned(campaign) if real else 0)
+    seconds, measured = answer_seconds(task_type_of(campaign))
+    minutes = max(1, math.ceil((training + pairs) * seconds / 60))
+    return {"training": training, "pairs": pairs, "minutes": minutes, "measured": measured}
 
 
 def seated_judges(campaign):

@@ -20,6 +20,8 @@ from .forms import ProtocolForm
 from .models import Judge
 from .reliability import campaign_reliability
 from .stats import campaign_progress
+from .tasktypes.registry import task_type_of
+from .training import check_training_rows
 
 
 @researcher_required
@@ -55,7 +57,8 @@ def edit_campaign(request, slug):
 def _import_upload(campaign, data, cleaned, options):
     """Import an uploaded file as the training trial, as control items or as real pairs; returns the message."""
     if cleaned["training"]:
-        count = campaign.replace_training_pairs(parse_corpus(data, default_corpus="training", **options))
+        rows = parse_corpus(data, default_corpus="training", **options)
+        count = campaign.replace_training_pairs(check_training_rows(task_type_of(campaign), rows))
         return f"Training trial replaced with {count} pairs."
     if cleaned["controls"]:
         count = add_control_pairs(campaign, parse_corpus(data, default_corpus="control", **options))

@@ -11,6 +11,7 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -104,6 +105,7 @@ def welcome(request, slug):
         "crowd": crowd,
         "protocol": protocol_of(campaign),
         "task_type": task_type_of(campaign),
+        "expect": joining.what_to_expect(campaign),
     }
     if request.method == "POST":
         if request.POST.get("consent") != "yes":
@@ -148,16 +150,28 @@ def guidelines(request, slug, token):
     return render(request, "annotation/guidelines.html", context)
 
 
+# The roles a sentence is labelled with when the task type's questions name them.
+ROLE_TITLES = {"source": gettext_lazy("Original"), "hypothesis": gettext_lazy("Paraphrase")}
+
+
 def _item_context(judge, current):
     assign.mark_shown(current)
     top, bottom = word_diff(current.top_sentence, current.bottom_sentence)
     task_type = task_type_of(judge.campaign)
+    bottom_side = "hypothesis" if current.top == "source" else "source"
+    sentences = [
+        {"id": "sentence-top", "segments": top, "role": ROLE_TITLES[current.top] if task_type.source_first else ""},
+        {
+            "id": "sentence-bottom",
+            "segments": bottom,
+            "role": ROLE_TITLES[bottom_side] if task_type.source_first else "",
+        },
+    ]
     return {
         "judge": judge,
         "campaign": judge.campaign,
         "assignment": current,
-        "top_segments": top,
-        "bottom_segments": bottom,
+        "sentences": sentences,
         "task_type": task_type,
         "progress": assign.judge_progress(judge),
     } | task_type.judge_context(current)
@@ -180,10 +194,17 @@ def show_item(request, slug, token):
     current = assign.next_assignment(judge)
     if current is None:
         return redirect("annotation-thanks", slug, Judge.path_token)
-    context = _item_context(judge, current)
-    context["examples"] = context["task_type"].guideline_examples()
-    response = render(request, "annotation/item.html", context)
+    response = _render_item(request, judge, current)
     return _remember_judge(response, judge)
+
+
+def _render_item(request, judge, current, problem=None, status=200):
+    """The pair page (its partial for htmx), with the reason the last answer was refused, if any."""
+    context = _item_context(judge, current) | {"answer_problem": problem}
+    if request.htmx:
+        return render(request, "annotation/_item.html", context, status=status)
+    context["examples"] = context["task_type"].guideline_examples()
+    return render(request, "annotation/item.html", context, status=status)
 
 
 @require_POST
@@ -195,7 +216,11 @@ def answer(request, slug, token):
     task_type = task_type_of(judge.campaign)
     form = task_type.answer_form(request.POST)
     if not form.is_valid():
-        return HttpResponseBadRequest(str(task_type.invalid_answer_message))
+        # The pair again, saying in words what is missing (judge.js swaps a 400 that carries the pair).
+        shown = _posted_assignment(judge, request.POST.get("assignment"))
+        if shown is None or hasattr(shown, "judgment"):
+            return HttpResponseBadRequest(str(task_type.invalid_answer_message))
+        return _render_item(request, judge, shown, problem=task_type.invalid_answer_message, status=400)
     current = judge.assignments.select_related("pair").filter(pk=form.cleaned_data["assignment"]).first()
     if current is None:
         return HttpResponseBadRequest("This pair is not assigned to you; nothing was stored.")
@@ -218,9 +243,19 @@ def answer(request, slug, token):
     return redirect("annotation-show-item", slug, Judge.path_token)
 
 
+def _posted_assignment(judge, value):
+    """The judge's own assignment a refused form was about, or None."""
+    if not (value or "").isdecimal():
+        return None
+    return judge.assignments.select_related("pair").filter(pk=int(value)).first()
+
+
 def _feedback(request, judge, feedback):
     """After a training answer: the task type's feedback, then a link on to the next pair."""
-    context = {"judge": judge, "campaign": judge.campaign} | feedback
+    task_type = task_type_of(judge.campaign)
+    context = {"judge": judge, "campaign": judge.campaign, "task_type": task_type} | feedback
+    if not request.htmx:
+        context["examples"] = task_type.guideline_examples()
     return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)
 
 

@@ -125,6 +125,10 @@ class Browser:
         return self.request("POST", path, kind=kind, form=form, headers={"HX-Request": "true"} if htmx else None)
 
 
+# The page shown after each training answer (annotation/_feedback.html).
+FEEDBACK_MARK = 'class="item feedback"'
+
+
 def _assignment_of(text):
     found = ASSIGNMENT_RE.search(text)
     return int(found.group(1)) if found else None
@@ -228,6 +232,8 @@ class SimulatedJudge:
             if response.getheader("HX-Redirect"):
                 return True, None, True
             return True, _assignment_of(text), False
+        if status == 200 and FEEDBACK_MARK in text:
+            return True, None, False  # a training answer's feedback page; its Continue link shows the next pair
         if status != 302:
             return False, None, False
         return True, None, "/thanks/" in response.getheader("Location", "")

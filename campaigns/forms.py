@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils.text import slugify
 
 from .models import TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug
 
@@ -30,12 +31,21 @@ class CampaignForm(forms.ModelForm):
             "span_highlight",
             "shared_with",
         ]
-        help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
 
     def __init__(self, *args, may_share=True, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["slug"].validators.append(refuse_reserved_slug)
+        if self.instance.pk:
+            link = self.instance.get_judge_url()
+            self.fields["slug"].help_text = f"Letters, digits and hyphens; judges open the link {link}."
+        else:
+            # Proposed from the name (static/js/campaign_form.js, or here when left empty).
+            self.fields["slug"].required = False
+            self.fields["slug"].help_text = (
+                "Letters, digits and hyphens, proposed from the name; judges will open the link /j/ followed by "
+                "the slug and a slash (for “Spring study”: /j/spring-study/)."
+            )
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
         self.fields["task_type"] = forms.ChoiceField(
@@ -59,6 +69,16 @@ class CampaignForm(forms.ModelForm):
         if self.instance.pk:
             colleagues = colleagues | self.instance.shared_with.all()
         self.fields["shared_with"].queryset = colleagues.distinct().order_by("username")
+
+    def clean_slug(self):
+        slug = self.cleaned_data.get("slug")
+        if slug:
+            return slug
+        slug = slugify(self.cleaned_data.get("name") or "")[: Campaign._meta.get_field("slug").max_length].strip("-")
+        if not slug:
+            raise forms.ValidationError("Give a slug: the name has no letters or digits to make one from.")
+        refuse_reserved_slug(slug)
+        return slug
 
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")

@@ -17,6 +17,9 @@ TRAINING_TRIAL_SIZE = 5
 # PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the
 # metrics score and the analysis joins to the judges' mean; no judge is ever shown them.
 PEM_CONTROL_CORPUS = "pem-control"
+# A training pair's feedback, kept in its metadata: the expected answer (in the task type's
+# form) and one sentence of why (annotation.training reads them).
+TRAINING_FEEDBACK_KEYS = ("expected", "explanation")
 
 
 # Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
@@ -45,6 +48,16 @@ class CampaignQuerySet(models.QuerySet):
         if not (user.is_authenticated and user.is_staff):
             return self.none()
         return self.live().filter(models.Q(created_by=user) | models.Q(shared_with=user)).distinct()
+
+    def with_counts(self):
+        """Each campaign with `n_pairs` (real pairs) and `n_judgments` (counted: no training, no control)."""
+        real = models.Q(pairs__is_training=False, pairs__is_control=False)
+        # `judgments` is annotation's reverse name on Pair: this layer names it without importing it.
+        counted = real & models.Q(pairs__judgments__is_training=False)
+        return self.annotate(
+            n_pairs=models.Count("pairs", filter=real, distinct=True),
+            n_judgments=models.Count("pairs__judgments", filter=counted, distinct=True),
+        )
 
     def trash_of(self, user):
         """Deleted campaigns this user may restore: their own (a superuser: all)."""
@@ -154,6 +167,11 @@ class Campaign(models.Model):
         self.deleted_at = None
         self.save(update_fields=["deleted_at", "updated_at"])
 
+    @property
+    def task_type_title(self):
+        """The task type's printed name (its registered title), or its name when unknown here."""
+        return dict(TASK_TYPE_CHOICES).get(self.task_type, self.task_type)
+
     def get_judge_url(self):
         return reverse("annotation-welcome", args=[self.slug])
 
@@ -215,7 +233,8 @@ class Campaign(models.Model):
             if not self.pairs.filter(is_training=True).exists():
                 defaults = load_default_training_rows(self.task_type)
                 self._create_training_pairs(
-                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row)) for row in defaults
+                    (row["source"], row["hypothesis"], row.get("label"), gold_tags_of_record(row), feedback_of(row))
+                    for row in defaults
                 )
 
     def replace_training_pairs(self, rows):
@@ -228,11 +247,13 @@ class Campaign(models.Model):
             if training.filter(assignments__isnull=False).exists():
                 raise ValueError("Judges have already started this campaign's training trial; it can no longer change.")
             training.delete()
-            self._create_training_pairs((row.source, row.hypothesis, row.gold_label, row.gold_tags) for row in rows)
+            self._create_training_pairs(
+                (row.source, row.hypothesis, row.gold_label, row.gold_tags, row.metadata) for row in rows
+            )
         return len(rows)
 
     def _create_training_pairs(self, rows):
-        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging) tuples."""
+        """Training pairs, in order, from (source, hypothesis, gold label, reference tagging, metadata) tuples."""
         Pair.objects.bulk_create(
             Pair.build(
                 self,
@@ -242,9 +263,10 @@ class Campaign(models.Model):
                 hypothesis=hypothesis,
                 gold_label=label,
                 gold_tags=tags,
+                metadata=metadata,
                 training_position=position,
             )
-            for position, (source, hypothesis, label, tags) in enumerate(rows, start=1)
+            for position, (source, hypothesis, label, tags, metadata) in enumerate(rows, start=1)
         )
 
 
@@ -253,6 +275,11 @@ def gold_tags_of_record(record):
     if "source_tags" not in record:
         return {}
     return {"source": record["source_tags"], "hypothesis": record["hypothesis_tags"]}
+
+
+def feedback_of(record):
+    """The training feedback fields a trusted record gives (expected answer, explanation)."""
+    return {key: record[key] for key in TRAINING_FEEDBACK_KEYS if key in record}
 
 
 def load_default_training_rows(task_type=""):

@@ -16,7 +16,7 @@ from .models import Campaign
 
 @researcher_required
 def list_campaigns(request):
-    campaigns = Campaign.objects.visible_to(request.user)
+    campaigns = Campaign.objects.visible_to(request.user).with_counts()
     return render(request, "campaigns/list.html", {"campaigns": campaigns})
 
 

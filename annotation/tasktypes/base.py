@@ -43,8 +43,14 @@ class TaskType:
     # For adaptive overlap: the answers (values of the first stored field) voting for each side of a
     # binary outcome, `{1: [...], 0: [...]}`; None when the type has no such outcome (fixed overlap then).
     binary_votes: dict[int, list] | None = None
-    # What the welcome page says the judge will do; None: the similarity protocol's wording.
-    introduction = None
+    # What the welcome page says the judge will do.
+    introduction: str
+    # A median answer time (seconds per pair) to estimate a campaign's length with until
+    # enough answers of this type are stored to measure it (`annotation.stats.answer_seconds`).
+    default_answer_seconds: int
+    # Whether the questions name a sentence's role (the paraphrase, the original): the source
+    # is then always shown first and each sentence is labelled; otherwise the order is random.
+    source_first = False
     # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
     guidelines_template = "annotation/_guidelines_content.html"
     # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
@@ -82,7 +88,22 @@ class TaskType:
         return None
 
     def feedback(self, judgment) -> dict | None:
-        """Context for the feedback shown after a training answer, or None to move straight on."""
+        """Context for `annotation/_feedback.html` after a training answer, or None to move straight on.
+
+        `feedback_rows`: one {question, expected, yours, matches} per part of the answer;
+        `feedback_sides`: a tagging beside its reference; `explanation`: the pair's why.
+        """
+        return None
+
+    def dashboard(self, judgments) -> list[dict]:
+        """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].
+
+        `judgments` is the campaign's counted judgments (a queryset).
+        """
+        return []
+
+    def training_problem(self, metadata) -> str | None:
+        """What is wrong with a training pair's expected answer (`metadata["expected"]`), or None."""
         return None
 
     def judgment_fields(self, answer) -> dict:

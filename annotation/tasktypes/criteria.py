@@ -12,19 +12,32 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
 from annotation.guidelines import criteria_examples
+from annotation.training import EXPECTED, explanation_of, parse_expected_ranges
 
 from .base import AnswerForm, ReportSection, TaskType
 
-# Each criterion's question and the meaning of its two ends (1 and 5).
+# Each criterion's title, its question (worded by role: the paraphrase against the original,
+# as PEM rates a paraphrase against its source) and the meaning of its two ends (1 and 5).
 QUESTIONS = {
-    "adequacy": (_("Adequacy: is the meaning of the first sentence preserved?"), _("none of it"), _("all of it")),
-    "fluency": (_("Fluency: is the second sentence fluent English?"), _("incomprehensible"), _("flawless")),
+    "adequacy": (
+        _("Adequacy"),
+        _("Adequacy: how much of the original's meaning does the paraphrase keep?"),
+        _("none of it"),
+        _("all of it"),
+    ),
+    "fluency": (_("Fluency"), _("Fluency: is the paraphrase fluent English?"), _("incomprehensible"), _("flawless")),
     "dissimilarity": (
-        _("Lexical dissimilarity: how much did the wording change?"),
+        _("Lexical dissimilarity"),
+        _("Lexical dissimilarity: how much did the paraphrase change the original's wording?"),
         _("same words"),
         _("entirely new words"),
     ),
-    "overall": (_("Overall: how good a paraphrase is the second sentence?"), _("very poor"), _("excellent")),
+    "overall": (
+        _("Overall"),
+        _("Overall: how good a paraphrase of the original is it?"),
+        _("very poor"),
+        _("excellent"),
+    ),
 }
 RATING_CHOICES = [(rating, str(rating)) for rating in RATINGS]
 
@@ -50,9 +63,14 @@ class Criteria(TaskType):
     judge_template = "annotation/tasktypes/_criteria.html"
     guidelines_template = "annotation/tasktypes/_criteria_guidelines.html"
     introduction = _(
-        "Thank you for helping! You will read pairs of English sentences and rate the second one on four "
-        "criteria: how much meaning it keeps, how fluent it is, how much its wording changed, and overall."
+        "Thank you for helping! You will read an original English sentence and a paraphrase of it, and rate "
+        "the paraphrase on four criteria: how much of the meaning it keeps, how fluent it is, how much its "
+        "wording changed, and overall."
     )
+    # Four ratings per pair: a guess (no stored answers measured it yet), about three times
+    # the 5-way answer's; replaced by the measured median once answers are stored.
+    default_answer_seconds = 30
+    source_first = True
     answer_form = CriteriaAnswerForm
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
     stored_fields = ("values",)
@@ -67,7 +85,7 @@ class Criteria(TaskType):
     def judge_context(self, assignment):
         criteria = [
             {"name": name, "question": question, "low": low, "high": high, "ratings": RATINGS}
-            for name, (question, low, high) in QUESTIONS.items()
+            for name, (_title, question, low, high) in QUESTIONS.items()
         ]
         return {"criteria": criteria}
 
@@ -76,6 +94,46 @@ class Criteria(TaskType):
 
     def answer(self, cleaned_data):
         return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
+
+    def dashboard(self, judgments):
+        """Per criterion: the mean rating and how many ratings it is over."""
+        ratings = pd.DataFrame(list(judgments.values_list("values", flat=True)), columns=CRITERIA)
+        rows = []
+        for criterion, (title, *_rest) in QUESTIONS.items():
+            values = pd.to_numeric(ratings[criterion], errors="coerce").dropna() if len(ratings) else ratings[criterion]
+            mean = f"{values.mean():.2f}" if len(values) else "–"
+            rows.append((title, f"{mean} (n = {len(values)})"))
+        return [{"title": _("Mean rating per criterion"), "rows": rows}]
+
+    def feedback(self, judgment):
+        """Per criterion: the expected rating or range beside the judge's, and the pair's why."""
+        value = judgment.pair.metadata.get(EXPECTED)
+        ranges = parse_expected_ranges(value) if value else {}
+        explanation = explanation_of(judgment.pair)
+        if not ranges and not explanation:
+            return None
+        rows = []
+        for criterion, (title, *_rest) in QUESTIONS.items():
+            rating = judgment.values.get(criterion)
+            low, high = ranges.get(criterion, (None, None))
+            rows.append(
+                {
+                    "question": title,
+                    "expected": "" if low is None else (str(low) if low == high else f"{low}–{high}"),
+                    "yours": rating,
+                    "matches": None if low is None or rating is None else low <= int(rating) <= high,
+                }
+            )
+        return {"feedback_rows": rows, "explanation": explanation}
+
+    def training_problem(self, metadata):
+        if not metadata.get(EXPECTED):
+            return None
+        try:
+            parse_expected_ranges(metadata[EXPECTED])
+        except ValueError as error:
+            return str(error)
+        return None
 
     def judgment_fields(self, answer):
         return {"label": "", "values": answer}

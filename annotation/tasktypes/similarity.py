@@ -9,10 +9,12 @@ are the scale's facts, read from `annotation.scale`.
 
 import pandas as pd
 from django import forms
+from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Label
 from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
+from annotation.training import EXPECTED, expected_answers, explanation_of, parse_expected_answers
 
 from .base import AnswerForm, ReportSection, TaskType
 
@@ -27,6 +29,13 @@ class Similarity(TaskType):
     name = "similarity"
     title = _("Similarity (5-way)")
     judge_template = "annotation/tasktypes/_similarity.html"
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences and tell us how close their meanings are, "
+        "choosing one of five answers."
+    )
+    # One click per pair: a guess (no stored answers measured it yet), replaced by the
+    # measured median once answers are stored.
+    default_answer_seconds = 10
     answer_form = SimilarityAnswerForm
     invalid_answer_message = _("Choose one of the five answers.")
     stored_fields = ("label",)
@@ -48,6 +57,27 @@ class Similarity(TaskType):
     def judgment_fields(self, answer):
         return {"label": answer}
 
+    def dashboard(self, judgments):
+        by_label = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
+        return [{"title": _("Answers"), "rows": [(label.label, by_label.get(label.value, 0)) for label in Label]}]
+
+    def feedback(self, judgment):
+        """The expected answer(s) beside the judge's, and the pair's why."""
+        row = answer_feedback_row(judgment)
+        explanation = explanation_of(judgment.pair)
+        if row is None and not explanation:
+            return None
+        return {"feedback_rows": [row] if row else [], "explanation": explanation}
+
+    def training_problem(self, metadata):
+        if not metadata.get(EXPECTED):
+            return None
+        try:
+            parse_expected_answers(metadata[EXPECTED])
+        except ValueError as error:
+            return str(error)
+        return None
+
     def aggregate(self, judgments, pair_ids):
         """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
 
@@ -64,6 +94,19 @@ class Similarity(TaskType):
         votes = {value: counts[_answers_voting(value)].sum(axis=1) for value in (0, 1)}
         frame["paraphrase"] = majority_paraphrase(votes[1], votes[0])
         return frame
+
+
+def answer_feedback_row(judgment):
+    """The 5-way part of a training answer's feedback, or None when the pair expects no answer."""
+    expected = expected_answers(judgment.pair)
+    if not expected:
+        return None
+    return {
+        "question": _("How close are the meanings?"),
+        "expected": _(" or ").join(str(Label(answer).label) for answer in expected),
+        "yours": Label(judgment.label).label if judgment.label else "",
+        "matches": judgment.label in expected,
+    }
 
 
 def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:

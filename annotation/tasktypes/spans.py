@@ -13,10 +13,11 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.diff import word_diff
 from annotation.tagging import SIDES, majority_word_tags, out_of_range, tags_of
+from annotation.training import explanation_of
 from campaigns.models import Pair, tokens_of
 
 from .base import AnswerForm, ReportSection, TaskType
-from .similarity import Similarity, SimilarityAnswerForm
+from .similarity import Similarity, SimilarityAnswerForm, answer_feedback_row
 
 # No sentence Parasol shows has this many words; more indexes are an attack, not an answer.
 MAX_TAGGED_WORDS = 1000
@@ -63,6 +64,13 @@ class Spans(TaskType):
     title = _("Span tagging (ParaTag)")
     judge_template = "annotation/tasktypes/_spans.html"
     guidelines_template = "annotation/tasktypes/_spans_guidelines.html"
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences and tag, in each, the words that have "
+        "no counterpart in the other sentence."
+    )
+    # Several clicks per pair: a guess (no stored answers measured it yet), replaced by the
+    # measured median once answers are stored.
+    default_answer_seconds = 25
     # The words are the answer controls: the pair is not shown a second time above them.
     shows_pair = False
     # Control items expect a 5-way answer; a tagging alone cannot pass or fail them.
@@ -109,17 +117,25 @@ class Spans(TaskType):
     def _tagging(self, answer):
         return answer
 
+    def dashboard(self, judgments):
+        """Taggings received, the share of words tagged over all of them, and how many tagged nothing."""
+        taggings = list(judgments.values_list("values", "pair__tokens"))
+        tagged = words = empty = 0
+        for tagging, tokens in taggings:
+            marked = sum(len(tagging.get(side, [])) for side in SIDES)
+            tagged, words = tagged + marked, words + sum(len((tokens or {}).get(side, [])) for side in SIDES)
+            empty += marked == 0
+        share = f"{100 * tagged / words:.0f} %" if words else "–"
+        rows = [(_("Taggings"), len(taggings)), (_("Words tagged"), share), (_("Taggings with nothing tagged"), empty)]
+        return [{"title": _("Span tagging"), "rows": rows}]
+
     def feedback(self, judgment):
-        """After a training answer: the judge's tagging beside the reference, word by word."""
-        pair = judgment.pair
-        if not pair.gold_tags:
+        """After a training answer: the judge's tagging beside the reference, word by word, and the pair's why."""
+        explanation = explanation_of(judgment.pair)
+        sides = _tagging_feedback(judgment)
+        if not sides and not explanation:
             return None
-        sides = []
-        for side in SIDES:
-            words = pair.words(side)
-            mine = tags_of(judgment.values.get(side, []), len(words))
-            sides.append({"side": side, "words": list(zip(words, mine, pair.gold_tags[side], strict=True))})
-        return {"feedback_sides": sides}
+        return {"feedback_sides": sides, "explanation": explanation}
 
     def aggregate(self, judgments, pair_ids):
         """Per pair: taggings counted, the majority tagging's words and its share of each sentence and of both."""
@@ -137,10 +153,20 @@ class SimilaritySpans(Spans):
 
     name = "similarity+spans"
     title = _("Similarity (5-way) and span tagging")
+    introduction = _(
+        "Thank you for helping! You will read pairs of English sentences, tell us how close their meanings are "
+        "(one of five answers), then tag, in each, the words that have no counterpart in the other sentence."
+    )
+    # The 5-way answer and the tagging: a guess (no stored answers measured it yet), replaced
+    # by the measured median once answers are stored.
+    default_answer_seconds = 35
     uses_controls = True
     judge_template = "annotation/tasktypes/_similarity_spans.html"
     answer_form = SimilaritySpansAnswerForm
-    invalid_answer_message = _("Choose one of the five answers, then tag the words or choose “Nothing to tag”.")
+    invalid_answer_message = _(
+        "First choose how close the meanings are (one of the five answers), then tag the words or choose "
+        "“Nothing to tag”."
+    )
     stored_fields = ("label", "values")
     pair_columns = [*Similarity.pair_columns, *Spans.pair_columns]
     report_section = ReportSection(
@@ -161,9 +187,35 @@ class SimilaritySpans(Spans):
     def judgment_fields(self, answer):
         return {"label": answer["label"], **super().judgment_fields(answer)}
 
+    def feedback(self, judgment):
+        """The expected 5-way answer beside the judge's, then the tagging beside the reference, and the why."""
+        row = answer_feedback_row(judgment)
+        context = super().feedback(judgment) or {"explanation": ""}
+        if row is None and "feedback_sides" not in context:
+            return None
+        return {"feedback_rows": [row] if row else []} | context
+
+    training_problem = Similarity.training_problem
+
+    def dashboard(self, judgments):
+        return Similarity().dashboard(judgments) + super().dashboard(judgments)
+
     def aggregate(self, judgments, pair_ids):
         similarity = Similarity().aggregate(judgments, pair_ids)
         return pd.concat([similarity, super().aggregate(judgments, pair_ids)], axis=1)[self.pair_columns]
+
+
+def _tagging_feedback(judgment):
+    """Per side, (word, tagged by the judge, tagged in the reference); empty when the pair has no reference."""
+    pair = judgment.pair
+    if not pair.gold_tags:
+        return []
+    sides = []
+    for side in SIDES:
+        words = pair.words(side)
+        mine = tags_of(judgment.values.get(side, []), len(words))
+        sides.append({"side": side, "words": list(zip(words, mine, pair.gold_tags[side], strict=True))})
+    return sides
 
 
 def _words(pair, side, changed):

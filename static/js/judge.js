@@ -5,8 +5,24 @@
 
   function restartClock() { shownAt = performance.now(); }
 
-  // The only swaps on this page bring the next pair: its clock starts when it has settled.
-  document.addEventListener("htmx:afterSettle", restartClock);
+  // The only swaps on this page bring the next pair (or the training feedback): its clock
+  // starts when it has settled, and the feedback's Continue takes the focus (Enter goes on).
+  function focusContinue() {
+    var next = document.querySelector("#item #continue");
+    if (next) { next.focus(); }
+  }
+  document.addEventListener("htmx:afterSettle", function () { restartClock(); focusContinue(); });
+  document.addEventListener("DOMContentLoaded", focusContinue);
+
+  // A refused answer comes back as a 400 that carries the pair and says what is missing:
+  // show it rather than nothing (htmx swaps no error response by default).
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr.status === 400 && /id="item"/.test(xhr.responseText)) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
 
   // Runs before the form is serialised (by htmx or by a plain submit).
   document.addEventListener("click", function (event) {
@@ -47,8 +63,11 @@
     if (tag === "textarea" || tag === "select") { return; }
     var criteria = document.querySelector("#item .criteria");
     if (criteria) { rateWithKeys(event, criteria); return; }
-    if (tag === "input") { return; }
     if (!/^[1-5]$/.test(event.key)) { return; }
+    // similarity+spans: 1-5 choose the 5-way answer, kept until the tagging is submitted.
+    var choice = document.querySelector('#item .five-way input[data-key="' + event.key + '"]');
+    if (choice) { event.preventDefault(); choice.checked = true; return; }
+    if (tag === "input") { return; }
     var button = document.querySelector('#item button.answer[data-key="' + event.key + '"]');
     if (button && !button.disabled) { event.preventDefault(); button.click(); }
   });
@@ -114,6 +133,16 @@
     var word = event.target.closest("button.word");
     // Pointer clicks were handled on pointerdown; detail 0 is a keyboard activation (Space).
     if (word && event.detail === 0) { toggle(word); }
+    var sent = event.target.closest("button.span-submit, button.span-nothing");
+    var missing = sent && tagger(sent).querySelector(".five-way-missing");
+    if (missing && !tagger(sent).querySelector(".five-way input:checked")) {
+      // similarity+spans: the 5-way answer comes first; say so on the page, keeping the tags.
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      missing.textContent = missing.dataset.text;
+      return;
+    }
+    if (missing) { missing.textContent = ""; }
     var submit = event.target.closest("button.span-submit");
     if (!submit) { return; }
     var root = tagger(submit);

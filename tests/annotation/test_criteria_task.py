@@ -57,7 +57,8 @@ def test_a_judge_answer_is_stored_as_four_ratings_and_exported(client, criteria_
 
     response = post_answer(client, judge, current, RATINGS)
 
-    assert response.status_code == 302
+    # A training answer: the expected ranges and the why come back before the next pair.
+    assert response.status_code == 200 and "Training: the expected answer and yours" in response.content.decode()
     judgment = Judgment.objects.get(assignment=current)
     assert judgment.values == RATINGS and judgment.label == ""
     row = judgments_frame(criteria_campaign).iloc[0]
@@ -202,8 +203,8 @@ def test_a_french_judge_reads_the_criteria_and_their_examples_in_french(client, 
 
     html = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
 
-    assert "Adéquation : le sens de la première phrase est-il conservé ?" in html
-    assert "Le sens survit, mais personne" in html and "fluidité 2" in html
+    assert "Adéquation : quelle part du sens de l’original la paraphrase garde-t-elle ?" in html
+    assert "Le sens survit, mais personne" in html and "Fluidité : 2" in html
     assert "mots entièrement nouveaux" in html
 
 
@@ -213,5 +214,5 @@ def test_the_welcome_page_says_what_a_criteria_judge_will_do(client, criteria_ca
     english = client.get(url).content.decode()
     french = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()
 
-    assert "rate the second one on four criteria" in english and "how close their meanings are" not in english
-    assert "noter la seconde sur quatre critères" in french
+    assert "rate the paraphrase on four criteria" in english and "how close their meanings are" not in english
+    assert "noterez la paraphrase sur quatre critères" in french

@@ -84,12 +84,40 @@ def test_it_shows_the_five_answers_in_the_protocol_order(client, open_campaign):
 def test_it_answers_htmx_with_the_next_pair_only(client, open_campaign):
     judge = make_judge(open_campaign)
     remember(client, judge)
+    for _ in range(5):
+        client.get(item_url(judge))
+        answer(client, judge)
     client.get(item_url(judge))
     response = answer(client, judge, htmx=True)
     body = response.content.decode()
     assert response.status_code == 200
     assert body.lstrip().startswith('<div id="item"') and "<html" not in body
-    assert "2 / 5" in body
+    assert "2 / 3" in body
+
+
+def test_each_training_answer_shows_the_expected_answer_the_judges_and_why(client, open_campaign):
+    judge = make_judge(open_campaign)
+    remember(client, judge)
+    client.get(item_url(judge))
+    # The default trial's second pair expects Slightly similar (the place differs).
+    answer(client, judge, label="same_meaning")
+    client.get(item_url(judge))
+    body = answer(client, judge, label="same_meaning", htmx=True).content.decode()
+    assert body.lstrip().startswith('<div id="item" class="item feedback"')
+    expected = re.search(r'<td class="expected">(.*?)</td>', body).group(1)
+    yours = re.search(r'<td class="yours">(.*?) <span', body).group(1)
+    assert expected == "Slightly similar" and yours == "Same meaning" and "differs" in body
+    assert "the bus is not the office" in body and 'id="continue"' in body
+    # Continue shows the next training pair.
+    assert "3 / 5" in client.get(item_url(judge)).content.decode()
+
+
+def test_a_training_answer_as_expected_says_so(client, open_campaign):
+    judge = make_judge(open_campaign)
+    remember(client, judge)
+    client.get(item_url(judge))
+    body = answer(client, judge, label="mostly_similar").content.decode()
+    assert "Mostly similar or Same meaning" in body and "as expected" in body
 
 
 def test_it_redirects_htmx_to_the_thanks_page_at_the_end(client, campaign):

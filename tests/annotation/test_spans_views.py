@@ -61,7 +61,7 @@ def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(cli
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk, "source_tags": ["0", "2"]})
     assert response.status_code == 200
-    assert "Your tagging and the reference" in response.content.decode()
+    assert "Training: the expected answer and yours" in response.content.decode()
     judgment = Judgment.objects.get(assignment=training)
     assert judgment.values == {"source": [0, 2], "hypothesis": []}
     assert judgment.label == ""
@@ -178,7 +178,7 @@ def test_the_span_page_speaks_french(client, spans_campaign):
     assert "Rien à marquer" in page and "Première phrase" in page
     training = current(client, judge)
     response = client.post(answer_url(judge), {"assignment": training.pk, "nothing": "1"}, HTTP_ACCEPT_LANGUAGE="fr")
-    assert "Votre marquage et la référence" in response.content.decode()
+    assert "Entraînement : la réponse attendue et la vôtre" in response.content.decode()
 
 
 def test_a_spans_campaign_shows_no_control_items_but_similarity_and_spans_does(campaign):

@@ -7,21 +7,10 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import AXE, SCREENSHOTS
+from tests.browser import SCREENSHOTS, audit
 from tests.factories import add_pairs, without_controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def audit(page):
-    """axe-core's WCAG 2 A/AA rules on the current page; returns the violations."""
-    # Evaluated rather than added as a <script> tag: the page's CSP (script-src 'self') rightly refuses
-    # an inline tag, and the audit should see the page as served, CSP included.
-    page.evaluate(AXE.read_text(encoding="utf-8"))
-    result = page.evaluate(
-        "async () => await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}})"
-    )
-    return [{"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"])} for v in result["violations"]]
 
 
 @pytest.fixture
@@ -47,6 +36,12 @@ def test_every_judge_page_passes_an_axe_audit(live_server, page, campaign_to_jud
     for step in range(7):
         assignment = page.locator("#item").get_attribute("data-assignment")
         page.locator("#item button.answer").first.click()
+        if step < 5:
+            # A training answer: the expected answer and the why, then on.
+            expect(page.locator("#item.feedback")).to_be_visible()
+            if step == 0:
+                found["training feedback"] = audit(page)
+            page.get_by_role("link", name="Continue").click()
         if step < 6:
             expect(page.locator("#item")).not_to_have_attribute("data-assignment", assignment)
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
@@ -73,6 +68,9 @@ def test_a_judge_can_answer_with_the_keyboard_alone(live_server, page, campaign_
     answer.focus()
     outline = answer.evaluate("e => getComputedStyle(e).outlineStyle")
     assert outline != "none", "the focused answer must show a visible focus ring"
+    page.keyboard.press("Enter")
+    # The training feedback takes the focus on its Continue: Enter goes on.
+    expect(page.locator("#continue")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".progress")).to_contain_text("2 / 5")
     assert Judgment.objects.get().label == "same_meaning"

@@ -40,6 +40,9 @@ def test_a_judge_rates_criteria_with_the_keyboard_and_the_report_shows_pems_tabl
         expect(page.locator(".progress")).to_contain_text(f"Training {step} / 5")
         expect(page.locator("#item fieldset.criterion")).to_have_count(4)
         rate_with_keys(page, ["3", "3", "3", "3"])
+        expect(page.locator("#item .explanation")).to_be_visible()
+        expect(page.locator("#continue")).to_be_focused()
+        page.keyboard.press("Enter")
         expect(page.locator(".progress")).not_to_contain_text(f"Training {step} / 5")
 
     for step in range(1, 4):

@@ -52,6 +52,8 @@ def test_a_judge_completes_the_protocol_in_a_browser(live_server, page, research
             page.keyboard.press("4")  # keys 1-5 answer too
         else:
             page.locator("#item button.answer", has_text="Mostly similar").click()
+        expect(page.locator("#item .explanation")).to_be_visible()
+        page.get_by_role("link", name="Continue").click()
         expect(page.locator(".progress")).not_to_contain_text(f"{step} / 5")
 
     seen_highlight = False
@@ -92,8 +94,33 @@ def test_the_judge_page_works_without_javascript(live_server, browser):
     page.get_by_label("Native").check()
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start the training").click()
-    for _ in range(6):
+    for step in range(6):
         page.locator("#item button.answer", has_text="Slightly similar").click()
+        if step < 5:
+            expect(page.locator("#item .explanation")).to_be_visible()
+            page.get_by_role("link", name="Continue").click()
     expect(page.get_by_role("heading", name="Thank you!")).to_be_visible()
     context.close()
     assert Judgment.objects.filter(pair__campaign=campaign, is_training=False).count() == 1
+
+
+def test_similarity_spans_without_javascript_asks_for_the_missing_answer_in_words(live_server, browser):
+    from campaigns.models import Campaign
+
+    campaign = Campaign.objects.create(slug="nojs-spans", name="No JS", pairs_per_judge=1, task_type="similarity+spans")
+    add_pairs(without_controls(campaign), 1)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/j/nojs-spans/")
+    page.get_by_label("I agree").check()
+    page.get_by_role("button", name="Start").click()
+    page.get_by_label("Native").check()
+    page.get_by_role("button", name="Continue").click()
+    page.get_by_role("button", name="Start the training").click()
+    page.get_by_role("button", name="Nothing to tag").click()
+    expect(page.get_by_role("alert")).to_contain_text("First choose how close the meanings are")
+    page.get_by_label("Same meaning").check()
+    page.get_by_role("button", name="Nothing to tag").click()
+    expect(page.locator("#item .explanation")).to_be_visible()
+    context.close()
+    assert Judgment.objects.filter(pair__campaign=campaign, is_training=True).count() == 1

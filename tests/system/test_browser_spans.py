@@ -46,7 +46,7 @@ def remember(expected, page, buttons):
 
 
 def continue_after_feedback(page):
-    expect(page.get_by_role("heading", name="Your tagging and the reference")).to_be_visible()
+    expect(page.get_by_role("heading", name="Training: the expected answer and yours")).to_be_visible()
     page.get_by_role("link", name="Continue").click()
 
 
@@ -147,7 +147,7 @@ def test_the_span_page_works_without_javascript(live_server, browser, spans_camp
     expect(boxes.first).to_be_visible()
     boxes.nth(1).check()
     page.get_by_role("button", name="Submit").click()
-    expect(page.get_by_role("heading", name="Your tagging and the reference")).to_be_visible()
+    expect(page.get_by_role("heading", name="Training: the expected answer and yours")).to_be_visible()
     judgment = Judgment.objects.get()
     assert sum(len(indexes) for indexes in judgment.values.values()) == 1
     context.close()

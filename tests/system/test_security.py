@@ -50,8 +50,12 @@ def hostile_campaign(owner=None):
     protocol.questionnaire = f"Question {PAYLOADS[1]}?"
     protocol.completion_code = PAYLOADS[2][:100]
     protocol.save()
-    lines = "".join(f"{source}\t{hypothesis}\n" for source, hypothesis in map(hostile_pair, range(5)))
-    rows = parse_corpus(f"source\thypothesis\n{lines}".encode(), format="tsv")
+    # Each training pair's explanation (shown after the answer) carries a payload too.
+    lines = "".join(
+        f"{source}\t{hypothesis}\tWhy {PAYLOADS[i % len(PAYLOADS)]}\n"
+        for i, (source, hypothesis) in enumerate(map(hostile_pair, range(5)))
+    )
+    rows = parse_corpus(f"source\thypothesis\texplanation\n{lines}".encode(), format="tsv")
     campaign.replace_training_pairs(rows)
     source, hypothesis = hostile_pair(5)
     import_pairs(campaign, f"source\thypothesis\tcorpus\n{source}\t{hypothesis}\t{PAYLOADS[0]}\n".encode())
@@ -88,6 +92,12 @@ def test_payloads_stay_text_on_every_judge_page(live_server, page):
             " return !item || item.dataset.assignment !== shown; }",
             arg=shown,
         )
+        if step < 5:  # a training answer: its feedback, then on
+            expect(page.locator("#item.feedback .explanation")).to_contain_text("Why ")
+            assert_inert(page, f"feedback {step + 1}")
+            shown = page.locator("#item .explanation").inner_text()
+            assert PAYLOADS[step % len(PAYLOADS)] in shown, "payloads show as text"
+            page.get_by_role("link", name="Continue").click()
     expect(page.locator("body")).to_contain_text("Question <img")
     assert_inert(page, "questionnaire")
     page.locator("form button.primary[type=submit]").click()
