@@ -96,7 +96,7 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
 
 
 def report_work(campaigns) -> dict[str, int]:
-    """What a report of `campaigns` costs beyond its pairs: distinct systems and groups (corpora, generators, templates).
+    """What a report of `campaigns` costs beyond its pairs: distinct systems, groups (corpora, generators, templates).
 
     Read from the pairs' corpus and metadata only, so a page can decide cheaply whether to compute the report.
     """
