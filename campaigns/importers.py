@@ -528,6 +528,14 @@ def _rows_of_records(records, *, default_corpus, empty_message):
         raise CorpusImportError(empty_message)
 
 
+def validated_row(record: dict, *, location="the pair", default_corpus="") -> PairRow:
+    """One pair given as a dict (as in JSONL), checked exactly as an import checks each row (the admin's pair form).
+
+    Raises CorpusImportError naming `location` and the problem.
+    """
+    return _row_of_record(location, record, default_corpus)
+
+
 def _row_of_record(location, record, default_corpus):
     if not isinstance(record, dict):
         raise CorpusImportError(f"{location}: expected an object with source and hypothesis")
