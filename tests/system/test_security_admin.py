@@ -154,8 +154,15 @@ def test_no_editable_admin_form_reaches_another_campaign(live_server, session, o
     pair_data |= {"gold_tags": "{}", "campaign": victim.pk}
     response = post_form(session, f"{base}/campaigns/pair/add/", pair_data)
     assert response.status_code == 200 and "Select a valid choice" in response.text
-    template = {"campaign": victim.pk, "name": "forged", "system": "", "turns": '[{"role": "user", "content": "{source}"}]'}
-    response = post_form(session, f"{base}/generation/prompttemplate/add/", template | {"created_by": victim.created_by.pk})
+    template = {
+        "campaign": victim.pk,
+        "name": "forged",
+        "system": "",
+        "turns": '[{"role": "user", "content": "{source}"}]',
+    }
+    response = post_form(
+        session, f"{base}/generation/prompttemplate/add/", template | {"created_by": victim.created_by.pk}
+    )
     assert response.status_code == 200 and "Select a valid choice" in response.text
     CampaignProtocol.objects.filter(campaign=victim).delete()
     protocol = {"campaign": victim.pk, "control_share": "0.1", "max_judges": "", "completion_code": "X"}
