@@ -115,7 +115,7 @@ class CampaignAdminForm(forms.ModelForm):
 
     def clean_slug(self):
         slug = self.cleaned_data["slug"]
-        problem = slug_change_problem(self.instance, slug, self.user)
+        problem = slug_change_problem(self.instance, slug, self.instance.is_managed_by(self.user))
         if problem:
             raise forms.ValidationError(problem)
         return slug

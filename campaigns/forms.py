@@ -1,7 +1,9 @@
 from django import forms
 from django.contrib.auth import get_user_model
 
-from .models import TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug
+from scoring.metrics.filters import bleu_range_problem
+
+from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -32,9 +34,11 @@ class CampaignForm(forms.ModelForm):
         ]
         help_texts = {"slug": "Letters, digits and hyphens; judges use the link /j/<slug>/."}
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
+        error_messages = {"slug": {"unique": SLUG_NOT_AVAILABLE}}
 
     def __init__(self, *args, may_share=True, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.may_manage = may_share  # the owner or a superuser: shares, renames
         self.fields["slug"].validators.append(refuse_reserved_slug)
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
@@ -59,6 +63,13 @@ class CampaignForm(forms.ModelForm):
         if self.instance.pk:
             colleagues = colleagues | self.instance.shared_with.all()
         self.fields["shared_with"].queryset = colleagues.distinct().order_by("username")
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"]
+        problem = slug_change_problem(self.instance, slug, self.may_manage)
+        if problem:
+            raise forms.ValidationError(problem)
+        return slug
 
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")
@@ -104,7 +115,8 @@ class UploadCorpusForm(forms.Form):
         low, high = cleaned.get("bleu_low"), cleaned.get("bleu_high")
         if (low is None) != (high is None):
             raise forms.ValidationError("Give both ends of the BLEU range, or neither.")
-        if low is not None and low >= high:
-            raise forms.ValidationError("The BLEU range needs its lower end below its upper end.")
+        problem = bleu_range_problem(low, high) if low is not None else None
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
         cleaned["bleu_range"] = (low, high) if low is not None else None
         return cleaned

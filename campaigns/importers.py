@@ -18,7 +18,7 @@ from django.db import DataError, IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
-from scoring.metrics.filters import bleu_range_reason
+from scoring.metrics.filters import bleu_range_problem, bleu_range_reason
 from scoring.metrics.words import word_tokens
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
@@ -148,6 +148,9 @@ def import_pairs(
     rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
     rejected = []
     if bleu_range is not None:
+        problem = bleu_range_problem(*bleu_range)
+        if problem:
+            raise CorpusImportError(problem)
         rows = _inside_bleu_range(rows, *bleu_range, rejected)
     result = _save_rows(campaign, rows)
     if result.count == 0 and rejected:

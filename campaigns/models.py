@@ -31,9 +31,9 @@ SLUG_NOT_AVAILABLE = "This slug is not available; choose another."
 SLUG_OWNER_ONLY = "Only the campaign's owner can change its slug (judges' links use it)."
 
 
-def slug_change_problem(campaign, new_slug, user):
-    """Why `user` may not give `campaign` the slug `new_slug` (they are not its owner), or None."""
-    if campaign.pk is None or new_slug == campaign.slug or campaign.is_managed_by(user):
+def slug_change_problem(campaign, new_slug, may_manage):
+    """Why the campaign may not take the slug `new_slug` from someone who `may_manage` it or not; None if it may."""
+    if campaign.pk is None or new_slug == campaign.slug or may_manage:
         return None
     return SLUG_OWNER_ONLY
 

@@ -123,6 +123,7 @@ MIDDLEWARE = [
     "parasol.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "parasol.middleware.ContentSecurityPolicyMiddleware",
+    "parasol.middleware.NoStoreApiMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
