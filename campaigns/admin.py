@@ -25,7 +25,7 @@ if admin.site.is_registered(TokenProxy):
 
 
 class SuperusersOnly:
-    """An admin only superusers see: login attempts name addresses, and lifting a lockout reopens password guessing."""
+    """An admin only superusers see (login attempts name addresses; lifting a lockout reopens guessing; users)."""
 
     def has_module_permission(self, request):
         return request.user.is_superuser
@@ -43,9 +43,12 @@ class SuperusersOnly:
         return request.user.is_superuser and super().has_delete_permission(request, obj)
 
 
-# django-axes registers its admin (attempts, lockouts, logs) for any staff user with model permissions.
+# django-axes registers its admin (attempts, lockouts, logs) and Django its user and group admin
+# for any staff user with model permissions: one would read addresses and lift lockouts, the other
+# make itself a superuser. Both are the superuser's.
+SUPERUSER_APPS = ("axes", "auth")
 for _model, _model_admin in list(admin.site._registry.items()):
-    if _model._meta.app_label == "axes":
+    if _model._meta.app_label in SUPERUSER_APPS:
         admin.site.unregister(_model)
         admin.site.register(_model, type(type(_model_admin).__name__, (SuperusersOnly, type(_model_admin)), {}))
 

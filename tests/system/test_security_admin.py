@@ -251,3 +251,15 @@ def test_an_owner_still_moves_a_judged_campaign_to_the_trash_from_the_admin(live
     assert response.status_code == 302
     own.refresh_from_db()
     assert own.deleted_at is not None and Judgment.objects.filter(pair__campaign=own).exists()
+
+
+def test_the_user_and_group_admin_is_for_superusers_only(live_server, session, attacker):
+    base = f"{live_server.url}/admin/auth"
+    for url in (f"{base}/user/", f"{base}/user/{attacker.pk}/change/", f"{base}/group/", f"{base}/user/add/"):
+        assert session.get(url).status_code == 403, url
+    promote = {"username": attacker.username, "is_active": "on", "is_staff": "on", "is_superuser": "on"}
+    assert post_form(session, f"{base}/user/{attacker.pk}/change/", promote).status_code == 403
+    password = {"password1": "Zq8#vL2!pW9-x", "password2": "Zq8#vL2!pW9-x", "usable_password": "true"}
+    assert post_form(session, f"{base}/user/{attacker.pk}/password/", password).status_code == 403
+    attacker.refresh_from_db()
+    assert not attacker.is_superuser
