@@ -1,31 +1,31 @@
 from django.contrib import admin
 
-from campaigns.admin import VisibleCampaignsAdmin, related_only
+from campaigns.admin import EvidenceAdmin, VisibleCampaignsAdmin, related_only
 
 from .models import Assignment, CampaignProtocol, Judge, Judgment
 
+# Judges (their questionnaire answers), assignments and judgments are evidence: read-only.
+
 
 @admin.register(Judge)
-class JudgeAdmin(VisibleCampaignsAdmin):
+class JudgeAdmin(EvidenceAdmin):
     list_display = ["pseudonym", "campaign", "english_level", "created_at", "finished_at"]
     list_filter = [*related_only("campaign"), "english_level"]
     exclude = ["token"]
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(VisibleCampaignsAdmin):
+class AssignmentAdmin(EvidenceAdmin):
     campaign_path = "judge__campaign"
     list_display = ["judge", "pair", "position", "is_training", "top", "assigned_at", "shown_at"]
     list_filter = ["is_training"]
-    raw_id_fields = ["judge", "pair"]
 
 
 @admin.register(Judgment)
-class JudgmentAdmin(VisibleCampaignsAdmin):
+class JudgmentAdmin(EvidenceAdmin):
     campaign_path = "pair__campaign"
     list_display = ["judge", "pair", "label", "is_training", "response_ms", "created_at"]
     list_filter = ["label", "is_training"]
-    raw_id_fields = ["assignment", "judge", "pair"]
 
 
 @admin.register(CampaignProtocol)

@@ -3,7 +3,8 @@
 Judges are anonymous: a random token in the URL and in a cookie identifies
 them, so the same browser resumes where it stopped. A browser whose cookie
 does not hold the token (someone else's resume link) is asked before it
-adopts that judge.
+adopts that judge. The cookie is set in two places only, both POSTs: joining and
+adopting; no other request (HEAD, OPTIONS, a GET of a token URL) sets or refreshes it.
 """
 
 from django.conf import settings
@@ -12,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from campaigns.models import Campaign
@@ -69,9 +70,14 @@ def _judge_page(request, slug, token):
     work (or keep working) inside their judge.
     """
     judge = _get_judge(request, slug, token)
-    if request.method == "GET" and not _holds_token(request, judge):
+    if not _holds_token(request, judge):  # whatever the method: only the adopt POST takes a judge over
         return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
     return judge, None
+
+
+# The methods a judge's page answers; anything else (OPTIONS, PUT, DELETE...) is a 405, never a page.
+page_methods = require_http_methods(["GET", "HEAD"])
+form_methods = require_http_methods(["GET", "HEAD", "POST"])
 
 
 @require_POST
@@ -90,13 +96,14 @@ def _step_url(judge):
     return None
 
 
+@form_methods
 @retry_if_locked
 def welcome(request, slug):
     campaign = get_object_or_404(Campaign.objects.live(), slug=slug)
     crowd = joining.crowd_ids(request.POST if request.method == "POST" else request.GET)
     judge = joining.returning_judge(campaign, request.COOKIES.get(_cookie_name(campaign)))
-    if judge is not None:
-        return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
+    if judge is not None:  # the cookie already holds them
+        return redirect("annotation-show-item", slug, Judge.path_token)
     reason = joining.why_unavailable(campaign)
     if reason is not None:
         return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
@@ -120,6 +127,7 @@ def welcome(request, slug):
     return render(request, "annotation/welcome.html", context)
 
 
+@form_methods
 @retry_if_locked
 def english_level(request, slug, token):
     judge, confirm = _judge_page(request, slug, token)
@@ -132,9 +140,10 @@ def english_level(request, slug, token):
     if request.method == "POST" and form.is_valid():
         form.save()
         return redirect("annotation-guidelines", slug, Judge.path_token)
-    return _remember_judge(render(request, "annotation/english_level.html", {"judge": judge, "form": form}), judge)
+    return render(request, "annotation/english_level.html", {"judge": judge, "form": form})
 
 
+@form_methods
 @retry_if_locked
 def guidelines(request, slug, token):
     judge, confirm = _judge_page(request, slug, token)
@@ -181,6 +190,7 @@ def _closed(request, judge):
     return render(request, "annotation/unavailable.html", {"campaign": judge.campaign, "reason": "closed"})
 
 
+@page_methods
 @retry_if_locked
 def show_item(request, slug, token):
     judge, confirm = _judge_page(request, slug, token)
@@ -194,8 +204,7 @@ def show_item(request, slug, token):
     current = assign.next_assignment(judge)
     if current is None:
         return redirect("annotation-thanks", slug, Judge.path_token)
-    response = _render_item(request, judge, current)
-    return _remember_judge(response, judge)
+    return _render_item(request, judge, current)
 
 
 def _render_item(request, judge, current, problem=None, status=200):
@@ -259,6 +268,7 @@ def _feedback(request, judge, feedback):
     return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)
 
 
+@form_methods
 @retry_if_locked
 def questionnaire(request, slug, token):
     judge, confirm = _judge_page(request, slug, token)
@@ -274,6 +284,7 @@ def questionnaire(request, slug, token):
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
 
+@page_methods
 @retry_if_locked
 def thanks(request, slug, token):
     judge, confirm = _judge_page(request, slug, token)

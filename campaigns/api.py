@@ -7,22 +7,35 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
+from rest_framework.validators import UniqueValidator
 
 from parasol.parsers import JSONParser
 
 from .importers import CorpusImportError, import_rows
-from .models import Campaign, Pair, refuse_reserved_slug
+from .models import SLUG_NOT_AVAILABLE, Campaign, Pair, refuse_reserved_slug, slug_change_problem
 
 
 class CampaignSerializer(serializers.ModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
     task_type = serializers.CharField(required=False, default="similarity")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for validator in self.fields["slug"].validators:
+            if isinstance(validator, UniqueValidator):
+                validator.message = SLUG_NOT_AVAILABLE  # in use, live or in anyone's trash: nothing more
+
     def validate_slug(self, value):
         try:
             refuse_reserved_slug(value)
         except DjangoValidationError as error:
             raise serializers.ValidationError(error.messages) from None
+        if self.instance is not None:
+            request = self.context.get("request")
+            may_manage = request is not None and self.instance.is_managed_by(request.user)
+            problem = slug_change_problem(self.instance, value, may_manage)
+            if problem:
+                raise PermissionDenied(problem)
         return value
 
     class Meta:

@@ -2,7 +2,9 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.text import slugify
 
-from .models import TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug
+from scoring.metrics.filters import bleu_range_problem
+
+from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem
 
 FORMAT_CHOICES = [
     ("auto", "Detect from the file"),
@@ -32,9 +34,11 @@ class CampaignForm(forms.ModelForm):
             "shared_with",
         ]
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
+        error_messages = {"slug": {"unique": SLUG_NOT_AVAILABLE}}
 
     def __init__(self, *args, may_share=True, owner=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.may_manage = may_share  # the owner or a superuser: shares, renames
         self.fields["slug"].validators.append(refuse_reserved_slug)
         if self.instance.pk:
             link = self.instance.get_judge_url()
@@ -72,12 +76,15 @@ class CampaignForm(forms.ModelForm):
 
     def clean_slug(self):
         slug = self.cleaned_data.get("slug")
-        if slug:
-            return slug
-        slug = slugify(self.cleaned_data.get("name") or "")[: Campaign._meta.get_field("slug").max_length].strip("-")
         if not slug:
-            raise forms.ValidationError("Give a slug: the name has no letters or digits to make one from.")
-        refuse_reserved_slug(slug)
+            slug = slugify(self.cleaned_data.get("name") or "")[: Campaign._meta.get_field("slug").max_length]
+            slug = slug.strip("-")
+            if not slug:
+                raise forms.ValidationError("Give a slug: the name has no letters or digits to make one from.")
+            refuse_reserved_slug(slug)
+        problem = slug_change_problem(self.instance, slug, self.may_manage)
+        if problem:
+            raise forms.ValidationError(problem)
         return slug
 
     def clean_overlap_max(self):
@@ -124,7 +131,8 @@ class UploadCorpusForm(forms.Form):
         low, high = cleaned.get("bleu_low"), cleaned.get("bleu_high")
         if (low is None) != (high is None):
             raise forms.ValidationError("Give both ends of the BLEU range, or neither.")
-        if low is not None and low >= high:
-            raise forms.ValidationError("The BLEU range needs its lower end below its upper end.")
+        problem = bleu_range_problem(low, high) if low is not None else None
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
         cleaned["bleu_range"] = (low, high) if low is not None else None
         return cleaned

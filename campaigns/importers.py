@@ -19,7 +19,7 @@ from django.db import DataError, IntegrityError, transaction
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
 from parasol.db import forget_logged_queries
-from scoring.metrics.filters import paratag_reason
+from scoring.metrics.filters import bleu_range_problem, paratag_reason
 from scoring.metrics.words import word_tokens
 
 FORMATS = ("auto", "csv", "tsv", "jsonl", "mrpc", "paws")
@@ -149,6 +149,9 @@ def import_pairs(
     rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
     rejected = []
     if bleu_range is not None:
+        problem = bleu_range_problem(*bleu_range)
+        if problem:
+            raise CorpusImportError(problem)
         rows = _passing_paratag_filters(rows, *bleu_range, rejected)
     result = _save_rows(campaign, rows)
     if result.count == 0 and rejected:
@@ -555,6 +558,14 @@ def _rows_of_records(records, *, default_corpus, empty_message):
         yield row
     if count == 0:
         raise CorpusImportError(empty_message)
+
+
+def validated_row(record: dict, *, location="the pair", default_corpus="") -> PairRow:
+    """One pair given as a dict (as in JSONL), checked exactly as an import checks each row (the admin's pair form).
+
+    Raises CorpusImportError naming `location` and the problem.
+    """
+    return _row_of_record(location, record, default_corpus)
 
 
 def _row_of_record(location, record, default_corpus):

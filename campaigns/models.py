@@ -31,6 +31,19 @@ def refuse_reserved_slug(slug):
         raise ValidationError(f"“{slug}” is reserved; choose another slug.")
 
 
+# Said of any slug already in use, live or in someone's trash: whose it is, and where, is not the asker's business.
+SLUG_NOT_AVAILABLE = "This slug is not available; choose another."
+# Judges' links and bookmarks name the slug: only the owner may break them.
+SLUG_OWNER_ONLY = "Only the campaign's owner can change its slug (judges' links use it)."
+
+
+def slug_change_problem(campaign, new_slug, may_manage):
+    """Why the campaign may not take the slug `new_slug` from someone who `may_manage` it or not; None if it may."""
+    if campaign.pk is None or new_slug == campaign.slug or may_manage:
+        return None
+    return SLUG_OWNER_ONLY
+
+
 # The task types a campaign may use, as (name, title): annotation's registry (a layer above,
 # which this one cannot import) fills it when Django starts (AnnotationConfig.ready).
 TASK_TYPE_CHOICES: list[tuple[str, str]] = []

@@ -6,6 +6,7 @@ reports and exports are `reports.views`.
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 from rest_framework.authtoken.models import Token
 
@@ -45,6 +46,7 @@ def toggle_open(request, slug):
     return redirect(campaign)
 
 
+@never_cache  # the page shows a fresh key once: no cache may keep a copy
 @researcher_required
 def api_key(request):
     """The researcher's own API key: shown once when (re)generated, never anyone else's."""

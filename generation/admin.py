@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from campaigns.admin import VisibleCampaignsAdmin, related_only
+from campaigns.admin import EvidenceAdmin, VisibleCampaignsAdmin, related_only
 
 from .models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate
 
@@ -12,22 +12,23 @@ class PromptTemplateAdmin(VisibleCampaignsAdmin):
     search_fields = ["name"]
 
 
+# A run, its sources and its outputs record what a model was given and what it said: read-only.
+
+
 @admin.register(GenerationRun)
-class GenerationRunAdmin(VisibleCampaignsAdmin):
+class GenerationRunAdmin(EvidenceAdmin):
     list_display = ["pk", "campaign", "model", "decoding", "status", "created_at", "finished_at"]
     list_filter = ["status", *related_only("campaign")]
 
 
 @admin.register(GenerationSource)
-class GenerationSourceAdmin(VisibleCampaignsAdmin):
+class GenerationSourceAdmin(EvidenceAdmin):
     campaign_path = "run__campaign"
     list_display = ["run", "position", "external_id", "text"]
-    raw_id_fields = ["run"]
 
 
 @admin.register(GenerationOutput)
-class GenerationOutputAdmin(VisibleCampaignsAdmin):
+class GenerationOutputAdmin(EvidenceAdmin):
     campaign_path = "run__campaign"
     list_display = ["run", "source", "template", "candidate", "accepted", "reject_reason"]
     list_filter = ["accepted", "reject_reason", "template"]
-    raw_id_fields = ["run", "source", "pair"]

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
-from scoring.metrics.filters import bleu_range_reason, length_reason
+from scoring.metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
 
 from . import llm
@@ -175,12 +175,9 @@ class GenerationRun(models.Model):
         return self.status in self.ACTIVE
 
     def clean(self):
-        for name in ("bleu_low", "bleu_high"):
-            value = getattr(self, name)
-            if value is not None and not 0 <= value <= 100:
-                raise ValidationError({name: "BLEU lies between 0 and 100"})
-        if self.bleu_low is not None and self.bleu_high is not None and self.bleu_low >= self.bleu_high:
-            raise ValidationError({"bleu_high": "the BLEU range needs low < high"})
+        problem = bleu_range_problem(self.bleu_low, self.bleu_high)
+        if problem:
+            raise ValidationError({"bleu_high": problem})
 
     def decoding_settings(self):
         settings_ = {"strategy": self.decoding, "max_new_tokens": self.max_new_tokens}

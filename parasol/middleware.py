@@ -1,10 +1,11 @@
-"""Request-size cap, NUL characters refused, and Content-Security-Policy, for every response."""
+"""Request-size cap, NUL characters refused, Content-Security-Policy for every response; no caching of API answers."""
 
 import json
 import re
 
 from django.conf import settings
 from django.http import Http404, HttpResponse, JsonResponse
+from django.utils.cache import add_never_cache_headers
 
 # Where a researcher may send a corpus; every other body is a small form or JSON.
 UPLOAD_PATHS = re.compile(r"^/(api/|campaigns/[^/]+/upload/$|campaigns/[^/]+/generations/new/$)")
@@ -141,4 +142,17 @@ class ContentSecurityPolicyMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+        return response
+
+
+class NoStoreApiMiddleware:
+    """API answers (campaign data, exports) are never kept by a browser or proxy cache."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.path.startswith("/api/"):
+            add_never_cache_headers(response)
         return response

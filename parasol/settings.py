@@ -127,6 +127,7 @@ MIDDLEWARE = [
     "parasol.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "parasol.middleware.ContentSecurityPolicyMiddleware",
+    "parasol.middleware.NoStoreApiMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -348,6 +349,14 @@ PARASOL_PEM_MODEL_DIR = env_str("PARASOL_PEM_MODEL_DIR", str(BASE_DIR / "var" / 
 PARASOL_PEM_CONTROLS_IN_REFERENCE = env_bool("PARASOL_PEM_CONTROLS_IN_REFERENCE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
 PARASOL_REPORT_INLINE_MAX_PAIRS = env_int("PARASOL_REPORT_INLINE_MAX_PAIRS", 20_000, minimum=0)
+# ... and so are reports whose work grows with something else than pairs: many systems (each
+# compared with each), or many groups (corpora, generators, templates: a table row each).
+PARASOL_REPORT_INLINE_MAX_SYSTEMS = env_int("PARASOL_REPORT_INLINE_MAX_SYSTEMS", 40, minimum=0)
+PARASOL_REPORT_INLINE_MAX_SYSTEM_COMPARISONS = env_int("PARASOL_REPORT_INLINE_MAX_SYSTEM_COMPARISONS", 100, minimum=0)
+PARASOL_REPORT_INLINE_MAX_GROUPS = env_int("PARASOL_REPORT_INLINE_MAX_GROUPS", 100, minimum=0)
+# The pairwise system table compares at most this many pairs of systems (those with the most
+# labelled pairs); a note in the report names the systems left out.
+PARASOL_REPORT_MAX_SYSTEM_COMPARISONS = env_int("PARASOL_REPORT_MAX_SYSTEM_COMPARISONS", 1000, minimum=1)
 
 # Generation: the chat models a run may name, besides the embedded SmolLM2 ("embedded").
 # Names map to local directories, .gguf files or hub names already cached; researchers

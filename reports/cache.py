@@ -8,6 +8,7 @@ While a worker computes one (`reports.tasks`), a status entry beside its key say
 import hashlib
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 from django.utils import timezone
@@ -16,7 +17,7 @@ from annotation.models import Judgment
 from campaigns.models import Campaign, Pair
 from reports.analysis import build_report
 from reports.figures import FigureSpec, draw_figure
-from reports.frames import load_frames
+from reports.frames import load_frames, report_work
 from scoring.models import Score
 
 ANALYSIS_VERSION = "3"  # bump when the analysis changes, to drop cached reports
@@ -50,7 +51,8 @@ class CachedReport:
 
 
 def report_key(campaigns, label_source) -> str:
-    return f"parasol-report:{label_source}:{fingerprint(campaigns)}"
+    cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS  # a report under another cap is another report
+    return f"parasol-report:{label_source}:{cap}:{fingerprint(campaigns)}"
 
 
 def cached_report(key) -> CachedReport | None:
@@ -73,6 +75,7 @@ def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
             answers=frames.answers,
             verdicts=frames.verdicts,
             label_source=label_source,
+            max_system_comparisons=settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS,
         )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
@@ -83,6 +86,23 @@ def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
 
 def n_real_pairs(campaigns) -> int:
     return Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False).count()
+
+
+def fits_in_request(campaigns) -> bool:
+    """Whether a report of `campaigns` is small enough to compute inline: pairs, systems, their comparisons, groups.
+
+    The pairs are counted first: beyond their bound the rest is not even read.
+    """
+    if n_real_pairs(campaigns) > settings.PARASOL_REPORT_INLINE_MAX_PAIRS:
+        return False
+    work = report_work(campaigns)
+    n = work["systems"]
+    comparisons = min(n * (n - 1) // 2, settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS)
+    return (
+        n <= settings.PARASOL_REPORT_INLINE_MAX_SYSTEMS
+        and comparisons <= settings.PARASOL_REPORT_INLINE_MAX_SYSTEM_COMPARISONS
+        and work["groups"] <= settings.PARASOL_REPORT_INLINE_MAX_GROUPS
+    )
 
 
 def _status_key(key):

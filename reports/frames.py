@@ -95,6 +95,31 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     return pairs
 
 
+def report_work(campaigns) -> dict[str, int]:
+    """What a report of `campaigns` costs beyond its pairs: distinct systems, groups (corpora, generators, templates).
+
+    Read from the pairs' corpus and metadata only, so a page can decide cheaply whether to compute the report.
+    """
+    campaigns = list(campaigns)
+    keys_of = {c.pk: c.system_key_list() for c in campaigns}
+    rows = raw_rows(_real_pairs(campaigns).values_list("campaign_id", "corpus", "metadata"))
+    corpora, metadatas = set(), {c.pk: [] for c in campaigns}
+    for campaign_id, corpus, metadata in rows:
+        corpora.add((campaign_id, corpus))
+        metadata = _as_dict(metadata)
+        wanted = keys_of[campaign_id] or ["system", *METADATA_COLUMNS]
+        metadatas[campaign_id].append({key: metadata.get(key) for key in {*wanted, *METADATA_COLUMNS}})
+    systems, groups = set(), {key: set() for key in METADATA_COLUMNS}
+    for campaign_id, chosen in metadatas.items():
+        frame = pd.DataFrame(chosen)
+        if frame.empty:
+            continue
+        systems |= set(system_names(frame, keys_of[campaign_id])) - {""}
+        for key in METADATA_COLUMNS:
+            groups[key] |= set(frame[key].dropna().astype(str))
+    return {"systems": len(systems), "groups": len(corpora) + sum(len(values) for values in groups.values())}
+
+
 def pair_metadata(campaign, pk_range: PkRange | None = None):
     """(public id, metadata) of the campaign's real pairs, oldest first; `pk_range`: one page."""
     return _within(campaign.real_pairs, pk_range).order_by("pk").values_list("external_id", "metadata")

@@ -1,7 +1,6 @@
 """Thin Celery task computing a large report, and the helper that queues it (tasks import services only)."""
 
 from celery import shared_task
-from django.conf import settings
 from django.db import OperationalError
 from django.utils import timezone
 
@@ -22,16 +21,16 @@ def compute_report_task(campaign_ids, label_source):
 def report_or_status(campaigns, label_source):
     """(report, None) when ready; (None, status) while a worker computes it.
 
-    Reports of up to PARASOL_REPORT_INLINE_MAX_PAIRS pairs are computed in the request;
-    larger ones are handed to a worker once (the status entry is the lock) and the page
-    polls until the report is in the cache. A broker that cannot be reached means the
-    request computes it after all.
+    Small reports (`cache.fits_in_request`: pairs, systems, comparisons, groups) are computed
+    in the request; larger ones are handed to a worker once (the status entry is the lock)
+    and the page polls until the report is in the cache. A broker that cannot be reached
+    means the request computes it after all.
     """
     key = cache.report_key(campaigns, label_source)
     cached = cache.cached_report(key)
     if cached is not None:
         return cached, None
-    if cache.n_real_pairs(campaigns) <= settings.PARASOL_REPORT_INLINE_MAX_PAIRS:
+    if cache.fits_in_request(campaigns):
         return cache.get_report(campaigns, label_source), None
     claimed = cache.claim_computation(key)
     if claimed is not None:

@@ -4,6 +4,7 @@ The statistics are `reports.analysis` (plain pandas), read from the database by
 `reports.frames` and cached by `reports.cache`; these views check access and serve them.
 """
 
+from functools import wraps
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse
@@ -18,7 +19,7 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import csv_comments, latex
 from reports.analysis.vocabulary import label, metric_label
-from reports.cache import figure_bytes, get_report
+from reports.cache import figure_bytes
 from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 from reports.figures import figure_specs
 from reports.frames import label_sources_with_labels, metric_signatures
@@ -189,6 +190,44 @@ def show_cross_report(request):
     return _render_report(request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-cross-report"))
 
 
+class ReportNotReady(Exception):
+    """A download asked for a report a worker is still computing (answered 202 with its stage)."""
+
+    def __init__(self, status):
+        self.status = status
+
+
+def _ready_report(campaigns, label_source):
+    """The report, as the page gets it: computed here only when small, else by a worker (ReportNotReady meanwhile)."""
+    cached, status = report_or_status(campaigns, label_source)
+    if cached is None:
+        raise ReportNotReady(status)
+    return cached
+
+
+def _not_ready(status):
+    text = (
+        f"The report is being computed by a worker (stage: {status['stage']}). "
+        "Download it again once the report page shows it.\n"
+    )
+    response = HttpResponse(text, status=202, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(COMPUTING_POLL_SECONDS)
+    return response
+
+
+def waits_for_the_report(view):
+    """A download view answering 202 with the stage while the worker computes the report it needs."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except ReportNotReady as not_ready:
+            return _not_ready(not_ready.status)
+
+    return wrapper
+
+
 def _table_download(request, name):
     """(campaigns, report, file stem) of a table download; 404 for a table no report has."""
     if name not in TABLE_NAMES:
@@ -196,10 +235,11 @@ def _table_download(request, name):
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
     stem = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}"
-    return campaigns, get_report(campaigns, label_source).report, stem
+    return campaigns, _ready_report(campaigns, label_source).report, stem
 
 
 @researcher_required
+@waits_for_the_report
 def download_report_table(request, name):
     _campaigns, report, stem = _table_download(request, name)
     comments = csv_comments(report, name) if request.GET.get("comments") == "1" else ()
@@ -207,6 +247,7 @@ def download_report_table(request, name):
 
 
 @researcher_required
+@waits_for_the_report
 def download_report_table_latex(request, name):
     campaigns, report, stem = _table_download(request, name)
     if name not in tables_with_content(report, task_of(campaigns)):
@@ -217,10 +258,11 @@ def download_report_table_latex(request, name):
 
 
 @researcher_required
+@waits_for_the_report
 def download_report_html(request):
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
-    cached = get_report(campaigns, label_source)
+    cached = _ready_report(campaigns, label_source)
     page = standalone_html(
         campaigns, cached.report, cached.signatures, figure_png=lambda spec: figure_bytes(cached, spec, "png")
     )
@@ -232,9 +274,10 @@ def download_report_html(request):
 
 
 @researcher_required
+@waits_for_the_report
 def show_report_figure(request, name, fmt):
     campaigns = _campaigns_of(request)
-    cached = get_report(campaigns, _label_source(request, campaigns))
+    cached = _ready_report(campaigns, _label_source(request, campaigns))
     spec = next((spec for spec in figure_specs(cached.report) if spec.name == name), None)
     if fmt not in FORMATS or spec is None:
         raise Http404(f"No figure {name}.{fmt}")

@@ -4,6 +4,7 @@ A subclass sets the class attributes and implements the hooks; nothing outside
 its module knows its answers. See README.md beside this file.
 """
 
+import re
 from dataclasses import dataclass
 
 import pandas as pd
@@ -19,12 +20,38 @@ class ReportSection:
     template: str
 
 
+# A whole number as a browser sends one: ASCII digits only. Python's int() also reads
+# Arabic-Indic and other Unicode digits, underscores and signs, none of which a page sends.
+ASCII_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def ascii_whole_number(value) -> int:
+    """`value` (a form string, or an int from code) as an int, or ValueError unless it is ASCII digits alone."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if not isinstance(value, str) or not ASCII_WHOLE_NUMBER.fullmatch(value):
+        raise ValueError(f"not a whole number in ASCII digits: {value!r}")
+    return int(value)
+
+
+class WholeNumberField(forms.IntegerField):
+    """An IntegerField that takes ASCII digits only (no Unicode digits, signs, underscores or spaces)."""
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        try:
+            return ascii_whole_number(value)
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
 class AnswerForm(forms.Form):
     """The fields every answer carries; a task type's form adds its own."""
 
-    assignment = forms.IntegerField(min_value=1)
+    assignment = WholeNumberField(min_value=1)
     # Measured in the browser from display to click; absent without JavaScript.
-    response_ms = forms.IntegerField(required=False, min_value=0)
+    response_ms = WholeNumberField(required=False, min_value=0)
 
 
 class TaskType:

@@ -16,7 +16,7 @@ from annotation.tagging import SIDES, majority_word_tags, out_of_range, tags_of
 from annotation.training import explanation_of
 from campaigns.models import Pair, tokens_of
 
-from .base import AnswerForm, ReportSection, TaskType
+from .base import AnswerForm, ReportSection, TaskType, ascii_whole_number
 from .similarity import Similarity, SimilarityAnswerForm, answer_feedback_row
 
 # No sentence Parasol shows has this many words; more indexes are an attack, not an answer.
@@ -32,7 +32,7 @@ class WordIndexesField(forms.Field):
         if not value:
             return []
         try:
-            indexes = sorted({int(item) for item in value})
+            indexes = sorted({ascii_whole_number(item) for item in value})
         except (TypeError, ValueError):
             raise forms.ValidationError(_("Word indexes must be whole numbers.")) from None
         if len(indexes) > MAX_TAGGED_WORDS:

@@ -45,6 +45,7 @@ class Settings:
     min_shared: int = 5  # pairwise Cohen's kappa: pairs two judges must share
     curve_points: int | None = 1000  # points per curve in the curve tables; None: one per pair
     figure_points: int = 20_000  # labelled pairs drawn (at random) in Figure 2; more is ink, not information
+    max_system_comparisons: int | None = None  # rows of the pairwise system table at most; None: every two systems
 
 
 @dataclass
@@ -95,7 +96,13 @@ def build_report(
             )
     notes += tables.corpus_notes(frame)
     system_tables, system_notes = systems.system_report(
-        frame, judgments, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
+        frame,
+        judgments,
+        metrics,
+        directions,
+        n_bootstrap=settings.n_bootstrap,
+        seed=settings.seed,
+        max_comparisons=settings.max_system_comparisons,
     )
     notes += system_notes
 

@@ -134,15 +134,31 @@ def _answers_by_pair(judgments: pd.DataFrame) -> pd.DataFrame:
     return work.groupby("pair_id")[columns].sum()
 
 
-def pairwise_systems(frame, n_bootstrap=1000, seed=0) -> pd.DataFrame:
+def compared_systems(labelled: pd.DataFrame, max_comparisons=None) -> list[str]:
+    """The systems the pairwise table compares: all, or the most-labelled k with k(k−1)/2 ≤ `max_comparisons`.
+
+    Ties in the number of labelled pairs go to the system first by name, so the choice is repeatable.
+    """
+    counts = labelled.groupby("system").size()
+    if max_comparisons is None or len(counts) * (len(counts) - 1) // 2 <= max_comparisons:
+        return sorted(counts.index)
+    k = int((1 + np.sqrt(1 + 8 * max_comparisons)) // 2)
+    while k * (k - 1) // 2 > max_comparisons:
+        k -= 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return sorted(system for system, _n in ranked[:k])
+
+
+def pairwise_systems(frame, n_bootstrap=1000, seed=0, max_comparisons=None) -> pd.DataFrame:
     """Every two systems on the sources both have labelled pairs for: rate difference, sign test, paired bootstrap.
 
     Per shared source, d = rate of A − rate of B. The sign test counts sources with d > 0
     against d < 0 (ties dropped; scipy's exact binomial test). The paired bootstrap
     resamples shared sources; its two-sided p-value is twice the smaller share of draws on
-    either side of 0 (capped at 1).
+    either side of 0 (capped at 1). `max_comparisons` bounds the work (`compared_systems`).
     """
     labelled = frame[frame["label"].notna() & (frame["system"].fillna("") != "")]
+    labelled = labelled[labelled["system"].isin(compared_systems(labelled, max_comparisons))]
     rate = labelled.assign(label=labelled["label"].astype(float)).pivot_table(
         index="source", columns="system", values="label", aggfunc="mean"
     )
@@ -223,22 +239,36 @@ def _draw_interval(function, human_draws, metric_draws):
     return _interval(np.array(values, dtype=float))
 
 
-def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=0):
+def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=0, max_comparisons=None):
     """The three system tables (systems, pairwise, correlation) and notes; empty tables when no pair has a system.
 
-    `frame` as for `systems_table`, with `source`; works with human or gold labels alike.
+    `frame` as for `systems_table`, with `source`; works with human or gold labels alike;
+    `max_comparisons`: at most this many rows in the pairwise table (a note says so when it bites).
     """
     has_system = "system" in frame and frame["system"].fillna("").astype(str).ne("").any()
     if not has_system:
         frame = frame.iloc[0:0].assign(system="", label=pd.Series(dtype=float))
     frame = frame[["pair_id", "source", "system", "label", *metrics]]
     systems = systems_table(frame, judgments, metrics, n_bootstrap, seed)
-    pairwise = pairwise_systems(frame, n_bootstrap, seed)
+    pairwise = pairwise_systems(frame, n_bootstrap, seed, max_comparisons)
     correlation = system_correlation(frame, metrics, directions, n_bootstrap, seed)
-    notes = []
+    notes = _comparison_notes(frame, max_comparisons)
     if has_system and len(systems) < MIN_SYSTEMS_FOR_CORRELATION:
         notes.append(
             f"Only {len(systems)} system(s): system-level correlations need at least "
             f"{MIN_SYSTEMS_FOR_CORRELATION} systems to mean anything."
         )
     return {"systems": systems, "system_pairwise": pairwise, "system_correlation": correlation}, notes
+
+
+def _comparison_notes(frame, max_comparisons) -> list[str]:
+    labelled = frame[frame["label"].notna() & (frame["system"].fillna("") != "")]
+    n = labelled["system"].nunique()
+    kept = compared_systems(labelled, max_comparisons)
+    if len(kept) == n:
+        return []
+    return [
+        f"The pairwise system comparisons cover the {len(kept)} systems with the most labelled pairs "
+        f"({len(kept) * (len(kept) - 1) // 2:,} comparisons, at most {max_comparisons:,}); "
+        f"the other {n - len(kept):,} of {n:,} systems are in the systems table only."
+    ]

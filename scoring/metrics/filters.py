@@ -9,6 +9,8 @@ sacrebleu's sentence BLEU (0–100, default 13a tokeniser and exponential smooth
 source as the reference. Each check returns a reason for rejection, or None to keep the pair.
 """
 
+import math
+
 from sacrebleu.metrics import BLEU
 
 _bleu = BLEU(effective_order=True)
@@ -21,6 +23,19 @@ MAX_LENGTH_RATIO = 2.5
 def pair_bleu(source: str, hypothesis: str) -> float:
     """sacrebleu's sentence BLEU of the hypothesis against the source, 0–100."""
     return _bleu.sentence_score(hypothesis, [source]).score
+
+
+def bleu_range_problem(low, high) -> str | None:
+    """What is wrong with a BLEU range given by a user, or None: each given end a finite number
+    from 0 to 100 (NaN and infinities compare false with everything, so they would filter nothing
+    or everything), and low < high (the low < high wording is what the forms and commands print).
+    """
+    for name, value in (("lower", low), ("upper", high)):
+        if value is not None and not (math.isfinite(value) and 0 <= value <= 100):
+            return f"the {name} end of the BLEU range must be a number from 0 to 100, not {value}"
+    if low is not None and high is not None and low >= high:
+        return f"the BLEU range needs low < high, got {low:g} and {high:g}"
+    return None
 
 
 def bleu_range_reason(source, hypothesis, low, high):

@@ -56,7 +56,7 @@ def test_it_rejects_a_duplicate_slug(client, campaign, researcher):
         reverse("campaigns-create-campaign"),
         {"name": "Again", "slug": "demo", "pairs_per_judge": 5, "overlap_target": 1},
     )
-    assert response.status_code == 200 and "already exists" in response.content.decode()
+    assert response.status_code == 200 and "This slug is not available" in response.content.decode()
 
 
 def test_the_dashboard_refreshes_its_progress_partial(client, campaign, researcher):

@@ -45,3 +45,37 @@ def test_a_report_at_the_inline_limit_is_computed_in_the_request(gold_campaign, 
     settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 12
     report, status = report_or_status([gold_campaign], "gold")
     assert status is None and report.report.summary["n_pairs"] == 12
+
+
+@pytest.mark.parametrize(
+    ("setting", "metadata"),
+    [
+        ("PARASOL_REPORT_INLINE_MAX_SYSTEMS", lambda i: {"system": f"s{i}"}),
+        ("PARASOL_REPORT_INLINE_MAX_SYSTEM_COMPARISONS", lambda i: {"system": f"s{i}"}),
+        ("PARASOL_REPORT_INLINE_MAX_GROUPS", lambda i: {"generator": f"g{i}"}),
+    ],
+)
+def test_a_report_of_few_pairs_but_much_work_is_not_computed_in_the_request(campaign, settings, setting, metadata):
+    pairs = add_pairs(campaign, 12)
+    for i, pair in enumerate(pairs):
+        pair.metadata = metadata(i)
+        pair.gold_label = i % 2
+        pair.save()
+    assert cache.fits_in_request([campaign])
+    setattr(settings, setting, 5)
+    assert not cache.fits_in_request([campaign])
+    key = cache.report_key([campaign], "gold")
+    cache.claim_computation(key)  # as if queued already: nothing is sent to a broker here
+    report, status = report_or_status([campaign], "gold")
+    assert report is None and status["stage"] == "queued for a worker"
+    assert cache.cached_report(key) is None
+
+
+def test_many_corpora_count_as_groups(campaign, settings):
+    for i, pair in enumerate(add_pairs(campaign, 6)):
+        pair.corpus = "abc"[i % 3]
+        pair.save()
+    settings.PARASOL_REPORT_INLINE_MAX_GROUPS = 2
+    assert not cache.fits_in_request([campaign])
+    settings.PARASOL_REPORT_INLINE_MAX_GROUPS = 3
+    assert cache.fits_in_request([campaign])

@@ -62,6 +62,11 @@ class Command(BaseCommand):
                 "set DJANGO_DEBUG=true for a local demo, or pass --allow-production with PARASOL_DEMO_PASSWORD set"
             )
         password = os.environ.get("PARASOL_DEMO_PASSWORD", "")
+        if password.strip().casefold() == DEMO_PASSWORD:
+            # It passes Django's validators, but it is printed in the README for anyone to try.
+            raise CommandError(
+                "PARASOL_DEMO_PASSWORD is not acceptable: it is the demo's published password; choose your own"
+            )
         try:
             validate_password(password, get_user_model()(username=DEMO_USERNAME))
         except ValidationError as error:
