@@ -120,13 +120,21 @@ def _json_nul(body):
     return f"The JSON body at {_json_path_of_nul(data, '') or 'its top level'}"
 
 
+def _key_step(path, key):
+    """`path.key` for a plain key; `path["…"]` (JSON-escaped) for one with spaces or control characters."""
+    shown = key.replace(chr(0), "␀")
+    if re.fullmatch(r"[\w␀]+", shown):
+        return f"{path}.{shown}".lstrip(".")
+    return f"{path}[{json.dumps(shown, ensure_ascii=False)}]"
+
+
 def _json_path_of_nul(value, path):
     """The path (`[0].source`) of the first string or key holding a NUL."""
     if isinstance(value, str):
         return path if "\x00" in value else None
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
-        inner = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key.replace(chr(0), '␀')}".lstrip(".")
+        inner = f"{path}[{key}]" if isinstance(key, int) else _key_step(path, key)
         if isinstance(key, str) and "\x00" in key:
             return f"{inner} (a key)"
         found = _json_path_of_nul(item, inner)

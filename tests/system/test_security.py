@@ -159,6 +159,7 @@ RESEARCHER_POSTS = [
     ("campaigns-preview-template", {"slug": True}),
     ("campaigns-api-key", {}),
     ("campaigns-trash", {}),
+    ("campaigns-train-detector", {"slug": True}),
     ("logout", {}),
 ]
 ANONYMOUS_POSTS = [("login", {}), ("set_language", {})]
@@ -183,6 +184,7 @@ GET_ONLY = {
     "campaigns-download-report-latex",
     "campaigns-download-report-html",
     "campaigns-show-report-figure",
+    "campaigns-show-detector",
     "api-schema",
 }
 
