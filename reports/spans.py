@@ -7,7 +7,6 @@ corpus and by system, and `span_correlation` (the degree against every metric an
 """
 
 import pandas as pd
-from django.urls import reverse
 
 from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
@@ -17,6 +16,7 @@ from reports.analysis import spans
 from reports.frames import counted_judgments, load_frames, pair_table
 
 REFERENCE_JUDGE = "reference"
+NO_SYSTEM = "(no system)"
 SPAN_TABLE_TITLES = {
     "span_agreement": "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
     "span_agreement_pairs": "Span agreement between every two judges",
@@ -32,21 +32,6 @@ SPAN_SECTIONS = ("spans", "similarity+spans")
 
 def is_span_campaign(campaign):
     return task_type_of(campaign).report_section.name in SPAN_SECTIONS
-
-
-def span_tables_for_page(campaigns) -> list[dict]:
-    """The span tables with their titles and HTML, for the report page (CSV links when it shows one campaign)."""
-    tables = span_tables(campaigns)
-    single = len(campaigns) == 1
-    return [
-        {
-            "name": name,
-            "title": title,
-            "html": tables[name].to_html(index=False, float_format="{:.3f}".format, na_rep=""),
-            "csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name]) if single else None,
-        }
-        for name, title in SPAN_TABLE_TITLES.items()
-    ]
 
 
 def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
@@ -84,20 +69,20 @@ def span_tables(campaigns) -> dict[str, pd.DataFrame]:
     if ordinals.notna().any():
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
-    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "generator"]], on="pair_id")
+    # The system of each pair after the campaign's System keys (reports.frames.pair_table), "–" without one.
+    pairs = pairs.assign(system=pairs["system"].fillna("").replace("", NO_SYSTEM))
+    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "system"]], on="pair_id")
     return {
         "span_agreement": spans.agreement_summary(pairwise),
         "span_agreement_pairs": pairwise,
         "span_degree_by_corpus": spans.degree_distribution(degrees, pairs, "corpus"),
-        "span_degree_by_system": spans.degree_distribution(
-            degrees, pairs.fillna({"generator": "(imported)"}), "generator"
-        ),
+        "span_degree_by_system": spans.degree_distribution(degrees, pairs, "system"),
         "span_correlation": spans.degree_correlation(degrees, pairs, list(frames.directions), frames.directions),
         "span_degree": per_pair[
             [
                 "pair_id",
                 "corpus",
-                "generator",
+                "system",
                 "n_taggings",
                 "source_share",
                 "hypothesis_share",
