@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
 from reports.analysis.present import TITLES as REPORT_TITLES
-from reports.analysis.present import empty_reason, html
+from reports.analysis.present import empty_reason, is_wide, shown, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.criteria_section import TITLES as CRITERIA_TITLES
 from reports.criteria_section import criteria_tables
@@ -205,7 +205,8 @@ def _table(report, name, links):
     reason = empty_reason(report, name)
     if reason:
         return {"name": name, "title": TITLES[name], "reason": reason}
-    return {"name": name, "title": TITLES[name], "html": html(report, name), **links(name)}
+    result = shown(report, name)
+    return {"name": name, "title": TITLES[name], "html": table_html(result), "wide": is_wide(result), **links(name)}
 
 
 def notes_for(report, task) -> list[str]:

@@ -187,7 +187,7 @@ def _table3(report, frame):
             records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
     long = pd.DataFrame(records)
     rows = pd.MultiIndex.from_tuples(
-        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", ""]
+        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", "Measure"]
     )
     columns = list(dict.fromkeys(long["column"]))
     keyed = long.assign(row=list(zip(long["corpus"], long["rate"])))
@@ -195,7 +195,7 @@ def _table3(report, frame):
     values = _grid(keyed, "row", "column", "value", rows_order=list(rows), columns_order=columns)
     bold = best_cells(values, axis=1) & np.array([[r != "threshold"] for _, r in rows])
     header = pd.MultiIndex.from_tuples([(metric_label(m, report.directions.get(m)), label(k)) for m, k in columns])
-    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", ""])
+    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", "Measure"])
     cells.index, cells.columns = row_labels, header
     bold.index, bold.columns = row_labels, header
     caption = (
@@ -498,6 +498,15 @@ def empty_reason(report, name) -> str | None:
     return None
 
 
+# Columns (stub included) above which a table is printed on a landscape page (report.css).
+PORTRAIT_COLUMNS = 9
+
+
+def is_wide(result: Shown) -> bool:
+    stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
+    return stub + result.table.shape[1] > PORTRAIT_COLUMNS
+
+
 def wide(report, name) -> pd.DataFrame:
     """The table `name` as a wide frame of formatted strings (empty when the table is)."""
     result = shown(report, name)
@@ -547,12 +556,17 @@ def table_html(result: Shown) -> str:
     parts.append("</thead><tbody>")
     for position, (_key, row) in enumerate(table.iterrows()):
         cells = _stub_cells(table.index, position) if stub else []
-        for value, strong in zip(row, bold.iloc[position]):
+        for column, (value, strong) in enumerate(zip(row, bold.iloc[position], strict=True)):
             text = escape("–" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
-            cells.append(f'<td class="num">{f"<strong>{text}</strong>" if strong else text}</td>')
+            # Without a stub the first column names the row: it stays in view when the table scrolls.
+            kind = "num stub" if not stub and column == 0 else "num"
+            cells.append(f'<td class="{kind}">{f"<strong>{text}</strong>" if strong else text}</td>')
         parts.append(f"<tr>{''.join(cells)}</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+STUB = ' class="stub"'  # the first column, kept in view while a wide table scrolls (report.css)
 
 
 def _header_rows(columns, stub):
@@ -561,7 +575,10 @@ def _header_rows(columns, stub):
     for level in range(levels):
         cells = []
         if level == 0:
-            cells += [f'<th scope="col" rowspan="{levels}">{escape(str(s or ""))}</th>' for s in stub]
+            cells += [
+                f'<th scope="col" rowspan="{levels}"{STUB if i == 0 else ""}>{escape(str(s or "Measure"))}</th>'
+                for i, s in enumerate(stub)
+            ]
         if level < levels - 1:
             for text, span in _runs([tuple(c[: level + 1]) for c in columns]):
                 cells.append(f'<th scope="colgroup" colspan="{span}">{escape(str(text[-1]))}</th>')
@@ -583,9 +600,9 @@ def _stub_cells(index, position):
             if position and prefixes[position - 1] == prefixes[position]:
                 continue
             span = next((span for text, span, start in _runs_at(prefixes) if start == position), 1)
-            cells.append(f'<th scope="rowgroup" rowspan="{span}">{escape(str(value))}</th>')
+            cells.append(f'<th scope="rowgroup" rowspan="{span}"{STUB if level == 0 else ""}>{escape(str(value))}</th>')
         else:
-            cells.append(f'<th scope="row">{escape(str(value))}</th>')
+            cells.append(f'<th scope="row"{STUB if level == 0 else ""}>{escape(str(value))}</th>')
     return cells
 
 
