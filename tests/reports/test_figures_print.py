@@ -1,4 +1,4 @@
-"""Figures are legible at print size (type ≥ 8 pt, visible markers) and a figure with nothing to draw is never written."""
+"""Figures are legible at print size (type ≥ 8 pt, visible markers); one with nothing to draw is never written."""
 
 import pandas as pd
 import pytest

@@ -28,7 +28,9 @@ def compile_log(folder):
 def test_every_latex_table_of_a_14_metric_report_fits_the_text_width(researcher, task_type, tmp_path):
     campaign = report_campaign(researcher, task_type)
     label_source = "human" if task_type == "similarity" else "gold"
-    call_command("report", campaign.slug, "--label-source", label_source, "--out", str(tmp_path), "--latex", "--no-figures")
+    call_command(
+        "report", campaign.slug, "--label-source", label_source, "--out", str(tmp_path), "--latex", "--no-figures"
+    )
     tables = sorted(path.stem for path in tmp_path.glob("*.tex") if path.stem != "tables")
     assert "systems" in tables and len(tables) >= 4, tables
     log = compile_log(tmp_path)
