@@ -179,7 +179,8 @@ def _table3(report, frame):
         column = (row["metric"], row["threshold_kind"])
         for key in [*RATES, "threshold"]:
             ci = row.get(f"{key}_ci95")
-            has_ci = ci is not None and ci == ci
+            # A zero-width MBD interval is no interval: every balanced draw held the same pairs (see the notes).
+            has_ci = ci is not None and ci == ci and ci > 0
             value = row[key]
             cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
             if key == "threshold":
@@ -200,7 +201,8 @@ def _table3(report, frame):
     bold.index, bold.columns = row_labels, header
     caption = (
         "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold (by accuracy); "
-        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval. "
+        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval "
+        "(none when every draw held the same pairs: a corpus with fewer pairs of a label than a draw takes). "
         f"Bold: the best value of each row. {PRECISION}"
     )
     return Shown(cells, bold, caption)
@@ -448,6 +450,16 @@ def _criteria_metrics(report, frame):
     return Shown(table, best_cells(values, axis=0), caption)
 
 
+def _criteria_pem_fit(report, frame):
+    """PEM's fit, its metrics named in the caption: a list of fourteen names is no table cell."""
+    names = [_name(report, "metrics", value) for value in frame["metrics"]]
+    result = _as_is(
+        report, frame.assign(metrics=[len([n for n in str(v).split(",") if n.strip()]) for v in frame["metrics"]])
+    )
+    caption = f"Metrics given to the fit: {'; '.join(names)}. {PRECISION}"
+    return Shown(result.table, caption=caption)
+
+
 FORMATTERS = {
     "table1": _table1,
     "table2": _table2,
@@ -464,6 +476,7 @@ FORMATTERS = {
     "system_correlation": _system_correlation,
     "criteria_by_system": _criteria_by_system,
     "criteria_metrics": _criteria_metrics,
+    "criteria_pem_fit": _criteria_pem_fit,
 }
 
 
