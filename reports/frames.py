@@ -95,6 +95,11 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     return pairs
 
 
+def corpus_names(table: pd.DataFrame) -> pd.Series:
+    """Each pair's corpus as reports and exports name it: as imported, else its campaign's slug."""
+    return table["corpus"].where(table["corpus"].fillna("").astype(bool), table["campaign"])
+
+
 def pair_metadata(campaign, pk_range: PkRange | None = None):
     """(public id, metadata) of the campaign's real pairs, oldest first; `pk_range`: one page."""
     return _within(campaign.real_pairs, pk_range).order_by("pk").values_list("external_id", "metadata")
@@ -152,6 +157,7 @@ def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
     frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
+    frame["corpus"] = corpus_names(frame.assign(campaign=campaign.slug))
     return frame
 
 
@@ -294,7 +300,7 @@ def load_frames(campaigns, fields=("label",)) -> Frames:
     pairs = pd.DataFrame(
         {
             "pair_id": pair_ids,
-            "corpus": table["corpus"].where(table["corpus"].astype(bool), table["campaign"]),
+            "corpus": corpus_names(table),
             **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
         }
     )
