@@ -18,7 +18,7 @@ TITLES = {
     "criteria_vs_overall": "Each criterion against Overall (PEM Table 2)",
     "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
     "criteria_alpha": "Krippendorff's alpha (interval) per criterion",
-    "criteria_pem_fit": "pem_fit: SVR from the metric scores to Overall, k-fold cross-validated",
+    "criteria_pem_fit": "PEM's fit: SVR from the metric scores to Overall, k-fold cross-validated",
 }
 
 
