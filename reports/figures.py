@@ -53,10 +53,12 @@ def figure_specs(report) -> list[FigureSpec]:
     return [spec for spec in _all_specs(report) if _missing(report, spec) is None]
 
 
-def skipped_figures(report) -> list[str]:
-    """A note per reason that left figures out for having nothing to draw, naming them."""
+def skipped_figures(report, kinds=None) -> list[str]:
+    """A note per reason that left figures (of `kinds`, default all) out for having nothing to draw, naming them."""
     skipped = {}
     for spec in _all_specs(report):
+        if kinds is not None and spec.kind not in kinds:
+            continue
         reason = _missing(report, spec)
         if reason is not None:
             skipped.setdefault(reason, []).append(spec.title)

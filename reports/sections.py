@@ -18,6 +18,7 @@ from reports.analysis.present import empty_reason, is_wide, shown, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.criteria_section import TITLES as CRITERIA_TITLES
 from reports.criteria_section import criteria_tables
+from reports.figures import skipped_figures
 from reports.spans import SPAN_SECTIONS, SPAN_TABLE_TITLES, span_tables
 
 TABLE_TEMPLATE = "reports/_section.html"
@@ -210,10 +211,12 @@ def _table(report, name, links):
 
 
 def notes_for(report, task) -> list[str]:
-    """The report's notes that concern `task`: a criteria or span campaign has no 5-way answer to note about."""
+    """The notes a page of `task` shows: a criteria or span campaign has no 5-way answer to note about, nor
+    Figure 2 and the curves; figures left out for having nothing to draw are named."""
     if task in SIMILARITY:
-        return report.notes
-    return [note for note in report.notes if not any(word in note for word in SIMILARITY_NOTE_WORDS)]
+        return report.notes + skipped_figures(report)
+    notes = [note for note in report.notes if not any(word in note for word in SIMILARITY_NOTE_WORDS)]
+    return notes + skipped_figures(report, kinds=("systems",))
 
 
 def download_only() -> list[str]:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from annotation.scale import ANSWER_LABELS, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis.vocabulary import label, metric_label
-from reports.figures import draw_figure, figure_specs, skipped_figures
+from reports.figures import draw_figure, figure_specs
 from reports.sections import notes_for, sections_of, systems_summary, task_of, with_task_tables
 from scoring.metrics.registry import METRICS
 
@@ -76,7 +76,7 @@ def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
     context = {
         "campaigns": campaigns,
         "report": report,
-        "notes": notes_for(report, task_of(campaigns)) + skipped_figures(report),
+        "notes": notes_for(report, task_of(campaigns)),
         "label_source": label(report.settings.label_source),
         "styles": _styles(),
         "sections": sections_of(report, task=task_of(campaigns)),

@@ -20,7 +20,7 @@ from reports.analysis.present import csv_comments, latex
 from reports.analysis.vocabulary import label, metric_label
 from reports.cache import figure_bytes, get_report
 from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
-from reports.figures import figure_specs, skipped_figures
+from reports.figures import figure_specs
 from reports.frames import label_sources_with_labels, metric_signatures
 from reports.sections import (
     TITLES,
@@ -125,7 +125,7 @@ def _render_report(request, campaigns, label_source, page_url):
     task = task_of(campaigns)
     report = with_task_tables(cached.report, campaigns)
     figures = _figures(cached, campaigns, label_source)
-    notes = notes_for(report, task) + skipped_figures(report)
+    notes = notes_for(report, task)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,

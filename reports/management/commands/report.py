@@ -102,7 +102,8 @@ class Command(BaseCommand):
         for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
             write_table(name)
         # Notes about the 5-way answers say nothing on other task types; figures with nothing to draw say why.
-        report.notes = notes_for(report, task) + (skipped_figures(report) if not options["no_figures"] else [])
+        notes = [note for note in notes_for(report, task) if not note.startswith("Not drawn")]
+        report.notes = notes + (skipped_figures(report) if not options["no_figures"] else [])
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
             _write_latex(report, task, out)
