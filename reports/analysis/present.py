@@ -365,7 +365,7 @@ def _systems(report, frame):
     add(label("mean_ordinal"), [_number(v) for v in frame["mean_ordinal"]], frame["mean_ordinal"])
     if frame["mean_ordinal"].notna().any():  # without 5-way answers (criteria, spans) no one answered Don't know
         add(label("share_dont_know"), [_number(v) for v in frame["share_dont_know"]])
-    for metric in frame.columns[list(frame.columns).index("share_dont_know") + 1 :]:
+    for metric in (m for m in report.metrics if m in frame.columns):
         direction = report.directions.get(metric)
         add(metric_label(metric, direction), [_number(v) for v in frame[metric]], frame[metric], direction)
     index = pd.Index(list(rows), name="Measure")
