@@ -179,9 +179,9 @@ def _table3(report, frame):
         column = (row["metric"], row["threshold_kind"])
         for key in [*RATES, "threshold"]:
             ci = row.get(f"{key}_ci95")
-            # A zero-width MBD interval is no interval: every balanced draw held the same pairs (see the notes).
-            has_ci = ci is not None and ci == ci and ci > 0
             value = row[key]
+            # An MBD interval that prints as [x, x] is no interval: every balanced draw held the same pairs.
+            has_ci = ci is not None and ci == ci and _number(value - ci) != _number(value + ci)
             cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
             if key == "threshold":
                 cell += _threshold_note(row)
@@ -571,14 +571,16 @@ def table_html(result: Shown) -> str:
         cells = _stub_cells(table.index, position) if stub else []
         for column, (value, strong) in enumerate(zip(row, bold.iloc[position], strict=True)):
             text = escape("–" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
-            # Without a stub the first column names the row: it stays in view when the table scrolls.
-            kind = "num stub" if not stub and column == 0 else "num"
+            # Numbers align right, names left; without a stub the first column names the row and stays in view.
+            kind = "num" if NUMERIC.match(text) else "text"
+            kind += " stub" if not stub and column == 0 else ""
             cells.append(f'<td class="{kind}">{f"<strong>{text}</strong>" if strong else text}</td>')
         parts.append(f"<tr>{''.join(cells)}</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
 
 
+NUMERIC = re.compile(r"[-–−+\d.]")
 STUB = ' class="stub"'  # the first column, kept in view while a wide table scrolls (report.css)
 
 
