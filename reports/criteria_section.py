@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.core.cache import cache
+from scipy import stats
 
 from annotation.criteria_scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria import ratings_frame
@@ -17,7 +18,7 @@ from scoring.service import values_under
 
 NO_SYSTEM = "(no system)"
 TITLES = {
-    "criteria_by_system": "Each criterion by system: mean, standard deviation, ratings (PEM)",
+    "criteria_by_system": "Each criterion by system: mean rating with its 95% interval (PEM)",
     "criteria_inter_judge": "Inter-judge Pearson correlation, averaged over judge pairs (PEM Table 1)",
     "criteria_vs_overall": "Each criterion against Overall (PEM Table 2)",
     "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
@@ -61,7 +62,7 @@ def _criteria_tables(campaigns):
     return {
         # A criteria campaign has no binary label: the Systems section correlates with mean Overall instead.
         "system_correlation": system_level[system_level["criterion"] == "overall"].drop(columns="criterion"),
-        "criteria_by_system": criteria.criteria_by_system(judgments, pairs),
+        "criteria_by_system": with_intervals(criteria.criteria_by_system(judgments, pairs)),
         "criteria_inter_judge": _inter_judge(judgments, pairs),
         "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs, controls),
         "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, frames.directions, controls),
@@ -99,6 +100,15 @@ def pem_controls_frame(campaigns, signatures) -> pd.DataFrame:
     return frame.drop(columns="pk")
 
 
+def with_intervals(table: pd.DataFrame, level=0.95) -> pd.DataFrame:
+    """`table` (mean, std, n per row) with the t-interval of each mean: `ci_low`, `ci_high` (NaN below 2 ratings)."""
+    n = table["n"].astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = stats.t.ppf(0.5 + level / 2, n - 1) * table["std"].astype(float) / np.sqrt(n)
+    half = half.where(n >= 2)
+    return table.assign(ci_low=table["mean"] - half, ci_high=table["mean"] + half)
+
+
 def _inter_judge(judgments, pairs) -> pd.DataFrame:
     """Per criterion, PEM's average of the pairwise Pearson correlations between judges."""
     rows = []
@@ -113,17 +123,3 @@ def _inter_judge(judgments, pairs) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
-
-
-def html_tables(tables) -> list[dict]:
-    """Title and HTML of each table, floats rounded (pandas escapes every cell)."""
-    return [
-        {
-            "name": name,
-            "title": TITLES[name],
-            "html": table.to_html(classes="report-table", index=False, na_rep="–", border=0, float_format="%.3f")
-            if len(table)
-            else '<p class="muted">Nothing to show yet.</p>',
-        }
-        for name, table in tables.items()
-    ]

@@ -14,6 +14,7 @@ from django.http import HttpResponse
 from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from reports.frames import (
+    corpus_names,
     counted_judgments,
     judgment_log,
     judgment_log_pages,
@@ -64,6 +65,7 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
     `pk_range` restricts the rows to one page of pairs (`reports.frames.pair_pk_ranges`).
     """
     pairs = pair_table([campaign], pk_range)
+    pairs["corpus"] = corpus_names(pairs)  # named as the report names it
     task_type = task_type_of(campaign)
     answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields, pk_range=pk_range)
     # Pair-level results in the order of the pairs, on the same positional index.

@@ -1,4 +1,8 @@
-"""Which figures a report has, and drawing one of them (the drawing itself is `reports.analysis.figures`)."""
+"""Which figures a report has, and drawing one of them (the drawing itself is `reports.analysis.figures`).
+
+A figure with nothing to draw (no labelled pair in a corpus, no system with a paraphrase
+rate) is never written: `figure_specs` leaves it out and `skipped_figures` says why in a note.
+"""
 
 from dataclasses import dataclass
 
@@ -13,9 +17,7 @@ class FigureSpec:
     corpus: str
 
 
-def figure_specs(report) -> list[FigureSpec]:
-    """Figure 2 (Global, then each corpus: the paper's Figures 15-20), then the threshold and rank curves
-    of Global and of each corpus (numbered, as corpus names vary)."""
+def _all_specs(report) -> list[FigureSpec]:
     specs = [FigureSpec("figure2", "Figure 2 — scores against the edit distance (all corpora)", "figure2", "Global")]
     for i, corpus in enumerate(report.corpora, start=1):
         specs.append(
@@ -27,6 +29,40 @@ def figure_specs(report) -> list[FigureSpec]:
     if len(report.tables["systems"]):
         specs.append(FigureSpec("systems", "Systems ranked by the judges, with 95% CIs", "systems", "Global"))
     return specs
+
+
+def _missing(report, spec) -> str | None:
+    """Why `spec` would be a blank figure, or None when it has something to draw."""
+    if spec.kind == "systems":
+        if report.tables["systems"]["paraphrase_rate"].notna().any():
+            return None
+        return "no system has a labelled pair, so no paraphrase rate"
+    if not report.metrics:
+        return "no metric has scored the pairs"
+    if spec.kind == "figure2":
+        points = report.points
+        points = points if spec.corpus == "Global" else points[points["corpus"] == spec.corpus]
+        return None if points[report.metrics].notna().any().any() else "no labelled pair with a score"
+    curves = report.tables["curves_threshold" if spec.kind == "thresholds" else "curves_rank"]
+    return None if (curves["corpus"] == spec.corpus).any() else "no labelled pair with a score"
+
+
+def figure_specs(report) -> list[FigureSpec]:
+    """Figure 2 (Global, then each corpus: the paper's Figures 15-20), then the threshold and rank curves
+    of Global and of each corpus (numbered, as corpus names vary): those with something to draw."""
+    return [spec for spec in _all_specs(report) if _missing(report, spec) is None]
+
+
+def skipped_figures(report, kinds=None) -> list[str]:
+    """A note per reason that left figures (of `kinds`, default all) out for having nothing to draw, naming them."""
+    skipped = {}
+    for spec in _all_specs(report):
+        if kinds is not None and spec.kind not in kinds:
+            continue
+        reason = _missing(report, spec)
+        if reason is not None:
+            skipped.setdefault(reason, []).append(spec.title)
+    return [f"Not drawn ({reason}): {'; '.join(titles)}." for reason, titles in skipped.items()]
 
 
 def draw_figure(report, spec: FigureSpec, fmt: str) -> bytes:

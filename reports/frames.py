@@ -120,6 +120,11 @@ def report_work(campaigns) -> dict[str, int]:
     return {"systems": len(systems), "groups": len(corpora) + sum(len(values) for values in groups.values())}
 
 
+def corpus_names(table: pd.DataFrame) -> pd.Series:
+    """Each pair's corpus as reports and exports name it: as imported, else its campaign's slug."""
+    return table["corpus"].where(table["corpus"].fillna("").astype(bool), table["campaign"])
+
+
 def pair_metadata(campaign, pk_range: PkRange | None = None):
     """(public id, metadata) of the campaign's real pairs, oldest first; `pk_range`: one page."""
     return _within(campaign.real_pairs, pk_range).order_by("pk").values_list("external_id", "metadata")
@@ -177,6 +182,7 @@ def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
     frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
+    frame["corpus"] = corpus_names(frame.assign(campaign=campaign.slug))
     return frame
 
 
@@ -319,7 +325,7 @@ def load_frames(campaigns, fields=("label",)) -> Frames:
     pairs = pd.DataFrame(
         {
             "pair_id": pair_ids,
-            "corpus": table["corpus"].where(table["corpus"].astype(bool), table["campaign"]),
+            "corpus": corpus_names(table),
             **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
         }
     )

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
 from reports.analysis.present import TITLES as REPORT_TITLES
-from reports.analysis.present import html
+from reports.analysis.present import empty_reason, is_wide, shown, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.criteria_section import TITLES as CRITERIA_TITLES
 from reports.criteria_section import criteria_tables
+from reports.figures import skipped_figures
 from reports.spans import SPAN_SECTIONS, SPAN_TABLE_TITLES, span_tables
 
 TABLE_TEMPLATE = "reports/_section.html"
@@ -27,6 +28,12 @@ SIMILARITY = ("similarity", "similarity+spans")
 CRITERIA = ("criteria",)
 SPANS = SPAN_SECTIONS
 EVERY_TASK = (*SIMILARITY, *CRITERIA, *SPANS)
+SYSTEM_TABLES = ("systems", "system_pairwise", "system_correlation")
+# The by-system tables of criteria and spans are shown in the Systems section.
+CRITERIA_SECTION = tuple(name for name in CRITERIA_TITLES if name != "criteria_by_system")
+SPANS_SECTION = tuple(name for name in SPAN_TABLE_TITLES if name != "span_degree_by_system")
+# Notes of the similarity analysis that say nothing about a campaign without 5-way answers.
+SIMILARITY_NOTE_WORDS = ("4-point scale", "human label", "majority label", "breakdown by", "rank correlations")
 
 
 def _no_pairs(report):
@@ -111,6 +118,11 @@ class Section:
     reason: Callable = _no_pairs  # report -> why there is nothing to show, or None
     template: str = TABLE_TEMPLATE
     task_types: tuple[str, ...] = SIMILARITY
+    # Tables in place of `tables` for some task types: each section shows its task type's measure.
+    tables_of_task: dict = dataclasses.field(default_factory=dict)
+
+    def tables_for(self, task) -> tuple[str, ...]:
+        return self.tables_of_task.get(task, self.tables)
 
 
 SECTIONS: list[Section] = [
@@ -121,15 +133,21 @@ SECTIONS: list[Section] = [
     Section("classification", "Metrics as classifiers", ("table3", "eer", "auc", "auc_tests"), _no_labelled_scores),
     Section("ranking", "Rank correlation with the labels", ("rank_correlation",), _no_ordinal_answers),
     Section("groups", "By generator, template and English level", ("by_group",), _no_groups),
-    Section("criteria", "PEM's criteria: judges and metrics", tuple(CRITERIA_TITLES), _no_ratings, task_types=CRITERIA),
-    Section("spans", "Span tagging and degree of paraphrase", tuple(SPAN_TABLE_TITLES), _no_taggings, task_types=SPANS),
+    Section("criteria", "PEM's criteria: judges and metrics", CRITERIA_SECTION, _no_ratings, task_types=CRITERIA),
+    Section("spans", "Span tagging and degree of paraphrase", SPANS_SECTION, _no_taggings, task_types=SPANS),
     Section(
         "systems",
         "Systems",
-        ("systems", "system_pairwise", "system_correlation"),
+        SYSTEM_TABLES,
         _no_systems,
         "reports/_systems.html",
         EVERY_TASK,
+        {
+            # Criteria campaigns have no paraphrase label: their systems are compared on the criteria.
+            "criteria": ("criteria_by_system", "systems"),
+            "spans": ("span_degree_by_system", "systems"),
+            "similarity+spans": (*SYSTEM_TABLES, "span_degree_by_system"),
+        },
     ),
     Section("oracle", "The LLM as an oracle", ("oracle",), _no_oracle),
     Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
@@ -170,7 +188,7 @@ def sections_of(report, links=lambda name: {}, *, task="similarity") -> list[dic
     result = []
     for section in sections_for(task):
         reason = section.reason(report)
-        tables = [] if reason else [_table(report, name, links) for name in section.tables]
+        tables = [] if reason else [_table(report, name, links) for name in section.tables_for(task)]
         result.append(
             {
                 "slug": section.slug,
@@ -184,12 +202,27 @@ def sections_of(report, links=lambda name: {}, *, task="similarity") -> list[dic
 
 
 def _table(report, name, links):
-    return {"name": name, "title": TITLES[name], "html": html(report, name), **links(name)}
+    """A table for the page: its title, and its HTML and downloads, or the one line saying why it is not shown."""
+    reason = empty_reason(report, name)
+    if reason:
+        return {"name": name, "title": TITLES[name], "reason": reason}
+    result = shown(report, name)
+    return {"name": name, "title": TITLES[name], "html": table_html(result), "wide": is_wide(result), **links(name)}
+
+
+def notes_for(report, task) -> list[str]:
+    """The notes a page of `task` shows: a criteria or span campaign has no 5-way answer to note about, nor
+    Figure 2 and the curves; figures left out for having nothing to draw are named."""
+    if task in SIMILARITY:
+        return report.notes + skipped_figures(report)
+    notes = [note for note in report.notes if not any(word in note for word in SIMILARITY_NOTE_WORDS)]
+    return notes + skipped_figures(report, kinds=("systems",))
 
 
 def download_only() -> list[str]:
     """The tables no section shows: offered as downloads only."""
     shown = {name for section in SECTIONS for name in section.tables}
+    shown |= {name for section in SECTIONS for names in section.tables_of_task.values() for name in names}
     return [name for name in TABLE_NAMES if name not in shown]
 
 
@@ -199,8 +232,8 @@ def tables_with_content(report, task="similarity") -> list[str]:
         name
         for section in sections_for(task)
         if not section.reason(report)
-        for name in section.tables
-        if name in report.tables and not report.tables[name].empty
+        for name in section.tables_for(task)
+        if name in report.tables and not empty_reason(report, name)
     ]
     extra = [name for name in download_only() if not name.startswith("curves_") and not report.tables[name].empty]
     return names + extra

@@ -9,7 +9,6 @@ distribution by corpus and by system (the campaign's system setting, as every re
 """
 
 import pandas as pd
-from django.urls import reverse
 
 from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
@@ -20,6 +19,7 @@ from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
 REFERENCE_JUDGE = "reference"
+NO_SYSTEM = "(no system)"
 SPAN_TABLE_TITLES = {
     "span_agreement": "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
     "span_agreement_pairs": "Span agreement between every two judges",
@@ -41,21 +41,6 @@ NO_SYSTEM = "(no system)"
 
 def is_span_campaign(campaign):
     return task_type_of(campaign).report_section.name in SPAN_SECTIONS
-
-
-def span_tables_for_page(campaigns) -> list[dict]:
-    """The span tables with their titles and HTML, for the report page (CSV links when it shows one campaign)."""
-    tables = span_tables(campaigns)
-    single = len(campaigns) == 1
-    return [
-        {
-            "name": name,
-            "title": title,
-            "html": tables[name].to_html(index=False, float_format="{:.3f}".format, na_rep=""),
-            "csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name]) if single else None,
-        }
-        for name, title in SPAN_TABLE_TITLES.items()
-    ]
 
 
 def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
@@ -94,6 +79,7 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
     if ordinals.notna().any():
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
+    # The system of each pair after the campaign's System keys (reports.frames.pair_table), "–" without one.
     pairs = pairs.assign(system=pairs["system"].fillna("").replace("", NO_SYSTEM))
     per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "system"]], on="pair_id")
     return {

@@ -15,7 +15,7 @@ from annotation.scale import ANSWER_LABELS, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis.vocabulary import label, metric_label
 from reports.figures import draw_figure, figure_specs
-from reports.sections import sections_of, systems_summary, task_of, with_task_tables
+from reports.sections import notes_for, sections_of, systems_summary, task_of, with_task_tables
 from scoring.metrics.registry import METRICS
 
 STYLESHEETS = ["css/parasol.css", "css/report.css"]
@@ -76,6 +76,7 @@ def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
     context = {
         "campaigns": campaigns,
         "report": report,
+        "notes": notes_for(report, task_of(campaigns)),
         "label_source": label(report.settings.label_source),
         "styles": _styles(),
         "sections": sections_of(report, task=task_of(campaigns)),

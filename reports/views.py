@@ -26,6 +26,7 @@ from reports.frames import label_sources_with_labels, metric_signatures
 from reports.sections import (
     TITLES,
     download_only,
+    notes_for,
     sections_of,
     systems_summary,
     tables_with_content,
@@ -71,15 +72,9 @@ def _figure_url(name, fmt, campaigns, label_source, **extra):
 
 
 def _table_links(campaigns, query):
-    """A table's downloads: CSV and LaTeX for the report's; CSV of a span table when the page shows one campaign."""
+    """A table's downloads, the same three for every table, the task types' included: CSV, CSV with notes, LaTeX."""
 
     def links(name):
-        if name in SPAN_TABLE_TITLES:
-            if len(campaigns) > 1:
-                return {}
-            return {"csv_url": reverse("campaigns-download-span-table", args=[campaigns[0].slug, name])}
-        if name not in TABLE_NAMES:  # PEM's criteria tables: shown on the page, written by `report --out`
-            return {}
         return {
             "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
             "tex_url": f"{reverse('campaigns-download-report-latex', args=[name])}?{query}",
@@ -131,6 +126,7 @@ def _render_report(request, campaigns, label_source, page_url):
     task = task_of(campaigns)
     report = with_task_tables(cached.report, campaigns)
     figures = _figures(cached, campaigns, label_source)
+    notes = notes_for(report, task)
     context = {
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
@@ -141,6 +137,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "report_section": task_type_of(campaigns[0]).report_section,
         "page_url": page_url,
         "report": cached.report,
+        "notes": notes,
         "signatures": cached.signatures,
         "scored": _scored(cached),
         "computed_at": cached.computed_at,
@@ -229,20 +226,25 @@ def waits_for_the_report(view):
 
 
 def _table_download(request, name):
-    """(campaigns, report, file stem) of a table download; 404 for a table no report has."""
-    if name not in TABLE_NAMES:
+    """(campaigns, report, file stem) of a table download; 404 for a table no report of these campaigns has."""
+    if name not in TITLES:
         raise Http404(f"No table {name}")
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
     stem = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}"
-    return campaigns, _ready_report(campaigns, label_source).report, stem
+    report = _ready_report(campaigns, label_source).report
+    if name not in TABLE_NAMES:  # a task type's table (PEM's criteria, the span tagging)
+        report = with_task_tables(report, campaigns)
+        if name not in report.tables:
+            raise Http404(f"No table {name} for campaigns of this task type")
+    return campaigns, report, stem
 
 
 @researcher_required
 @waits_for_the_report
 def download_report_table(request, name):
     _campaigns, report, stem = _table_download(request, name)
-    comments = csv_comments(report, name) if request.GET.get("comments") == "1" else ()
+    comments = csv_comments(report, name, TITLES[name]) if request.GET.get("comments") == "1" else ()
     return csv_response(report.tables[name], f"{stem}.csv", comments)
 
 
@@ -252,7 +254,7 @@ def download_report_table_latex(request, name):
     campaigns, report, stem = _table_download(request, name)
     if name not in tables_with_content(report, task_of(campaigns)):
         raise Http404(f"Table {name} has nothing to show yet.")
-    response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
+    response = HttpResponse(latex(report, name, TITLES[name]), content_type="application/x-tex; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.tex"'
     return response
 

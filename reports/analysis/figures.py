@@ -22,16 +22,31 @@ from reports.analysis.vocabulary import label, metric_label  # noqa: E402
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
+# Figures are drawn at the size they are printed (a column of A4 text, 7 in at most) so that
+# their type is the size it says: 8 pt at least, titles 9 pt. PNGs at 150 dpi stay sharp on screen.
+PRINT_WIDTH_INCHES = 7.0
+PNG_DPI = 150
+STYLE = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "figure.titlesize": 9,
+}
+MARKER_AREA = 14  # points²: a marker about 4 pt across at print size
 RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "precision": "tab:purple"}
 
 
-def _grid(n_panels, width=4.0, height=3.2, columns=3):
+def _grid(n_panels, width=2.3, height=2.0, columns=3):
     columns = min(columns, max(n_panels, 1))
     rows = max(1, math.ceil(n_panels / columns))
     # Fixed margins: constrained layout measured every tick label again and took half the drawing time.
     figure = Figure(figsize=(width * columns, height * rows))
     inches = height * rows
-    figure.subplots_adjust(left=0.07, right=0.98, bottom=0.6 / inches, top=1 - 0.6 / inches, wspace=0.28, hspace=0.55)
+    top = 1 - 0.55 / inches
+    figure.subplots_adjust(left=0.08, right=0.98, bottom=0.45 / inches, top=top, wspace=0.38, hspace=0.7)
     axes = figure.subplots(rows, columns, squeeze=False).ravel()
     for extra in axes[n_panels:]:
         extra.set_visible(False)
@@ -39,13 +54,28 @@ def _grid(n_panels, width=4.0, height=3.2, columns=3):
 
 
 def _bytes(figure, fmt):
+    """The figure in `fmt`; with fmt None, the Figure itself (to measure it)."""
+    if fmt is None:
+        return figure
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {sorted(FORMATS)}, got {fmt!r}")
     buffer = io.BytesIO()
-    figure.savefig(buffer, format=fmt, dpi=100)
+    figure.savefig(buffer, format=fmt, dpi=PNG_DPI)
     return buffer.getvalue()
 
 
+def styled(draw):
+    """Draw with the print-size type of STYLE (matplotlib's rc settings, for this figure only)."""
+
+    def drawing(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    drawing.__doc__, drawing.__name__ = draw.__doc__, draw.__name__
+    return drawing
+
+
+@styled
 def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_from=None) -> bytes:
     """Score vs edit distance per metric for the labelled pairs of `corpus` (Global: all).
 
@@ -64,7 +94,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
             axis.scatter(
                 part["edit_distance"],
                 part[metric],
-                s=8,
+                s=MARKER_AREA,
                 c=colour,
                 marker=marker,
                 alpha=0.5,
@@ -78,7 +108,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
         axis.set_xlabel("edit distance")
         axis.set_ylabel("score")
     if metrics:
-        axes[0].legend(loc="best", fontsize="small")
+        axes[0].legend(loc="best")
     title = f"Scores against edit distance — {corpus}"
     if sampled_from:
         title += f"\n(a random sample of {len(labelled):,} of {sampled_from:,} labelled pairs)"
@@ -86,6 +116,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
     return _bytes(figure, fmt)
 
 
+@styled
 def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -> bytes:
     """Accuracy, F1, recall and precision against `x` ("threshold" or "rank") per metric for one corpus."""
     if x not in ("threshold", "rank"):
@@ -102,15 +133,16 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
         axis.set_xlabel("score threshold" if x == "threshold" else "rank")
         axis.set_ylim(-0.02, 1.02)
     if shown:
-        axes[0].legend(loc="best", fontsize="small")
+        axes[0].legend(loc="best")
     figure.suptitle(f"Classification quality by {x} — {corpus}")
     return _bytes(figure, fmt)
 
 
+@styled
 def systems_figure(systems, *, fmt="png") -> bytes:
     """Systems ranked by the human paraphrase rate, with their bootstrap 95% CIs over sources."""
     ranked = systems.dropna(subset=["paraphrase_rate"]).sort_values("paraphrase_rate")
-    figure = Figure(figsize=(6.4, 0.9 + 0.4 * max(len(ranked), 1)), layout="constrained")
+    figure = Figure(figsize=(PRINT_WIDTH_INCHES * 0.7, 0.9 + 0.3 * max(len(ranked), 1)), layout="constrained")
     axis = figure.subplots()
     rates = ranked["paraphrase_rate"].to_numpy(float)
     errors = np.vstack([rates - ranked["ci_low"].to_numpy(float), ranked["ci_high"].to_numpy(float) - rates])

@@ -18,6 +18,7 @@ SYMBOLS = {
     "≥": "$\\geq$",
     "≤": "$\\leq$",
     "±": "$\\pm$",
+    "−": "$-$",
 }
 SPECIALS = {
     "\\": "\\textbackslash{}",
@@ -33,9 +34,17 @@ SPECIALS = {
 }
 
 PREAMBLE = (
-    "% Needs \\usepackage{booktabs} in the preamble.\n"
+    "% Needs \\usepackage{booktabs}, graphicx, longtable and lscape in the preamble.\n"
     "% Written by Parasol; bold marks the best value of each row or column, as stated in the caption.\n"
 )
+
+
+# A table of more rows than this would run off its page as a float: it breaks across pages instead.
+LONG_ROWS = 40
+# About what a \\scriptsize row holds across a standard article's text width (345pt).
+PORTRAIT_CHARACTERS = 90
+# A float wider than the text is scaled down to the text width (never up): nothing is cut at the margin.
+FIT_OPEN = "\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%\n"
 
 
 def latex_table(
@@ -44,21 +53,42 @@ def latex_table(
     """One `table` environment: booktabs rules, escaped cells and headers, bold where `bold` is True.
 
     The first `stub` columns hold row headers (left-aligned); the others hold numbers (right-aligned).
+    A table wider than the text is scaled to fit it; one longer than LONG_ROWS is a `longtable`
+    in a smaller type, its header repeated on every page.
     """
     frame = display.astype(str).reset_index(drop=True)
     styler = frame.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
     if bold is not None:
         mask = bold.reset_index(drop=True).reindex_like(frame).eq(True)
         styler = styler.apply(lambda _: mask.replace({True: "textbf: --rwrap;", False: ""}), axis=None)
+    column_format = "l" * stub + "r" * (len(frame.columns) - stub)
+    if len(frame) > LONG_ROWS:
+        body = styler.to_latex(
+            hrules=True, caption=escape(caption), label=label, environment="longtable", column_format=column_format
+        )
+        # A float can be scaled; a long table cannot: one too wide for the text turns the page instead.
+        wide = _characters(frame) > PORTRAIT_CHARACTERS
+        start, end = ("\\begin{landscape}", "\\end{landscape}") if wide else ("\\begingroup", "\\endgroup")
+        body = body.replace("\\begin{longtable}", f"{start}\\scriptsize\n\\begin{{longtable}}", 1)
+        return PREAMBLE + _symbols(body.rstrip() + f"\n{end}\n")
     body = styler.to_latex(
         hrules=True,
         caption=escape(caption),
         label=label,
         position="htbp",
         position_float="centering",
-        column_format="l" * stub + "r" * (len(frame.columns) - stub),
+        column_format=column_format,
+    )
+    body = body.replace("\\begin{tabular}", FIT_OPEN + "\\begin{tabular}", 1).replace(
+        "\\end{tabular}", "\\end{tabular}}", 1
     )
     return PREAMBLE + _symbols(body)
+
+
+def _characters(frame) -> int:
+    """About how many characters wide a row of `frame` is set: its longest cell or header per column, plus gaps."""
+    headers = [" ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in frame.columns]
+    return sum(max([len(h), *frame[c].map(len)]) + 3 for h, c in zip(headers, frame.columns))
 
 
 def escape(text: str) -> str:
@@ -77,6 +107,6 @@ def latex_document(tables: list[str], title: str = "Parasol report") -> str:
     escaped = escape(title)
     return (
         "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
-        "\\usepackage{booktabs}\n\\usepackage{textcomp}\n"
+        "\\usepackage{booktabs}\n\\usepackage{textcomp}\n\\usepackage{graphicx}\n\\usepackage{longtable}\n\\usepackage{lscape}\n"
         f"\\title{{{escaped}}}\n\\begin{{document}}\n" + "\n".join(tables) + "\n\\end{document}\n"
     )

@@ -6,6 +6,7 @@ sentence saying what bold and the numbers mean. `html` and `latex` write a `Show
 Every internal name goes through `reports.analysis.vocabulary` (`label`, `metric_label`).
 """
 
+import re
 from dataclasses import dataclass
 from html import escape
 
@@ -13,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from reports.analysis import latex as latex_writer
-from reports.analysis.vocabulary import label, metric_label
+from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
+from reports.analysis.vocabulary import VALUE_LABELS, label, metric_label
+from scoring.metrics.registry import METRICS
 
 TITLES = {
     "table2": "Table 2 — corpus sizes and labels",
@@ -36,7 +39,7 @@ TITLES = {
     "curves_rank": "Accuracy, F1, recall and precision at every rank",
     "oracle": "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
     "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
-    "systems": "Systems: paraphrase rate [95% CI over sources], answers and metric means",
+    "systems": "Systems: the judges' paraphrase rate [95% CI over sources], answers and each metric's mean",
     "system_pairwise": "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
     "system_correlation": "System-level correlation of each metric with the paraphrase rate (criteria: mean Overall)",
 }
@@ -64,10 +67,18 @@ class Shown:
     bold: pd.DataFrame | None = None
     caption: str = PRECISION
 
+    def __post_init__(self):
+        # A mask of another shape silently dropped cells on the page and bold in LaTeX: refuse it.
+        if self.bold is not None and self.bold.shape != self.table.shape:
+            raise ValueError(f"bold mask {self.bold.shape} does not match the table {self.table.shape}")
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float | np.floating) and np.isnan(value))
+
 
 def _number(value, digits=DIGITS):
-    missing = value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
-    return "–" if missing else f"{value:.{digits}f}"
+    return "–" if _missing(value) else f"{value:.{digits}f}"
 
 
 def _interval(value, low, high):
@@ -171,15 +182,16 @@ def _table3(report, frame):
         column = (row["metric"], row["threshold_kind"])
         for key in [*RATES, "threshold"]:
             ci = row.get(f"{key}_ci95")
-            has_ci = ci is not None and ci == ci
             value = row[key]
+            # An MBD interval that prints as [x, x] is no interval: every balanced draw held the same pairs.
+            has_ci = ci is not None and ci == ci and _number(value - ci) != _number(value + ci)
             cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
             if key == "threshold":
                 cell += _threshold_note(row)
             records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
     long = pd.DataFrame(records)
     rows = pd.MultiIndex.from_tuples(
-        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", ""]
+        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", "Measure"]
     )
     columns = list(dict.fromkeys(long["column"]))
     keyed = long.assign(row=list(zip(long["corpus"], long["rate"])))
@@ -187,12 +199,13 @@ def _table3(report, frame):
     values = _grid(keyed, "row", "column", "value", rows_order=list(rows), columns_order=columns)
     bold = best_cells(values, axis=1) & np.array([[r != "threshold"] for _, r in rows])
     header = pd.MultiIndex.from_tuples([(metric_label(m, report.directions.get(m)), label(k)) for m, k in columns])
-    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", ""])
+    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", "Measure"])
     cells.index, cells.columns = row_labels, header
     bold.index, bold.columns = row_labels, header
     caption = (
         "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold (by accuracy); "
-        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval. "
+        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval "
+        "(none when every draw held the same pairs: a corpus with fewer pairs of a label than a draw takes). "
         f"Bold: the best value of each row. {PRECISION}"
     )
     return Shown(cells, bold, caption)
@@ -251,7 +264,7 @@ def _auc(report, frame):
 def _rank_correlation(report, frame):
     long = frame.melt(id_vars=["metric", "corpus"], value_vars=["spearman_rho", "kendall_tau"], var_name="measure")
     table = _metrics_by_corpus(report, long, long["value"].map(_number), sub="measure")
-    bold = best_cells(_metrics_by_corpus(report, long, long["value"]), axis=0)
+    bold = best_cells(_metrics_by_corpus(report, long, long["value"], sub="measure"), axis=0)
     caption = (
         f"Rank correlation of each metric with the judges' mean answer. Bold: the highest of each column. {PRECISION}"
     )
@@ -280,22 +293,174 @@ def _oracle(report, frame):
     return Shown(table, caption=caption)
 
 
-NAMED_VALUES = ("answer", "statistic", "group_by", "label", "english_level")
+NAMED_VALUES = ("answer", "statistic", "group_by", "label", "english_level", "criterion", "row")
 METRIC_VALUES = ("metric", "metric_a", "metric_b")
+# "all" rows of the span tables: every judge, corpus or system together.
+ALL_OF = {"judge": "All judges", "corpus": "All corpora", "system": "All systems"}
+
+
+def _sentence_case(text):
+    return text[:1].upper() + text[1:]
+
+
+def _name(report, column, value):
+    """A name in a table cell in the reader's words: a metric's printed name, a label, or the value as given."""
+    if column in ALL_OF and value == "all":
+        return ALL_OF[column]
+    if column in METRIC_VALUES or (column == "against" and value in METRICS):
+        return metric_label(value, report.directions.get(value))
+    if column == "metrics":  # PEM's fit: the metrics it was given, comma-separated
+        names = [name.strip() for name in str(value).split(",") if name.strip()]
+        return ", ".join(metric_label(name) for name in names) or "–"
+    if column in (*NAMED_VALUES, "against"):
+        return _sentence_case(label(value))
+    return str(value)
+
+
+def _cell(report, column, value):
+    """Any value as the page prints it: numbers to the stated precision, Yes/No, a dash for nothing."""
+    if isinstance(value, bool | np.bool_):
+        return VALUE_LABELS[bool(value)]
+    if _missing(value):
+        return VALUE_LABELS[None]
+    if isinstance(value, float | np.floating):
+        return _number(value)
+    if isinstance(value, int | np.integer):
+        return str(value)
+    return _name(report, column, value)
 
 
 def _as_is(report, frame):
     """Tables without a layout of their own: names in the reader's words, floats to the stated precision."""
-    table = frame.copy()
-    for column in table.columns:
-        if column in METRIC_VALUES:
-            table[column] = _metric_labels(report, table[column])
-        elif column in NAMED_VALUES:
-            table[column] = table[column].map(lambda v: (lambda t: t[:1].upper() + t[1:])(label(v)))
-        else:
-            table[column] = table[column].map(lambda v: _number(v) if isinstance(v, float) else str(v))
+    table = pd.DataFrame({column: [_cell(report, column, v) for v in frame[column]] for column in frame.columns})
     table.columns = [label(c) for c in table.columns]
     return Shown(table.reset_index(drop=True), caption=PRECISION)
+
+
+def _better(values, direction):
+    """True at the best of a row of numbers (ties all), the highest unless `direction` is lower."""
+    values = pd.to_numeric(pd.Series(values), errors="coerce").astype(float)
+    if values.isna().all():
+        return [False] * len(values)
+    best = values.min() if direction == "lower" else values.max()
+    return list(values.eq(best) & values.notna())
+
+
+def _systems(report, frame):
+    """Measures as rows, systems as columns: with every metric scored the table stays within the page."""
+    systems = [str(s) for s in frame["system"]]
+    rows, bold = {}, {}
+
+    def add(name, cells, values=None, direction="higher"):
+        if all(c == "–" for c in cells):
+            return  # a measure this task type has not got (no paraphrase label on a criteria campaign)
+        rows[name] = cells
+        bold[name] = [False] * len(cells) if values is None else _better(values, direction)
+
+    add("Pairs", [str(n) for n in frame["n_pairs"]])
+    add("Labelled", [str(n) if n else "–" for n in frame["n_labelled"]])
+    rates = frame["paraphrase_rate"]
+    add(
+        "Paraphrase rate [95% CI]",
+        [_interval(r, lo, hi) for r, lo, hi in zip(rates, frame["ci_low"], frame["ci_high"])],
+        rates,
+    )
+    add(label("mean_ordinal"), [_number(v) for v in frame["mean_ordinal"]], frame["mean_ordinal"])
+    if frame["mean_ordinal"].notna().any():  # without 5-way answers (criteria, spans) no one answered Don't know
+        add(label("share_dont_know"), [_number(v) for v in frame["share_dont_know"]])
+    for metric in (m for m in report.metrics if m in frame.columns):
+        direction = report.directions.get(metric)
+        add(metric_label(metric, direction), [_number(v) for v in frame[metric]], frame[metric], direction)
+    index = pd.Index(list(rows), name="Measure")
+    table = pd.DataFrame(list(rows.values()), index=index, columns=systems)
+    mask = pd.DataFrame(list(bold.values()), index=index, columns=systems)
+    caption = (
+        "Per system: its pairs, the judges' paraphrase rate with its 95% interval (sources resampled), "
+        "the mean answer, the share of Don't know, and each metric's mean score; a measure without any "
+        "value is left out. Bold: the best system of each row (each metric in its own direction). "
+        f"{PRECISION}"
+    )
+    return Shown(table, mask, caption)
+
+
+def _system_pairwise(report, frame):
+    result = _as_is(report, frame)
+    p_values = frame[["p_sign", "p_bootstrap"]].astype(float).lt(0.05)
+    bold = pd.DataFrame(False, index=result.table.index, columns=result.table.columns)
+    for column in ("p_sign", "p_bootstrap"):
+        bold[label(column)] = p_values[column].to_numpy()
+    caption = (
+        "Every two systems on the sources both have labelled pairs for: mean difference of their rates, "
+        f"sources each one wins, and two-sided p-values. Bold: p below 0.05. {PRECISION}"
+    )
+    return Shown(result.table, bold, caption)
+
+
+def _system_correlation(report, frame):
+    columns = {"Systems": [str(n) for n in frame["n_systems"]]}
+    values = {}
+    for name in ("pearson", "spearman", "kendall"):
+        heading = f"{label(name)} [95% CI]"
+        columns[heading] = [
+            _interval(v, lo, hi) for v, lo, hi in zip(frame[name], frame[f"{name}_ci_low"], frame[f"{name}_ci_high"])
+        ]
+        values[heading] = frame[name].to_numpy(float)
+    index = pd.Index(_metric_labels(report, frame["metric"]), name="Metric")
+    table = pd.DataFrame(columns, index=index)
+    bold = pd.DataFrame(False, index=index, columns=table.columns)
+    for heading, column in values.items():
+        bold[heading] = _better(column, "higher")
+    caption = (
+        "Correlation between the systems' mean scores (distances negated) and their paraphrase rates, "
+        f"with 95% intervals over resampled sources. Bold: the highest of each column. {PRECISION}"
+    )
+    return Shown(table, bold, caption)
+
+
+def _criteria_by_system(report, frame):
+    """Systems as rows, criteria as columns: each mean rating with its 95% interval."""
+    has_ci = "ci_low" in frame
+    cells = [
+        _interval(m, lo, hi) if has_ci else _number(m)
+        for m, lo, hi in zip(frame["mean"], frame.get("ci_low", frame["mean"]), frame.get("ci_high", frame["mean"]))
+    ]
+    work = frame.assign(cell=cells)
+    table = _grid(work, "system", "criterion", "cell")
+    values = _grid(work, "system", "criterion", "mean")
+    table.index = values.index = pd.Index([str(s) for s in table.index], name="System")
+    table.columns = values.columns = pd.Index([label(c) for c in table.columns])
+    caption = (
+        "Mean rating (1 to 5) of each criterion by system, with its 95% t-interval over the ratings. "
+        f"Bold: the highest mean of each criterion. {PRECISION}"
+    )
+    return Shown(table, best_cells(values, axis=0), caption)
+
+
+def _criteria_metrics(report, frame):
+    """Metrics as rows; per criterion, the sentence- and system-level correlations."""
+    long = frame.melt(id_vars=["metric", "criterion"], value_vars=["sentence_level", "system_level"], var_name="level")
+    long["column"] = list(zip(long["criterion"], long["level"]))
+    table = _grid(long.assign(cell=long["value"].map(_number)), "metric", "column", "cell")
+    values = _grid(long, "metric", "column", "value")
+    index = pd.Index(_metric_labels(report, table.index), name="Metric")
+    header = pd.MultiIndex.from_tuples([(label(c), label(level)) for c, level in table.columns])
+    table.index, table.columns, values.index, values.columns = index, header, index, header
+    n_pairs, n_systems = int(frame["n_pairs"].max()), int(frame["n_systems"].max())
+    caption = (
+        f"Pearson's r between each metric (distances negated) and the mean rating: sentence level over "
+        f"{n_pairs} pairs, system level over {n_systems} systems. Bold: the highest of each column. {PRECISION}"
+    )
+    return Shown(table, best_cells(values, axis=0), caption)
+
+
+def _criteria_pem_fit(report, frame):
+    """PEM's fit, its metrics named in the caption: a list of fourteen names is no table cell."""
+    names = [_name(report, "metrics", value) for value in frame["metrics"]]
+    result = _as_is(
+        report, frame.assign(metrics=[len([n for n in str(v).split(",") if n.strip()]) for v in frame["metrics"]])
+    )
+    caption = f"Metrics given to the fit: {'; '.join(names)}. {PRECISION}"
+    return Shown(result.table, caption=caption)
 
 
 FORMATTERS = {
@@ -309,6 +474,12 @@ FORMATTERS = {
     "auc": _auc,
     "rank_correlation": _rank_correlation,
     "oracle": _oracle,
+    "systems": _systems,
+    "system_pairwise": _system_pairwise,
+    "system_correlation": _system_correlation,
+    "criteria_by_system": _criteria_by_system,
+    "criteria_metrics": _criteria_metrics,
+    "criteria_pem_fit": _criteria_pem_fit,
 }
 
 
@@ -321,20 +492,54 @@ def shown(report, name) -> Shown | None:
     return result if isinstance(result, Shown) else Shown(result)
 
 
+DASHES = re.compile(r"[–\s\[\],]*")
+EMPTY_REASONS = {
+    "system_pairwise": "Fewer than two systems with labelled pairs: there is nothing to compare.",
+    "system_correlation": (
+        f"Fewer than {MIN_SYSTEMS_FOR_CORRELATION} systems with labelled pairs: a system-level correlation "
+        f"needs at least {MIN_SYSTEMS_FOR_CORRELATION} systems to mean anything."
+    ),
+}
+
+
+def empty_reason(report, name) -> str | None:
+    """Why table `name` is not shown (one line), or None: no rows, every cell a dash, or too few systems."""
+    frame = report.tables.get(name)
+    if name == "system_correlation" and frame is not None and len(frame):
+        if not frame["n_systems"].ge(MIN_SYSTEMS_FOR_CORRELATION).any():
+            return EMPTY_REASONS[name]
+    result = None if frame is None or frame.empty else shown(report, name)
+    if result is None or all(DASHES.fullmatch(str(cell)) for cell in result.table.to_numpy().ravel()):
+        return EMPTY_REASONS.get(name, "Nothing to show yet: every cell would be a dash.")
+    return None
+
+
+# Columns (stub included) above which a table is printed on a landscape page (report.css).
+PORTRAIT_COLUMNS = 9
+
+
+def is_wide(result: Shown) -> bool:
+    stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
+    return stub + result.table.shape[1] > PORTRAIT_COLUMNS
+
+
 def wide(report, name) -> pd.DataFrame:
     """The table `name` as a wide frame of formatted strings (empty when the table is)."""
     result = shown(report, name)
     return pd.DataFrame() if result is None else result.table
 
 
-def csv_comments(report, name) -> list[str]:
+def csv_comments(report, name, title=None) -> list[str]:
     """The lines a CSV of table `name` opens with (each written after "# "): its title, then its names in words.
 
     The CSV keeps the analysis' names (stable for scripts); these lines say what each
     column, metric and named value is, in the words the page and the LaTeX use.
     """
     frame = report.tables[name]
-    lines = [TITLES.get(name, label(name)), "Read with pandas.read_csv(path, comment='#'); columns as named below."]
+    lines = [
+        title or TITLES.get(name, label(name)),
+        "Read with pandas.read_csv(path, comment='#'); columns as named below.",
+    ]
     lines += [f"column {column}: {label(column)}" for column in frame.columns if label(column) != column]
     for column in (c for c in METRIC_VALUES if c in frame.columns):
         metrics = list(dict.fromkeys(frame[column].dropna()))
@@ -342,6 +547,8 @@ def csv_comments(report, name) -> list[str]:
     for column in (c for c in NAMED_VALUES if c in frame.columns):
         values = [str(v) for v in dict.fromkeys(frame[column].dropna())]
         lines += [f"{column} {v}: {label(v)}" for v in values if label(v) != v]
+    if any(frame[c].dtype == bool for c in frame.columns):
+        lines.append("True/False columns: shown as Yes/No on the page and in LaTeX.")
     return lines
 
 
@@ -365,12 +572,19 @@ def table_html(result: Shown) -> str:
     parts.append("</thead><tbody>")
     for position, (_key, row) in enumerate(table.iterrows()):
         cells = _stub_cells(table.index, position) if stub else []
-        for value, strong in zip(row, bold.iloc[position]):
+        for column, (value, strong) in enumerate(zip(row, bold.iloc[position], strict=True)):
             text = escape("–" if value is None or (isinstance(value, float) and np.isnan(value)) else str(value))
-            cells.append(f'<td class="num">{f"<strong>{text}</strong>" if strong else text}</td>')
+            # Numbers align right, names left; without a stub the first column names the row and stays in view.
+            kind = "num" if NUMERIC.match(text) else "text"
+            kind += " stub" if not stub and column == 0 else ""
+            cells.append(f'<td class="{kind}">{f"<strong>{text}</strong>" if strong else text}</td>')
         parts.append(f"<tr>{''.join(cells)}</tr>")
     parts.append("</tbody></table>")
     return "".join(parts)
+
+
+NUMERIC = re.compile(r"[-–−+\d.]")
+STUB = ' class="stub"'  # the first column, kept in view while a wide table scrolls (report.css)
 
 
 def _header_rows(columns, stub):
@@ -379,7 +593,10 @@ def _header_rows(columns, stub):
     for level in range(levels):
         cells = []
         if level == 0:
-            cells += [f'<th scope="col" rowspan="{levels}">{escape(str(s or ""))}</th>' for s in stub]
+            cells += [
+                f'<th scope="col" rowspan="{levels}"{STUB if i == 0 else ""}>{escape(str(s or "Measure"))}</th>'
+                for i, s in enumerate(stub)
+            ]
         if level < levels - 1:
             for text, span in _runs([tuple(c[: level + 1]) for c in columns]):
                 cells.append(f'<th scope="colgroup" colspan="{span}">{escape(str(text[-1]))}</th>')
@@ -401,9 +618,9 @@ def _stub_cells(index, position):
             if position and prefixes[position - 1] == prefixes[position]:
                 continue
             span = next((span for text, span, start in _runs_at(prefixes) if start == position), 1)
-            cells.append(f'<th scope="rowgroup" rowspan="{span}">{escape(str(value))}</th>')
+            cells.append(f'<th scope="rowgroup" rowspan="{span}"{STUB if level == 0 else ""}>{escape(str(value))}</th>')
         else:
-            cells.append(f'<th scope="row">{escape(str(value))}</th>')
+            cells.append(f'<th scope="row"{STUB if level == 0 else ""}>{escape(str(value))}</th>')
     return cells
 
 
@@ -422,13 +639,13 @@ def _runs_at(values):
     return [tuple(run) for run in runs]
 
 
-def latex(report, name) -> str | None:
+def latex(report, name, title=None) -> str | None:
     """The table as a booktabs LaTeX table, caption and label included; None when it has no rows."""
     result = shown(report, name)
     if result is None:
         return None
     flat, bold = _flat(result)
-    caption = f"{TITLES.get(name, label(name))}. {result.caption}"
+    caption = f"{title or TITLES.get(name, label(name))}. {result.caption}"
     stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
     return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold, stub=max(stub, 1))
 

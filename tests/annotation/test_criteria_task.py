@@ -135,7 +135,13 @@ def test_the_report_page_shows_pems_tables(client, criteria_campaign, researcher
 
     body = client.get(reverse("campaigns-show-report", args=["pem"])).content.decode()
 
-    for title in ("PEM Table 1", "PEM Table 2", "Krippendorff", "pem_fit", "Each criterion by system"):
+    for title in (
+        "PEM Table 1",
+        "PEM Table 2",
+        "Krippendorff",
+        "fit: SVR from the metric scores",
+        "Each criterion by system",
+    ):
         assert title in body
 
 
@@ -156,7 +162,7 @@ def test_report_out_writes_pems_tables_for_a_criteria_campaign(criteria_campaign
     call_command("report", "pem", "--out", str(tmp_path), "--no-figures", stdout=io.StringIO(), stderr=io.StringIO())
 
     by_system = (tmp_path / "criteria_by_system.csv").read_text(encoding="utf-8").splitlines()
-    assert by_system[0] == "system,criterion,n,mean,std"
+    assert by_system[0] == "system,criterion,n,mean,std,ci_low,ci_high"
     assert any(line.startswith("sys1,fluency,4,4.0,") for line in by_system)
     assert (tmp_path / "criteria_alpha.csv").exists() and (tmp_path / "criteria_vs_overall.csv").exists()
 

@@ -11,6 +11,8 @@ from campaigns.exports import write_csv
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign, Pair
 from reports.exports import PAIR_COLUMNS, judgments_frame, pairs_frame, pairs_with_scores
+from reports.frames import load_frames
+from tests.factories import add_pairs
 
 VD, SS, MS, SM, DK = (
     Label.VERY_DIFFERENT,
@@ -235,3 +237,10 @@ def test_it_round_trips_an_imported_system_column(campaign, tmp_path):
     header = first.read_text(encoding="utf-8").splitlines()[0].split(",")
     assert header == [*PAIR_COLUMNS, "system", "extra", "note"]
     assert list(copy.pairs.filter(is_training=False).values_list("metadata__system", flat=True)) == ["gpt", "t5", ""]
+
+
+def test_the_pairs_export_names_a_pair_without_corpus_after_its_campaign_as_the_report_does(campaign):
+    add_pairs(campaign, 2, corpus="")
+    exported = pairs_frame(campaign)
+    assert exported["corpus"].tolist() == ["demo", "demo"]
+    assert exported["corpus"].tolist() == load_frames([campaign]).pairs["corpus"].tolist()

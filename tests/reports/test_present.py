@@ -1,5 +1,6 @@
 """The tables for reading: the reader's words, no index artefacts, best values in bold, intervals."""
 
+import dataclasses
 import re
 
 import pandas as pd
@@ -59,7 +60,21 @@ def test_table3_sets_metrics_side_by_side_and_bolds_the_best_rate_of_each_row(re
     assert best.any() and values[best].min() == values.max()
     assert not table3.bold.xs("Threshold", level=1).to_numpy().any()
     assert "Bold: the best value of each row" in table3.caption
-    assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", table3.table.loc[("MBD", "Acc.")].iloc[0])
+    mbd = report.tables["table3"].query("corpus == 'MBD'").iloc[0]
+    cell = table3.table.loc[("MBD", "Acc.")].iloc[0]
+    if mbd["accuracy_ci95"] > 0:
+        assert re.fullmatch(r"\d\.\d\d \[\d\.\d\d, \d\.\d\d\]", cell)
+    else:  # identical draws (a corpus smaller than a draw): the interval has no width and is not written
+        assert cell == f"{mbd['accuracy']:.2f}"
+
+
+def test_a_zero_width_mbd_interval_is_written_as_the_value_alone_and_a_real_one_in_full(report):
+    table3 = report.tables["table3"].copy()
+    first = table3.index[table3["corpus"] == "MBD"][0]
+    for width, expected in ((0.0, "0.50"), (0.1, "0.50 [0.40, 0.60]")):
+        table3.loc[first, ["accuracy", "accuracy_ci95"]] = [0.5, width]
+        changed = dataclasses.replace(report, tables={**report.tables, "table3": table3})
+        assert shown(changed, "table3").table.loc[("MBD", "Acc.")].iloc[0] == expected
 
 
 def test_auc_cells_read_as_value_and_interval(report):

@@ -83,10 +83,15 @@ def test_the_report_page_shows_the_span_section(tagged_campaign, client, researc
     page = client.get(reverse("campaigns-show-report", args=[tagged_campaign.slug])).content.decode()
     assert "Span agreement (ParaTag)" in page
     assert "Degree of paraphrase (share of tagged words) by corpus" in page
-    csv_url = reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
+    # Span tables download like every other table: CSV, CSV with notes and LaTeX.
+    csv_url = reverse("campaigns-download-report-table", args=["span_agreement"]) + f"?c={tagged_campaign.slug}"
     assert csv_url in page
-    table = client.get(csv_url).content.decode()
+    table = client.get(csv_url + "&label=human").content.decode()
     assert table.startswith("judge,n_judge_pairs,n_words,kappa,span_f1,word_accuracy")
+    tex = client.get(reverse("campaigns-download-report-latex", args=["span_agreement"]) + f"?c={tagged_campaign.slug}")
+    assert tex.status_code == 200 and "\\begin{tabular}" in tex.content.decode()
+    old_url = reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
+    assert client.get(old_url).content.decode() == table
     assert client.get(reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
 
 

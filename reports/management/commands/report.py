@@ -11,9 +11,9 @@ from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
-from reports.figures import draw_figure, figure_specs
+from reports.figures import draw_figure, figure_specs, skipped_figures
 from reports.frames import load_frames
-from reports.sections import tables_with_content, task_of, with_task_tables
+from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 
 
@@ -26,7 +26,7 @@ def _file_stem(spec):
 
 def _write_latex(report, task, out):
     """Each table with something to show as `<name>.tex`; `tables.tex` (an article of them all) checks they compile."""
-    tables = {name: latex(report, name) for name in tables_with_content(report, task)}
+    tables = {name: latex(report, name, TITLES.get(name)) for name in tables_with_content(report, task)}
     tables = {name: table for name, table in tables.items() if table is not None}
     for name, table in tables.items():
         (out / f"{name}.tex").write_text(table, encoding="utf-8")
@@ -86,7 +86,7 @@ class Command(BaseCommand):
         report.notes = frames.notes + report.notes
 
         def write_table(name):
-            comments = csv_comments(report, name) if options["csv_comments"] else ()
+            comments = csv_comments(report, name, TITLES.get(name)) if options["csv_comments"] else ()
             write_csv(report.tables[name], out / f"{name}.csv", comments=comments)
 
         for name in TABLE_NAMES:
@@ -101,6 +101,9 @@ class Command(BaseCommand):
         task, report = task_of(chosen), with_task_tables(report, chosen)
         for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
             write_table(name)
+        # Notes about the 5-way answers say nothing on other task types; figures with nothing to draw say why.
+        notes = [note for note in notes_for(report, task) if not note.startswith("Not drawn")]
+        report.notes = notes + (skipped_figures(report) if not options["no_figures"] else [])
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
             _write_latex(report, task, out)

@@ -1,0 +1,110 @@
+"""Report fixtures of each task type: four systems paraphrase six sources in two corpora, every metric scored.
+
+Shared by the presentation tests (page, LaTeX and one-file HTML cell by cell), the pdflatex
+width check and the Chromium tests, which also write the screenshots of docs/img/.
+"""
+
+from annotation import assignment as assign
+from annotation.criteria_scale import CRITERIA
+from campaigns.importers import import_pairs
+from campaigns.models import Campaign
+from scoring.metrics.registry import METRICS
+from scoring.models import Score
+from tests.factories import judge_by_gold, make_judge, without_controls
+
+SYSTEMS = ["Copy", "Rephrase", "Shuffle", "Summary"]
+SOURCES = [
+    ("Alpha", "The committee approved the new budget on Monday."),
+    ("Alpha", "Heavy rain closed the mountain road for two days."),
+    ("Alpha", "She finished the report before the deadline."),
+    ("Beta", "The museum opens its new wing next spring."),
+    ("Beta", "Two students won the regional chess contest."),
+    ("Beta", "The bakery on the corner sells fresh bread daily."),
+]
+# Gold labels rank the systems Copy > Rephrase > Shuffle > Summary, not perfectly.
+GOLD = {
+    "Copy": [1, 1, 1, 1, 1, 0],
+    "Rephrase": [1, 1, 0, 1, 1, 0],
+    "Shuffle": [1, 0, 0, 1, 0, 0],
+    "Summary": [0, 0, 1, 0, 0, 0],
+}
+TASK_TYPES = ("similarity", "criteria", "spans")
+
+
+def _hypothesis(system, index, source):
+    words = source.rstrip(".").split()
+    if system == "Copy":
+        return source
+    if system == "Rephrase":
+        return " ".join(["Indeed,", words[0].lower(), *words[1:]]) + "."
+    if system == "Shuffle":
+        return " ".join(words[index % 3 :] + words[: index % 3]) + "."
+    return " ".join(words[: 3 + index % 2]) + "."
+
+
+def _pairs_csv():
+    lines = ["id,corpus,source,hypothesis,label,system"]
+    for system, labels in GOLD.items():
+        for index, ((corpus, source), gold) in enumerate(zip(SOURCES, labels, strict=True)):
+            hypothesis = _hypothesis(system, index, source)
+            lines.append(f'{system[:2].lower()}{index},{corpus},"{source}","{hypothesis}",{gold},{system}')
+    return "\n".join(lines).encode()
+
+
+def _score(metric, position, gold):
+    """A deterministic score that separates the labels imperfectly, in each metric's direction and range."""
+    spread = ((position * 7 + len(metric) * 3) % 11) / 11
+    closeness = 0.4 * gold + 0.6 * spread
+    if METRICS[metric].direction == "lower":
+        return round(20 * (1 - closeness), 3)
+    if metric.startswith("parapluie"):
+        return round(6 * closeness - 3, 3)
+    if metric in ("llm_vote", "llm_checked"):
+        return float(closeness > 0.5)
+    return round(closeness, 3)
+
+
+def report_campaign(researcher, task_type="similarity", slug=None):
+    """A campaign of `task_type` with 24 pairs of four systems, all 14 metrics, and its judges' answers."""
+    slug = slug or f"report-{task_type}"
+    campaign = Campaign.objects.create(
+        slug=slug, name=f"Report {task_type}", task_type=task_type, created_by=researcher
+    )
+    without_controls(campaign)
+    import_pairs(campaign, _pairs_csv(), filename="pairs.csv")
+    pairs = list(campaign.real_pairs.order_by("pk"))
+    for position, pair in enumerate(pairs):
+        for metric in METRICS:
+            value = _score(metric, position, pair.gold_label or 0)
+            Score.objects.create(pair=pair, metric=metric, signature=f"metric:{metric}|version:1", value=value)
+    if task_type == "similarity":
+        judge_by_gold(campaign, pairs)
+    elif task_type == "criteria":
+        _rate(campaign, pairs)
+    else:
+        _tag(campaign, pairs)
+    return campaign
+
+
+def _rate(campaign, pairs):
+    """Two judges rate every pair on PEM's criteria, higher for gold paraphrases, one judge a point harsher."""
+    for harshness in (0, 1):
+        judge = make_judge(campaign)
+        for position, pair in enumerate(pairs, start=1):
+            base = 2 + 2 * (pair.gold_label or 0) + position % 2
+            ratings = {name: max(1, min(5, base - harshness + i % 2)) for i, name in enumerate(CRITERIA)}
+            assignment = judge.assignments.create(pair=pair, position=position, top="source")
+            assign.record_judgment(assignment, ratings)
+
+
+def _tag(campaign, pairs):
+    """Two judges tag words that changed: more of them on pairs that are not paraphrases."""
+    for offset in (0, 1):
+        judge = make_judge(campaign)
+        for position, pair in enumerate(pairs, start=1):
+            n_source, n_hypothesis = len(pair.words("source")), len(pair.words("hypothesis"))
+            width = 1 if pair.gold_label else 3
+            source = [i for i in range(offset, min(n_source, offset + width))]
+            hypothesis = [i for i in range(min(n_hypothesis, width + offset))] if position % 3 else []
+            assignment = judge.assignments.create(pair=pair, position=position, top="source")
+            assign.record_judgment(assignment, {"source": source, "hypothesis": hypothesis})

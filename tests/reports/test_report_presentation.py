@@ -1,0 +1,82 @@
+"""Page, LaTeX downloads and one-file HTML: the same cells, bold alike, in every table of each task type."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from lxml import html as lxml_html
+
+from reports.analysis.latex import SPECIALS, SYMBOLS
+from tests.report_fixtures import TASK_TYPES, report_campaign
+
+# pandas' LaTeX escapes of the characters SPECIALS does not spell alike.
+PANDAS_ESCAPES = {"\\textasciitilde ": "~", "\\textasciicircum ": "^", "\\textbackslash ": "\\"}
+
+
+def table_cells(document, name):
+    """The data cells of table `name`'s block as (text, bold) per row; None when the block shows no table."""
+    blocks = document.xpath(f'//div[@id="table-{name}"]')
+    assert len(blocks) == 1, name
+    rows = blocks[0].xpath(".//table/tbody/tr")
+    if not rows:
+        return None
+    return [[(td.text_content().strip(), bool(td.xpath(".//strong"))) for td in tr.xpath("./td")] for tr in rows]
+
+
+def unescape(cell):
+    for command, text in PANDAS_ESCAPES.items():
+        cell = cell.replace(command, text)
+    for character, command in SPECIALS.items():
+        cell = cell.replace(command, character)
+    for symbol, command in SYMBOLS.items():
+        cell = cell.replace(command, symbol)
+    return cell.strip()
+
+
+def latex_cells(tex, widths):
+    """The body cells of a LaTeX table as (text, bold), the last `width` cells of each row (the stub dropped)."""
+    if "\\endlastfoot" in tex:
+        body = tex.split("\\endlastfoot", 1)[1].split("\\end{longtable}", 1)[0]
+    else:
+        body = tex.split("\\midrule", 1)[1].split("\\bottomrule", 1)[0]
+    rows = [line.rstrip().removesuffix("\\\\") for line in body.strip().splitlines() if line.strip()]
+    result = []
+    for line, width in zip(rows, widths, strict=True):
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)&", line)][-width:]
+        parsed = []
+        for cell in cells:
+            bold = re.fullmatch(r"\\textbf\{(.*)\}", cell)
+            parsed.append((unescape(bold.group(1) if bold else cell), bool(bold)))
+        result.append(parsed)
+    return result
+
+
+@pytest.mark.parametrize("task_type", TASK_TYPES)
+def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
+    campaign = report_campaign(researcher, task_type)
+    client = Client()
+    client.force_login(researcher)
+    query = f"?c={campaign.slug}&label=gold"
+    page = client.get(reverse("campaigns-show-report", args=[campaign.slug]) + "?label=gold")
+    assert page.status_code == 200
+    document = lxml_html.fromstring(page.content.decode())
+    standalone = lxml_html.fromstring(client.get(reverse("campaigns-download-report-html") + query).content.decode())
+    blocks = document.xpath('//div[contains(@class, "report-table-block")]')
+    names = [block.get("id").removeprefix("table-") for block in blocks]
+    compared, bold_seen = 0, False
+    for name in names:
+        cells = table_cells(document, name)
+        assert cells == table_cells(standalone, name), name
+        if cells is None:
+            # A table not shown says why, and offers nothing to download.
+            assert document.xpath(f'//div[@id="table-{name}"]//p[contains(@class, "empty-reason")]'), name
+            continue
+        links = document.xpath(f'//div[@id="table-{name}"]//a/text()')
+        assert links == ["CSV", "CSV with notes", "LaTeX"], (name, links)
+        tex = client.get(reverse("campaigns-download-report-latex", args=[name]) + query)
+        assert tex.status_code == 200, name
+        assert latex_cells(tex.content.decode(), [len(row) for row in cells]) == cells, name
+        compared += 1
+        bold_seen |= any(bold for row in cells for _text, bold in row)
+    assert compared >= 4 and bold_seen, names

@@ -1,0 +1,117 @@
+"""The report of each task type in Chromium, with human and with gold labels: words only, nothing clipped, axe-clean.
+
+Four systems, two corpora, all 14 metrics (tests/report_fixtures.py). Run with
+PARASOL_DOC_SCREENSHOTS=1 to write the screenshots of docs/reports.md (docs/img/report-<task>.png).
+"""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from reports.cache import get_report
+from reports.sections import with_task_tables
+from tests.browser import AXE, SCREENSHOTS
+from tests.report_fixtures import TASK_TYPES, report_campaign
+from tests.system.test_browser_report import INTERNAL_NAMES, SNAKE_CASE, log_in, raw_column_names, reader_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+DOC_IMAGES = Path(__file__).resolve().parent.parent.parent / "docs" / "img"
+# Python's and pandas' words for nothing, yes and no, never the reader's.
+RAW_VALUES = re.compile(r"\b(None|True|False|nan|NaN|NaT)\b")
+# An A4 page less 12 mm margins (report.css @page), in CSS pixels: portrait, then the landscape page of wide tables.
+A4_PORTRAIT_PX = round((210 - 24) / 25.4 * 96)
+A4_LANDSCAPE_PX = round((297 - 24) / 25.4 * 96)
+SCREEN_PX = 1280
+
+
+def audit_all_rules(page):
+    """axe-core with every rule it has switched on, experimental ones included; returns the violations."""
+    page.evaluate(AXE.read_text(encoding="utf-8"))
+    result = page.evaluate(
+        "async () => await axe.run(document, "
+        "{runOnly: {type: 'rule', values: axe.getRules().map(rule => rule.ruleId)}})"
+    )
+    return [
+        {"id": v["id"], "nodes": [n["target"] for n in v["nodes"]][:5], "help": v["help"]} for v in result["violations"]
+    ]
+
+
+def overflowing_tables(page, width, *, wide):
+    """Tables (of wide blocks or of the others) wider than their block at a viewport `width` pixels wide."""
+    page.set_viewport_size({"width": width, "height": 1000})
+    return page.evaluate(
+        """wide => [...document.querySelectorAll('.report-table-block')]
+            .filter(block => block.classList.contains('wide') === wide && block.querySelector('table'))
+            .filter(block => block.querySelector('table').getBoundingClientRect().width > block.clientWidth + 1)
+            .map(block => block.id)""",
+        wide,
+    )
+
+
+def check_words(page):
+    text = reader_text(page)
+    leaked = {name for name in INTERNAL_NAMES if re.search(rf"\b{re.escape(name)}\b", text)}
+    assert leaked == set(), leaked
+    assert SNAKE_CASE.findall(text) == []
+    assert RAW_VALUES.findall(text) == []
+    headers = {h.strip() for h in page.locator("main th").all_inner_texts()}
+    assert headers & raw_column_names() == set()
+
+
+def check_screen(page):
+    page.set_viewport_size({"width": SCREEN_PX, "height": 900})
+    assert page.evaluate("document.documentElement.scrollWidth") <= SCREEN_PX
+    clipped = page.evaluate(
+        """[...document.querySelectorAll('.table-scroll')]
+            .filter(box => box.getBoundingClientRect().right > box.closest('.card').getBoundingClientRect().right + 1)
+            .map(box => box.parentElement.id)"""
+    )
+    assert clipped == []
+    stubs = page.locator(".report-table .stub")
+    assert stubs.count() > 0 and stubs.first.evaluate("e => getComputedStyle(e).position") == "sticky"
+
+
+def check_print(page):
+    page.emulate_media(media="print")
+    assert overflowing_tables(page, A4_PORTRAIT_PX, wide=False) == []
+    assert overflowing_tables(page, A4_LANDSCAPE_PX, wide=True) == []
+    page.emulate_media(media="screen")
+
+
+# What each screenshot shows: the table that carries the task type's measure.
+SCREENSHOT_OF = {
+    "similarity": "#table-table3",
+    "criteria": "#table-criteria_by_system",
+    "spans": "#table-span_degree_by_system",
+}
+
+
+def screenshot(page, task_type):
+    folder = DOC_IMAGES if os.environ.get("PARASOL_DOC_SCREENSHOTS") else SCREENSHOTS
+    folder.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": SCREEN_PX, "height": 900})
+    page.locator(SCREENSHOT_OF[task_type]).screenshot(path=str(folder / f"report-{task_type}.png"))
+
+
+@pytest.mark.parametrize("task_type", TASK_TYPES)
+def test_the_report_of_each_task_type_reads_like_a_paper_on_screen_and_in_print(
+    live_server, page, researcher, task_type
+):
+    campaign = report_campaign(researcher, task_type)
+    log_in(page, live_server, researcher)
+    for label_source in ("human", "gold"):
+        # Computed here first (the live server shares this process's cache): the page then opens at once.
+        with_task_tables(get_report([campaign], label_source).report, [campaign])
+        page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/?label={label_source}")
+        assert page.locator("#report-systems .report-table").count() >= 1
+        check_words(page)
+        check_screen(page)
+        check_print(page)
+        violations = audit_all_rules(page)
+        assert violations == [], json.dumps(violations, indent=1)
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/?label=human")
+    screenshot(page, task_type)
