@@ -263,3 +263,23 @@ def test_the_user_and_group_admin_is_for_superusers_only(live_server, session, a
     assert post_form(session, f"{base}/user/{attacker.pk}/password/", password).status_code == 403
     attacker.refresh_from_db()
     assert not attacker.is_superuser
+
+
+def test_through_gunicorn_a_staff_user_forges_no_evidence_and_reads_no_lockouts(
+    gunicorn, attacker, own, victim, settings
+):
+    """The reported requests, against gunicorn with production settings: a forged Score, a Judgment
+    pointed at a colleague's pair, and the axes admin, all refused; nothing is written."""
+    from tests.system.conftest import production_login
+
+    session = production_login(attacker, settings, gunicorn)
+    pair = victim.real_pairs.first()
+    score = {"pair": pair.pk, "metric": "bleu", "signature": "forged", "value": "0.99", "details": ""}
+    assert post_form(session, f"{gunicorn}/admin/scoring/score/add/", score).status_code == 403
+    judgment = Judgment.objects.filter(pair__campaign=own).first()
+    moved = {"assignment": judgment.assignment_id, "judge": judgment.judge_id, "pair": pair.pk, "label": "same_meaning"}
+    response = post_form(session, f"{gunicorn}/admin/annotation/judgment/{judgment.pk}/change/", moved)
+    assert response.status_code == 403
+    assert not Score.objects.filter(signature="forged").exists()
+    assert Judgment.objects.get(pk=judgment.pk).pair.campaign == own
+    assert session.get(f"{gunicorn}/admin/axes/accessattempt/").status_code in (403, 404)

@@ -92,3 +92,15 @@ def test_the_adopt_post_alone_sets_it_and_nothing_after_refreshes_it(live_server
         for path in ("/j/demo/", "/j/demo/me/", f"/j/demo/{victim.token}/"):
             response = session.request(method, f"{live_server.url}{path}")
             assert response.status_code < 500 and sent_cookies(response) == [], (method, path)
+
+
+@pytest.mark.parametrize("method", ["HEAD", "OPTIONS"])
+def test_through_gunicorn_head_and_options_on_a_resume_link_adopt_nobody(gunicorn, victim, method):
+    """The reported request, against gunicorn with production settings: no cookie, and GET then asks first."""
+    session = fresh_session(gunicorn)
+    response = session.request(method, f"{gunicorn}/j/demo/{victim.token}/", allow_redirects=False)
+    assert response.status_code < 500 and not sent_cookies(response)
+    assert cookie_name(victim.campaign) not in session.cookies
+    page = session.get(f"{gunicorn}/j/demo/{victim.token}/")
+    assert page.status_code == 200 and "/resume/" in page.text, "GET must still ask before adopting"
+    assert not sent_cookies(page)

@@ -203,3 +203,22 @@ def test_load_demo_in_production_refuses_the_published_password(tmp_path, passwo
     assert run_manage("migrate", "--noinput", **PRODUCTION_ENV, **db).returncode == 0
     result = run_manage("load_demo", "--allow-production", **PRODUCTION_ENV, **db, PARASOL_DEMO_PASSWORD=password)
     assert result.returncode != 0 and "published password" in result.stderr
+
+
+def test_through_gunicorn_the_api_and_the_api_key_page_say_no_store(gunicorn, campaign, researcher, settings):
+    from rest_framework.authtoken.models import Token
+
+    from tests.system.conftest import production_login
+
+    browser = production_login(researcher, settings, gunicorn)
+    api = requests.Session()
+    api.headers["Authorization"] = f"Token {Token.objects.get_or_create(user=researcher)[0].key}"
+    answers = [
+        browser.get(f"{gunicorn}/account/api-key/"),
+        api.get(f"{gunicorn}/api/campaigns/"),
+        api.get(f"{gunicorn}/api/campaigns/demo/pairs/"),
+        requests.get(f"{gunicorn}/api/campaigns/"),  # refused, and still not stored
+    ]
+    assert [answer.status_code for answer in answers][:3] == [200, 200, 200]
+    for answer in answers:
+        assert "no-store" in answer.headers.get("Cache-Control", ""), answer.url
