@@ -12,7 +12,9 @@ import pandas as pd
 from django.http import HttpResponse
 
 from annotation.scale import PARAPHRASE_OF_ANSWER
+from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
+from campaigns.models import Pair
 from reports.frames import (
     corpus_names,
     counted_judgments,
@@ -29,6 +31,8 @@ from reports.frames import (
     tagging_log,
 )
 from scoring.metrics.registry import metric_names
+from scoring.models import Score
+from scoring.service import latest_details
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
@@ -225,12 +229,32 @@ TAGGING_FIELDS = [
 
 
 def tagging_lines(campaign) -> list[str]:
-    """The campaign's span taggings as JSON lines (one judgment each, oldest first)."""
+    """The campaign's span taggings as JSON lines: the judges' (one judgment each, oldest first),
+    then the span detector's where metric `paratag` scored the pairs, each line saying which (`predicted`)."""
     frame = tagging_log(campaign)
-    return [
-        json.dumps({field: row[field] for field in TAGGING_FIELDS}, ensure_ascii=False)
+    judges = [
+        json.dumps({**{field: row[field] for field in TAGGING_FIELDS}, "predicted": False}, ensure_ascii=False)
         for row in frame.to_dict("records")
     ]
+    return judges + predicted_tagging_lines(campaign)
+
+
+def predicted_tagging_lines(campaign) -> list[str]:
+    """The detector's tagging of each pair (`paratag`'s newest signature, ParaTag section 5.2), one line per pair."""
+    rows = latest_details(Score.objects.filter(pair__campaign=campaign, metric="paratag"))
+    pairs = Pair.objects.in_bulk([pair_pk for pair_pk, _metric, _details in rows])
+    lines = []
+    for pair_pk, _metric, details in sorted(rows, key=lambda row: row[0]):
+        details = json.loads(details) if isinstance(details, str) else details
+        pair = pairs[pair_pk]
+        line = {"pair_id": pair.external_id, "judge": f"detector {details.get('detector', '')}".strip()}
+        line |= {"is_training": pair.is_training, "is_control": pair.is_control, "judge_excluded": False}
+        for side in SIDES:
+            words = pair.words(side)
+            line[f"{side}_tokens"] = words
+            line[f"{side}_tags"] = tags_of(details.get("tags", {}).get(side, []), len(words))
+        lines.append(json.dumps(line | {"predicted": True}, ensure_ascii=False))
+    return lines
 
 
 def _iso(moment):

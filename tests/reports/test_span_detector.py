@@ -278,3 +278,21 @@ def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client,
     assert manifest["version"] in panel and f"{manifest['test']['span_f1']:.3f}" in panel
     assert "—" in panel  # no judges tagged the fixture: no human figure to show
     assert "Retrain the detector" in panel
+
+
+def test_the_taggings_export_puts_the_detectors_tags_beside_the_judges(scored_campaign, client, researcher):
+    client.force_login(researcher)
+    response = client.get(reverse("campaigns-export-taggings", args=[scored_campaign.slug]))
+    lines = [json.loads(line) for line in response.content.decode().splitlines()]
+    judged, predicted = [x for x in lines if not x["predicted"]], [x for x in lines if x["predicted"]]
+    assert len(judged) == 10 and len(predicted) == 30  # two judges on five pairs; the detector on every pair
+    details = {
+        score.pair.external_id: score.details
+        for score in Score.objects.filter(pair__campaign=scored_campaign, metric="paratag").select_related("pair")
+    }
+    for line in predicted:
+        assert line["judge"] == f"detector {details[line['pair_id']]['detector']}"
+        for side in ("source", "hypothesis"):
+            assert len(line[f"{side}_tags"]) == len(line[f"{side}_tokens"])
+            tagged = [i for i, tag in enumerate(line[f"{side}_tags"]) if tag]
+            assert tagged == details[line["pair_id"]]["tags"][side]

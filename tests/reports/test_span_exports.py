@@ -43,6 +43,7 @@ def test_the_jsonl_export_holds_each_judges_tokens_and_tags(spans_campaign):
         "source_tags": [0, 1, 0, 0, 0],
         "hypothesis_tokens": ["The", "car", "stopped", "suddenly", "."],
         "hypothesis_tags": [0, 0, 0, 0, 0],
+        "predicted": False,  # a judge's tagging; the span detector's lines say True
     }
     assert lines[1]["hypothesis_tags"] == [0, 0, 0, 1, 0]
 
