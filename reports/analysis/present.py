@@ -454,12 +454,14 @@ def _criteria_metrics(report, frame):
 
 
 def _criteria_pem_fit(report, frame):
-    """PEM's fit, its metrics named in the caption: a list of fourteen names is no table cell."""
-    names = [_name(report, "metrics", value) for value in frame["metrics"]]
-    result = _as_is(
-        report, frame.assign(metrics=[len([n for n in str(v).split(",") if n.strip()]) for v in frame["metrics"]])
-    )
-    caption = f"Metrics given to the fit: {'; '.join(names)}. {PRECISION}"
+    """PEM's fits, one row per feature set ("PEM", "every metric"), the metrics of each named in the caption."""
+    kinds, given = [], []
+    for value in frame["features"]:
+        kind, _, names = str(value).partition(":")
+        kinds.append(_sentence_case(kind.strip()))
+        given.append(f"{kinds[-1]}: {_name(report, 'metrics', names)}")
+    result = _as_is(report, frame.assign(features=kinds))
+    caption = f"Features given to each fit: {'; '.join(given)}. {PRECISION}"
     return Shown(result.table, caption=caption)
 
 

@@ -91,6 +91,9 @@ COLUMN_LABELS = {
     "alpha_interval": "Krippendorff's α (interval)",
     "folds": "Folds",
     "metrics": "Metrics",
+    "features": "Features",
+    "split": "Split",
+    "reference": "Reference",
     "adequacy": "Adequacy",
     "fluency": "Fluency",
     "dissimilarity": "Dissimilarity",
@@ -110,6 +113,20 @@ COLUMN_LABELS = {
     "mean_tagged_share": "Mean tagged share",
     "median_tagged_share": "Median tagged share",
     "share_with_span": "Share with a span",
+    "kappa_is": "Kappa is",
+    "within_theta": "Within θ = 0.05",
+    "n_within_theta": "Pairs within θ = 0.05",
+    "min_span_f1": "Least span F1 kept",
+    "n_tested": "Pairs tested",
+    "n_discarded": "Discarded",
+    "n_kept": "Kept",
+    # ParaTag's detector (reports.detector_tables).
+    "detector": "Detector",
+    "encoder": "Encoder",
+    "n_test_pairs": "Test pairs",
+    "human_word_accuracy": "Judges' word accuracy",
+    "human_span_f1": "Judges' span F1",
+    "diff_span_f1": "Span F1 of the diff (tag every different word)",
 }
 # Values a table may hold that are not names: shown in words, never as Python writes them.
 VALUE_LABELS = {True: "Yes", False: "No", None: "–"}
