@@ -24,7 +24,8 @@ TITLES = {
     "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
     "criteria_alpha": "Krippendorff's alpha (interval) per criterion",
     "criteria_system_correlation": "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
-    "criteria_pem_fit": "pem_fit: PEM's SVR (its three features; every metric), Pearson with Overall, held-out sources",
+    "criteria_pem_fit": "PEM's fit: SVR from the metric scores to Overall (PEM's three features; every metric), "
+    "Pearson on held-out sources",
     "criteria_pem_judges": "PEM on held-out sources against the human mean and each judge (PEM Table 3)",
 }
 
