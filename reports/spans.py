@@ -28,7 +28,7 @@ SPAN_TABLE_TITLES = {
     "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system; pairs within θ = 0.05",
     "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
     "span_degree": "Degree of paraphrase per pair",
-    "detector_vs_judges": "ParaTag detector (metric paratag) against each judge and the majority: "
+    "detector_vs_judges": "ParaTag detector (the ParaTag metric) against each judge and the majority: "
     "word accuracy, span F1, kappa",
     "span_detectors": "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
     "diff baseline and the judges",

@@ -19,6 +19,16 @@ SYMBOLS = {
     "≤": "$\\leq$",
     "±": "$\\pm$",
     "−": "$-$",
+    "θ": "$\\theta$",
+    "φ": "$\\varphi$",
+    "σ": "$\\sigma$",
+    "μ": "$\\mu$",
+    "ε": "$\\varepsilon$",
+    "≠": "$\\neq$",
+    "≈": "$\\approx$",
+    "×": "$\\times$",
+    "→": "$\\rightarrow$",
+    "…": "\\ldots{}",
 }
 SPECIALS = {
     "\\": "\\textbackslash{}",
