@@ -44,3 +44,13 @@ def fresh_cache(settings):
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture
+def shared_cache(settings, tmp_path):
+    """A cache folder this process (tests, live server) and a real worker both read (a report reaches the page)."""
+    folder = tmp_path / "cache"
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(folder)}
+    }
+    return folder

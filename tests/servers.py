@@ -78,3 +78,18 @@ def database_env(connection):
         return {"SQLITE_PATH": settings["NAME"]}
     user, host, port, name = settings["USER"], settings["HOST"], settings["PORT"], settings["NAME"]
     return {"DATABASE_URL": f"postgres://{user}@{host}:{port}/{name}"}
+
+
+@contextmanager
+def production_gunicorn(connection, **extra_env):
+    """gunicorn with production settings on the test database (SQLite, or PostgreSQL under tests.pgserver); its URL."""
+    from bench import load_judges
+
+    env = load_judges.server_env(database_env(connection), "redis://127.0.0.1:1/0")
+    env.update(extra_env)
+    port = free_port()
+    process = load_judges.start_gunicorn(env, port, workers=1)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        stop(process)

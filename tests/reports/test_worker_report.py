@@ -16,16 +16,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def shared_cache(settings, tmp_path):
-    """A cache folder the test and the worker both read (a worker's report must reach the page)."""
-    folder = tmp_path / "cache"
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(folder)}
-    }
-    return folder
-
-
-@pytest.fixture
 def gold_campaign(campaign):
     pairs = add_pairs(campaign, 30)
     for i, pair in enumerate(pairs):

@@ -51,16 +51,10 @@ def gunicorn(transactional_db):
     """gunicorn with production settings on the test database (SQLite, or PostgreSQL under tests.pgserver)."""
     from django.db import connection
 
-    from bench import load_judges
     from tests import servers
 
-    env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
-    port = servers.free_port()
-    process = load_judges.start_gunicorn(env, port, workers=1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        servers.stop(process)
+    with servers.production_gunicorn(connection) as url:
+        yield url
 
 
 def production_login(user, settings, base):

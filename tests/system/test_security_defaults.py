@@ -8,7 +8,6 @@ import pytest
 import requests
 from django.db import connection
 
-from bench import load_judges
 from tests import servers
 
 REPO = servers.REPO
@@ -104,14 +103,8 @@ def test_the_demo_account_is_staff_not_superuser_in_development(tmp_path):
 @pytest.fixture
 def production_server(db):
     """gunicorn with production settings (plain HTTP on 127.0.0.1: no redirect to HTTPS)."""
-    env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
-    env.update(DJANGO_SECRET_KEY=STRONG_KEY)
-    port = servers.free_port()
-    process = load_judges.start_gunicorn(env, port, workers=1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        servers.stop(process)
+    with servers.production_gunicorn(connection, DJANGO_SECRET_KEY=STRONG_KEY) as url:
+        yield url
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,7 +9,6 @@ import requests
 from django.db import connection
 
 from annotation.models import Judgment
-from bench import load_judges
 from campaigns.models import Pair
 from tests import servers
 from tests.factories import add_pairs, make_judge, without_controls
@@ -114,17 +113,16 @@ def test_the_api_page_size_has_a_ceiling(live_server, campaign, api_of):
 
 @pytest.fixture
 def gunicorn_with_ssl_redirect(db):
-    env = load_judges.server_env(servers.database_env(connection), "redis://127.0.0.1:1/0")
-    env.update(DJANGO_SECRET_KEY="Zq8#vL2!pW9-" * 5, DJANGO_SSL_REDIRECT="true", PARASOL_TRUSTED_PROXIES="0")
     # gunicorn itself believes X-Forwarded-Proto from 127.0.0.1 unless told otherwise: production
     # sets FORWARDED_ALLOW_IPS to the proxy's address only (docs/security.md); here no proxy at all.
-    env["FORWARDED_ALLOW_IPS"] = "192.0.2.1"
-    port = servers.free_port()
-    process = load_judges.start_gunicorn(env, port, workers=1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        servers.stop(process)
+    with servers.production_gunicorn(
+        connection,
+        DJANGO_SECRET_KEY="Zq8#vL2!pW9-" * 5,
+        DJANGO_SSL_REDIRECT="true",
+        PARASOL_TRUSTED_PROXIES="0",
+        FORWARDED_ALLOW_IPS="192.0.2.1",
+    ) as url:
+        yield url
 
 
 def test_a_forged_forwarded_proto_is_ignored_without_a_declared_proxy(gunicorn_with_ssl_redirect):

@@ -24,16 +24,6 @@ N_SYSTEMS = 1000
 
 
 @pytest.fixture
-def shared_cache(settings, tmp_path):
-    """A cache folder this process (the live server) and the worker both read."""
-    folder = tmp_path / "cache"
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache", "LOCATION": str(folder)}
-    }
-    return folder
-
-
-@pytest.fixture
 def many_systems(campaign):
     """2,000 gold-labelled pairs, two per system, each system on the same two sources."""
     Pair.objects.bulk_create(
