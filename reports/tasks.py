@@ -30,6 +30,9 @@ def report_or_status(campaigns, label_source):
     cached = cache.cached_report(key)
     if cached is not None:
         return cached, None
+    status = cache.computation_status(key)
+    if status is not None:  # a worker is on it: the page polls, and the work is not measured again each time
+        return None, status
     if cache.fits_in_request(campaigns):
         return cache.get_report(campaigns, label_source), None
     claimed = cache.claim_computation(key)
