@@ -182,6 +182,21 @@ def held_out_predictions(means, metrics, split="sources", folds=5) -> pd.Series:
     return pd.Series(predicted, index=means.index)
 
 
+def _held_out(judgments, pairs, metrics, folds, split, controls):
+    """(the human reference's pairs with every metric, those pairs with held-out predictions or None).
+
+    None when there is nothing to test: no metric, fewer than 10 pairs, or fewer sources than
+    the split needs (`folds` with source folds, 3 with the paper's split).
+    """
+    means = human_reference(judgments, pairs, controls).dropna(subset=[*metrics, "overall"])
+    n_sources = means["source"].nunique() if "source" in means else 0
+    if not metrics or len(means) < 10 or n_sources < (folds if split == "sources" else 3):
+        return means, None
+    return means, means.assign(predicted=held_out_predictions(means, metrics, split, folds)).dropna(
+        subset=["predicted"]
+    )
+
+
 def pem_fit(judgments, pairs, metrics, folds=5, split="sources", controls=None) -> dict:
     """RBF SVR from `metrics` to the human reference's Overall, judged on held-out sources.
 
@@ -189,13 +204,12 @@ def pem_fit(judgments, pairs, metrics, folds=5, split="sources", controls=None) 
     predictions with Overall at sentence and system level; NaN when there are too few
     sources (fewer than `folds`, or than 3 with the paper's split) or pairs (10).
     """
-    means = human_reference(judgments, pairs, controls).dropna(subset=[*metrics, "overall"])
+    means, tested = _held_out(judgments, pairs, metrics, folds, split, controls)
     n_sources = int(means["source"].nunique()) if "source" in means else 0
     result = {"split": split, "folds": folds if split == "sources" else 1, "n_pairs": len(means)}
     result |= {"n_sources": n_sources, "n_test_pairs": 0, "sentence_level": np.nan, "system_level": np.nan}
-    if not metrics or len(means) < 10 or n_sources < (folds if split == "sources" else 3):
+    if tested is None:
         return result
-    tested = means.assign(predicted=held_out_predictions(means, metrics, split, folds)).dropna(subset=["predicted"])
     systems = tested.groupby("system")[["predicted", "overall"]].mean()
     return result | {
         "n_test_pairs": len(tested),
@@ -206,11 +220,10 @@ def pem_fit(judgments, pairs, metrics, folds=5, split="sources", controls=None) 
 
 def pem_vs_judges(judgments, pairs, metrics, folds=5, split="sources", controls=None) -> pd.DataFrame:
     """PEM Table 3: held-out predictions against the human mean (controls in) and each judge (controls out)."""
-    means = human_reference(judgments, pairs, controls).dropna(subset=[*metrics, "overall"])
     columns = ["reference", "n_pairs", "sentence_level", "n_systems", "system_level"]
-    if not metrics or len(means) < 10 or means["source"].nunique() < (folds if split == "sources" else 3):
+    _means, tested = _held_out(judgments, pairs, metrics, folds, split, controls)
+    if tested is None:
         return pd.DataFrame(columns=columns)
-    tested = means.assign(predicted=held_out_predictions(means, metrics, split, folds)).dropna(subset=["predicted"])
     rows = [{"reference": "human mean", **_levels("", tested, "predicted", "overall")}]
     for judge, own in judgments.groupby("judge", sort=True):
         # Each judge's own ratings; control pairs have none, so they drop out here as in the paper.
