@@ -10,17 +10,18 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
 from annotation.models import Judgment
 from campaigns.models import Campaign, Pair
 from reports.analysis import build_report
+from reports.analysis.memo import Memo
 from reports.figures import FigureSpec, draw_figure
-from reports.frames import load_frames, report_work
+from reports.frames import load_frames, pair_state, report_work, score_state
 from scoring.models import Score
 
-ANALYSIS_VERSION = "3"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "4"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 
@@ -35,11 +36,25 @@ def fingerprint(campaigns) -> str:
         .counted()
         .aggregate(n=Count("id"), last=Max("id"), judges=Sum("judge_id"))
     )
-    scores = Score.objects.filter(pair__campaign__in=campaigns).aggregate(
-        n=Count("id"), last=Max("id"), at=Max("created_at")
-    )
-    parts = [ANALYSIS_VERSION, sorted(c.pk for c in campaigns), pairs, judgments, scores]
+    # The real pairs' scores by signature (read from the index alone), then the few of other pairs.
+    other_scores = Score.objects.filter(
+        Q(pair__is_training=True) | Q(pair__is_control=True), pair__campaign__in=campaigns
+    ).aggregate(n=Count("id"), last=Max("id"))
+    parts = [ANALYSIS_VERSION, pair_state(campaigns), pairs, judgments, score_state(campaigns), other_scores]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
+
+
+class VersionedStore:
+    """The cache under keys of this analysis version: a change to the analysis never reuses older results."""
+
+    def __init__(self, cache, version):
+        self.cache, self.version = cache, version
+
+    def get(self, key):
+        return self.cache.get(f"{key}:v{self.version}")
+
+    def set(self, key, value, timeout=CACHE_SECONDS):
+        self.cache.set(f"{key}:v{self.version}", value, timeout)
 
 
 @dataclass
@@ -66,7 +81,9 @@ def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
     if cached is None:
         on_stage = on_stage or (lambda text: None)
         on_stage("reading pairs, judgments and scores")
-        frames = load_frames(campaigns)
+        # Pairs, score columns and the steps of earlier reports are reused where their inputs did not change.
+        store = VersionedStore(cache, ANALYSIS_VERSION)
+        frames = load_frames(campaigns, store=store)
         on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
         report = build_report(
             frames.pairs,
@@ -76,6 +93,7 @@ def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
             verdicts=frames.verdicts,
             label_source=label_source,
             max_system_comparisons=settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS,
+            memo=Memo(store),
         )
         report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)

@@ -5,13 +5,14 @@ these functions only; what they compute from the frames lives in `reports.analys
 (the statistics) and `reports.exports` (the CSV files).
 """
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from django.db.models import Q
+from django.db.models import Count, Max, Min, Q, Sum
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
@@ -19,10 +20,11 @@ from campaigns.models import Pair
 from parasol.db import raw_rows
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
+from reports.analysis.tables import edit_distances
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of, label_of
 from scoring.models import Score
-from scoring.service import latest_details, signature_groups, values_under
+from scoring.service import latest_details, signature_groups, signature_groups_in, values_in, values_under
 
 # A keyset page of pairs: the pks after the first bound, up to and including the second.
 PkRange = tuple[int, int]
@@ -254,8 +256,12 @@ def _real_scores(campaigns):
 
 def metric_signatures(campaigns) -> tuple[dict[str, str], list[str]]:
     """Each metric's most recent signature among the scores of `campaigns`, and notes naming the older ones ignored."""
+    return _signatures_and_notes(_signature_groups(campaigns))
+
+
+def _signatures_and_notes(groups):
     signatures, notes = {}, []
-    for metric, (used, *others) in signature_groups(_real_scores(campaigns)).items():
+    for metric, (used, *others) in groups.items():
         signatures[metric] = used["signature"]
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
@@ -263,23 +269,103 @@ def metric_signatures(campaigns) -> tuple[dict[str, str], list[str]]:
     return signatures, notes
 
 
-def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
+# Above this many other pairs among a campaign's pk range, its scores are read through the join instead.
+MAX_EXCLUDED_IN_SPAN = 5_000
+
+
+def real_pair_span(campaigns):
+    """(after, last, excluded pks): the real pairs of `campaigns` as a pk range less the other pairs inside it.
+
+    None when the range holds too many other pairs (campaigns imported in turns) to be worth it.
+    An import allocates a campaign's pks in a row, so usually nothing is excluded and no pair is read.
+    """
+    found = _real_pairs(campaigns).aggregate(first=Min("pk"), last=Max("pk"), n=Count("pk"))
+    if not found["n"]:
+        return 0, 0, []
+    first, last, excluded = found["first"], found["last"], []
+    if last - first + 1 != found["n"]:
+        inside = Pair.objects.filter(pk__gte=first, pk__lte=last)
+        others = inside.exclude(campaign__in=list(campaigns), is_training=False, is_control=False)
+        excluded = list(others.values_list("pk", flat=True)[: MAX_EXCLUDED_IN_SPAN + 1])
+        if len(excluded) > MAX_EXCLUDED_IN_SPAN:
+            return None
+    return first - 1, last, excluded
+
+
+def _signature_groups(campaigns, span=False):
+    span = real_pair_span(campaigns) if span is False else span
+    return signature_groups(_real_scores(campaigns)) if span is None else signature_groups_in(span)
+
+
+def score_state(campaigns) -> list[tuple]:
+    """(metric, signature, count, newest id) of every signature the campaigns' scores use: scores are only
+    ever added (they go with their pair), so an equal state is an equal set of scores."""
+    groups = _signature_groups(campaigns)
+    return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in groups.values() for g in found]
+
+
+def latest_metric_scores(campaigns, signatures=None, pk_range=None, store=None) -> Scores:
     """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`.
 
     Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
+    `store` (a cache): each column is kept there per signature and read again only for the scores added since.
     """
+    if signatures is None and pk_range is None:
+        span = real_pair_span(campaigns)
+        if span is not None:
+            groups = _signature_groups(campaigns, span)
+            signatures, notes = _signatures_and_notes(groups)
+            columns = {m: _column(campaigns, span, found[0], store) for m, found in groups.items()}
+            return Scores(_wide(columns, signatures), signatures, notes)
     notes = []
     if signatures is None:
         signatures, notes = metric_signatures(campaigns)
     columns = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
-    wide = pd.DataFrame({metric: _value_series(rows) for metric, rows in columns.items() if rows})
+    columns = {metric: _value_series(rows) for metric, rows in columns.items() if rows}
+    return Scores(_wide(columns, signatures), signatures, notes)
+
+
+def _wide(columns, signatures):
+    wide = pd.DataFrame({metric: column for metric, column in columns.items() if len(column)})
     wide = wide.reindex(columns=list(signatures))
     wide.index.name = None
-    return Scores(wide, signatures, notes)
+    return wide
+
+
+def _column(campaigns, span, group, store):
+    """One metric's column under one signature: from the store when its state is known, else read (and stored).
+
+    A stored column whose count falls short is completed with the scores of higher id; if that does not
+    add up to the count (an insert committed out of id order), the whole column is read again.
+    """
+    metric, signature, n, latest = group["metric"], group["signature"], group["n"], group["latest"]
+    key = f"parasol-column:{digest_of((sorted(c.pk for c in campaigns), span, metric, signature))}"
+    kept = store.get(key) if store is not None else None
+    if kept is not None and (kept["n"], kept["latest"]) == (n, latest):
+        return kept["column"]
+    column = None
+    if kept is not None and kept["n"] < n:
+        added = _value_series(values_in(span, metric, signature, newer_than=kept["latest"]))
+        if len(kept["column"]) + len(added) == n:
+            column = pd.concat([kept["column"], added])
+    if column is None:
+        column = _value_series(values_in(span, metric, signature))
+    if store is not None and len(column) == n:
+        store.set(key, {"n": n, "latest": latest, "column": column}, COLUMN_SECONDS)
+    return column
+
+
+def digest_of(value) -> str:
+    return hashlib.blake2b(repr(value).encode(), digest_size=16).hexdigest()
+
+
+COLUMN_SECONDS = 7 * 24 * 3600
 
 
 def _value_series(rows) -> pd.Series:
     """[(pair_pk, value), ...] as a float Series indexed by pair pk."""
+    if not rows:
+        return pd.Series(dtype=float, index=pd.Index([], dtype=np.int64))
     table = np.array(rows, dtype=float)  # one C-level pass; pks are exact as floats below 2**53
     return pd.Series(table[:, 1], index=table[:, 0].astype(np.int64))
 
@@ -312,13 +398,32 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",)) -> Frames:
+def load_frames(campaigns, fields=("label",), store=None) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
     `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
+    `store` (a cache, for the report): the pairs (their edit distances in place of the hypotheses)
+    and each metric's column are kept there and read again only when they changed.
     """
     campaigns = list(campaigns)
+    pairs, pks = _report_pairs(campaigns, store) if store is not None else _pairs_frame(campaigns)
+    pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
+
+    judgments = counted_judgments(campaigns, fields=fields)
+    judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
+
+    scores = latest_metric_scores(campaigns, store=store)
+    directions, notes = _directions(scores.signatures)
+    pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
+    overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
+    details = latest_metric_details(campaigns, scores.signatures)
+    verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
+    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
+
+
+def _pairs_frame(campaigns):
+    """The pairs as the analysis reads them, and their pks (row for row)."""
     table = pair_table(campaigns)
     several = len(campaigns) > 1
     pair_ids = table["campaign"] + ":" + table["external_id"] if several else table["external_id"]
@@ -329,18 +434,25 @@ def load_frames(campaigns, fields=("label",)) -> Frames:
             **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
         }
     )
-    pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=table["pk"].to_numpy())
+    return pairs, table["pk"].to_numpy()
 
-    judgments = counted_judgments(campaigns, fields=fields)
-    judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
-    scores = latest_metric_scores(campaigns)
-    directions, notes = _directions(scores.signatures)
-    pairs = pairs.join(scores.wide.reindex(table["pk"]).set_axis(pairs.index))
-    overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
-    details = latest_metric_details(campaigns, scores.signatures)
-    verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
-    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
+def pair_state(campaigns) -> tuple:
+    """What the report's pairs are made of: changes when a pair is added, deleted or edited, or a campaign is."""
+    found = _real_pairs(campaigns).aggregate(n=Count("pk"), last=Max("pk"), gold=Sum("gold_label"))
+    return (*found.values(), [(c.pk, c.slug, c.updated_at.isoformat(), c.system_key_list()) for c in campaigns])
+
+
+def _report_pairs(campaigns, store):
+    """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state."""
+    key = f"parasol-pairs:{digest_of(pair_state(campaigns))}"
+    kept = store.get(key)
+    if kept is None:
+        pairs, pks = _pairs_frame(campaigns)
+        pairs["edit_distance"] = edit_distances(pairs["source"].tolist(), pairs.pop("hypothesis").tolist())
+        kept = (pairs, pks)
+        store.set(key, kept, COLUMN_SECONDS)
+    return kept
 
 
 def _directions(metrics):

@@ -175,6 +175,57 @@ def signature_groups(scores):
     return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
 
+def scored_signatures():
+    """Every (metric, signature) that has a score, walked along the covering index: a few tiny queries, no scan."""
+    found = []
+    scores = Score.objects.order_by()
+    metric = scores.order_by("metric").values_list("metric", flat=True).first()
+    while metric is not None:
+        signature = scores.filter(metric=metric).order_by("signature").values_list("signature", flat=True).first()
+        while signature is not None:
+            found.append((metric, signature))
+            later = scores.filter(metric=metric, signature__gt=signature).order_by("signature")
+            signature = later.values_list("signature", flat=True).first()
+        metric = scores.filter(metric__gt=metric).order_by("metric").values_list("metric", flat=True).first()
+    return found
+
+
+def _in_span(metric, signature, span):
+    """The scores of (metric, signature) on a pair span: pks in (after, last], less the `excluded` ones."""
+    after, last, excluded = span
+    scores = Score.objects.order_by().filter(metric=metric, signature=signature, pair_id__gt=after, pair_id__lte=last)
+    return scores.exclude(pair_id__in=excluded) if excluded else scores
+
+
+def signature_groups_in(span):
+    """`signature_groups` of the scores on a pair span, each group's count and newest id read from the index alone.
+
+    `span`: (after, last, excluded pks): the pairs of one or more campaigns, when their pks lie
+    close together (an import allocates them in a row). Same groups, same order as
+    `signature_groups` of those pairs' scores, at a fraction of its cost on a large campaign.
+    """
+    groups = {}
+    for metric, signature in scored_signatures():
+        found = _in_span(metric, signature, span).aggregate(latest=Max("id"), n=Count("id"))
+        if found["n"]:
+            groups.setdefault(metric, []).append({"metric": metric, "signature": signature, **found})
+    for found in groups.values():
+        found.sort(key=lambda group: -group["latest"])
+    order = {name: i for i, name in enumerate(metric_names())}
+    return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
+def values_in(span, metric, signature, newer_than=0):
+    """[(pair_pk, value), ...] of (metric, signature) on a pair span, read from the covering index alone.
+
+    `newer_than`: only the scores with a higher id (those stored since a cached column was read).
+    """
+    scores = _in_span(metric, signature, span)
+    if newer_than:
+        scores = scores.filter(id__gt=newer_than)
+    return raw_rows(scores.values_list("pair_id", "value"))
+
+
 def latest_signatures(scores):
     """The signature each metric's tables use: its most recent one."""
     return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}

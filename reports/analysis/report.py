@@ -8,6 +8,7 @@ import pandas as pd
 from reports.analysis import agreement, breakdowns, classification, oracle, ranking, systems, tables
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
+from reports.analysis.memo import Memo
 from scoring.metrics.registry import label_of
 
 # The files a report writes, in the order a reader meets them; README.md lists their columns.
@@ -61,24 +62,62 @@ class Report:
 
 
 def build_report(
-    pairs: pd.DataFrame, judgments: pd.DataFrame, directions: dict[str, str], *, answers=None, verdicts=None, **options
+    pairs: pd.DataFrame,
+    judgments: pd.DataFrame,
+    directions: dict[str, str],
+    *,
+    answers=None,
+    verdicts=None,
+    memo: Memo | None = None,
+    **options,
 ) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
 
-    `pairs`: pair_id, corpus, source, hypothesis, gold_label, optional generator/template, one
-    float column per metric; `judgments`: pair_id, judge, english_level, label (non-training);
-    `answers`: per ParaPLUIE metric, its yes/no answer setting, shown beside its threshold-0 rows.
-    `verdicts`: the LLM oracle's verdicts per pair (`oracle.verdicts_frame`), if any.
+    `pairs`: pair_id, corpus, source, hypothesis (or its `edit_distance` to the source),
+    gold_label, optional generator/template/system, one float column per metric; `judgments`:
+    pair_id, judge, english_level, label (non-training); `answers`: per ParaPLUIE metric, its
+    yes/no answer setting, shown beside its threshold-0 rows; `verdicts`: the LLM oracle's
+    verdicts per pair (`oracle.verdicts_frame`), if any. `memo` reuses the steps whose inputs
+    did not change since an earlier report (the live page); the tables are the same either way.
     """
     settings = Settings(**options)
-    frame, notes = attach_labels(pairs, judgments, settings.label_source)
+    memo = memo or Memo()
+    frame, notes = _analysis_frame(pairs, judgments, settings.label_source)
+    metrics, metric_notes = _scored_metrics(frame, directions)
+    notes += metric_notes + tables.corpus_notes(frame)
+    steps = _Steps(frame, judgments, metrics, directions, answers, settings, memo)
+    result, step_notes = steps.tables(verdicts)
+    points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
+    notes += step_notes["systems"] + _scale_notes(frame, settings)
+    notes += [
+        note for name in ("mbd", "table4", "rank_correlation", "agreement", "by_group") for note in step_notes[name]
+    ]
+    return Report(
+        settings=settings,
+        metrics=metrics,
+        directions=dict(directions),
+        corpora=corpora(frame),
+        tables={name: result[name] for name in TABLE_NAMES},
+        points=points,
+        summary=_summary(frame, judgments, directions, points, n_labelled),
+        notes=notes,
+    )
+
+
+def _analysis_frame(pairs, judgments, label_source):
+    """The pairs with their labels and edit distance (sentences dropped: every row selection stays cheap)."""
+    frame, notes = attach_labels(pairs, judgments, label_source)
     frame["corpus"] = frame["corpus"].astype(str)
     if "system" not in frame:
         frame["system"] = ""
-    frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
-    # The sentences are done with; dropping them keeps every row selection below cheap.
-    frame = frame.drop(columns=["hypothesis"])
-    metrics = []
+    if "edit_distance" not in frame:
+        frame["edit_distance"] = tables.edit_distances(frame["source"].tolist(), frame["hypothesis"].tolist())
+    return frame.drop(columns=["hypothesis"], errors="ignore"), notes
+
+
+def _scored_metrics(frame, directions):
+    """The metrics with scores (their columns made float, in place), and notes on partial or constant ones."""
+    metrics, notes = [], []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
             notes.append(f"{label_of(metric)} has no scores yet.")
@@ -94,65 +133,11 @@ def build_report(
             notes.append(
                 f"{label_of(metric)} gives the same score to every pair: thresholds and correlations say nothing."
             )
-    notes += tables.corpus_notes(frame)
-    system_tables, system_notes = systems.system_report(
-        frame,
-        judgments,
-        metrics,
-        directions,
-        n_bootstrap=settings.n_bootstrap,
-        seed=settings.seed,
-        max_comparisons=settings.max_system_comparisons,
-    )
-    notes += system_notes
+    return metrics, notes
 
-    # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
-    threshold_tables = classification.threshold_tables(frame, metrics, directions, answers, settings.curve_points)
-    mbd, mbd_notes = classification.mixed_balanced(
-        frame,
-        metrics,
-        directions,
-        per_label=settings.per_label,
-        n_draws=settings.n_draws,
-        seed=settings.seed,
-        answers=answers,
-    )
-    table4, table4_notes = tables.table4(frame, metrics)
-    auc, auc_tests = ranking.auc_tables(
-        frame, metrics, directions, n_bootstrap=settings.n_bootstrap, seed=settings.seed
-    )
-    rank_correlation, rank_notes = ranking.rank_correlations(frame, metrics, directions, settings.label_source)
-    corpus_of_pair = frame.set_index("pair_id")["corpus"]
-    agreement_frame, cohen, agreement_notes = agreement.agreement_table(
-        judgments, corpus_of_pair, min_shared=settings.min_shared
-    )
-    by_group, group_notes = breakdowns.by_group(frame, metrics, directions)
-    by_level = breakdowns.by_english_level_metrics(frame, judgments, metrics, directions)
-    by_group = pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group
-    points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
-    notes += _scale_notes(frame, settings)
-    notes += mbd_notes + table4_notes + rank_notes + agreement_notes + group_notes
 
-    result = {
-        "table1": tables.table1(frame, metrics, directions),
-        "table2": tables.table2(frame),
-        "table3": _with_mbd(threshold_tables["table3"], mbd),
-        "table4": table4,
-        "eer": threshold_tables["eer"],
-        "labels": label_distribution(judgments, corpus_of_pair),
-        "agreement": agreement_frame,
-        "cohen": cohen,
-        "auc": auc,
-        "auc_tests": auc_tests,
-        "rank_correlation": rank_correlation,
-        "by_english_level": breakdowns.by_english_level(judgments, frame),
-        "by_group": by_group,
-        "curves_threshold": threshold_tables["curves_threshold"],
-        "curves_rank": threshold_tables["curves_rank"],
-        "oracle": oracle.oracle_table(frame, verdicts),
-        **system_tables,
-    }
-    summary = {
+def _summary(frame, judgments, directions, points, n_labelled):
+    return {
         "n_pairs": len(frame),
         "n_labelled": int(frame["label"].notna().sum()),
         "n_judgments": len(judgments),
@@ -160,16 +145,141 @@ def build_report(
         "n_scored": {m: int(frame[m].notna().sum()) if m in frame else 0 for m in directions},
         "n_points_sampled_from": n_labelled if len(points) < n_labelled else None,
     }
-    return Report(
-        settings=settings,
-        metrics=metrics,
-        directions=dict(directions),
-        corpora=corpora(frame),
-        tables=result,
-        points=points,
-        summary=summary,
-        notes=notes,
-    )
+
+
+class _Steps:
+    """The report's steps, each run through the memo on exactly the columns its key covers.
+
+    A step is handed only the columns it declares (`_columns`), so it cannot read anything its
+    stored result would not be keyed on; steps that read the judgments are keyed on them too.
+    """
+
+    def __init__(self, frame, judgments, metrics, directions, answers, settings, memo):
+        self.frame, self.judgments, self.metrics = frame, judgments, metrics
+        self.directions, self.answers, self.settings, self.memo = directions, answers or {}, settings, memo
+
+    def run(self, name, columns, compute, *, metrics=None, judgments=False, **values):
+        """`compute(part)` on the frame's `columns` (+ `metrics`), through the memo."""
+        metrics = self.metrics if metrics is None else metrics
+        columns = [*(c for c in columns if c in self.frame), *metrics]
+        inputs = {f"column:{c}": self.memo.column(self.frame, c) for c in columns}
+        inputs |= {"metrics": metrics, "directions": [self.directions[m] for m in metrics], **values}
+        if judgments:
+            inputs["judgments"] = self.memo.value(self.judgments)
+        return self.memo.step(name, inputs, lambda: compute(self.frame[columns]))
+
+    def per_metric(self, name, columns, compute, **values):
+        """A step run once per metric, its tables concatenated in metric order: a metric's part is reused
+        while its scores (and the columns) stay, whatever happens to the other metrics."""
+        if not self.metrics:
+            return self.run(name, columns, lambda part: compute(part, []), metrics=[], **values)
+        parts = [
+            self.run(name, columns, lambda part, m=metric: compute(part, [m]), metrics=[metric], **values)
+            for metric in self.metrics
+        ]
+        tables_of = {key: pd.concat([p[0][key] for p in parts], ignore_index=True) for key in parts[0][0]}
+        return tables_of, list(dict.fromkeys(note for p in parts for note in p[1]))
+
+    def tables(self, verdicts):
+        """Every table by name, and each step's notes by step name."""
+        s, d = self.settings, self.directions
+        labelled = ["corpus", "label"]
+        pair_columns = [c for c in self.frame.columns if c not in self.metrics]
+        corpus_of_pair = self.frame.set_index("pair_id")["corpus"]
+        system_tables, system_notes = self.run(
+            "systems",
+            ["pair_id", "source", "system", "label"],
+            lambda part: systems.system_report(
+                part, self.judgments, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed,
+                max_comparisons=s.max_system_comparisons,
+            ),
+            judgments=True, settings=(s.n_bootstrap, s.seed, s.max_system_comparisons),
+        )  # fmt: skip
+        # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
+        thresholds, _ = self.per_metric(
+            "thresholds",
+            labelled,
+            lambda part, metrics: (
+                classification.threshold_tables(part, metrics, d, self.answers, s.curve_points),
+                [],
+            ),
+            answers=self.answers, curve_points=s.curve_points,
+        )  # fmt: skip
+        mbd, mbd_notes = self.run(
+            "mbd",
+            labelled,
+            lambda part: classification.mixed_balanced(
+                part, self.metrics, d, per_label=s.per_label, n_draws=s.n_draws, seed=s.seed, answers=self.answers
+            ),
+            answers=self.answers, settings=(s.per_label, s.n_draws, s.seed),
+        )  # fmt: skip
+        table1, _ = self.per_metric(
+            "table1", labelled, lambda part, metrics: ({"table1": tables.table1(part, metrics, d)}, [])
+        )
+        table4, table4_notes = self.run(
+            "table4", [*labelled, "edit_distance"], lambda p: tables.table4(p, self.metrics)
+        )
+        auc, auc_tests = self.run(
+            "auc",
+            labelled,
+            lambda part: ranking.auc_tables(part, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed),
+            settings=(s.n_bootstrap, s.seed),
+        )
+        target = ranking.RANK_TARGETS[s.label_source]
+        rank_correlation, rank_notes = self.per_metric(
+            "rank_correlation",
+            ["corpus", target],
+            lambda part, metrics: _rank_tables(part, metrics, d, s.label_source),
+            label_source=s.label_source,
+        )
+        agreement_frame, cohen, agreement_notes = self.run(
+            "agreement",
+            ["pair_id", "corpus"],
+            lambda part: agreement.agreement_table(
+                self.judgments, part.set_index("pair_id")["corpus"], min_shared=s.min_shared
+            ),
+            metrics=[], judgments=True, min_shared=s.min_shared,
+        )  # fmt: skip
+        by_group, group_notes = self.run(
+            "by_group",
+            [*labelled, "generator", "template"],
+            lambda part: _by_group(part, self.metrics, d, self.judgments, pair_columns, self.frame),
+            judgments=True, pair_columns=[self.memo.column(self.frame, c) for c in pair_columns],
+        )  # fmt: skip
+        result = {
+            "table1": table1["table1"],
+            "table2": self.run("table2", [*labelled, "is_tie"], tables.table2, metrics=[]),
+            "table3": _with_mbd(thresholds["table3"], mbd),
+            "table4": table4,
+            "eer": thresholds["eer"],
+            "labels": label_distribution(self.judgments, corpus_of_pair),
+            "agreement": agreement_frame,
+            "cohen": cohen,
+            "auc": auc,
+            "auc_tests": auc_tests,
+            "rank_correlation": rank_correlation["rank_correlation"],
+            "by_english_level": breakdowns.by_english_level(self.judgments, self.frame),
+            "by_group": by_group,
+            "curves_threshold": thresholds["curves_threshold"],
+            "curves_rank": thresholds["curves_rank"],
+            "oracle": oracle.oracle_table(self.frame, verdicts),
+            **system_tables,
+        }
+        step_notes = {"systems": system_notes, "mbd": mbd_notes, "table4": table4_notes}
+        step_notes |= {"rank_correlation": rank_notes, "agreement": agreement_notes, "by_group": group_notes}
+        return result, step_notes
+
+
+def _rank_tables(part, metrics, directions, label_source):
+    table, notes = ranking.rank_correlations(part, metrics, directions, label_source)
+    return {"rank_correlation": table}, notes
+
+
+def _by_group(part, metrics, directions, judgments, pair_columns, frame):
+    """By generator and template, then by the judges' English level (reading the judgments and every pair column)."""
+    by_group, notes = breakdowns.by_group(part, metrics, directions)
+    by_level = breakdowns.by_english_level_metrics(frame[[*pair_columns, *metrics]], judgments, metrics, directions)
+    return (pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group), notes
 
 
 def _figure_points(points, settings):
