@@ -14,7 +14,7 @@ from django.core.exceptions import ImproperlyConfigured
 # Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
 # neither imports a metric or a model library.
 from scoring.metrics.loading import EMBEDDED
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, default_metrics
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -308,23 +308,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Scoring: which metrics score every pair, which of them need the GPU queue.
-ALL_METRICS = list(METRICS)
-# The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
-# embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
-# pivot_f1 and pem need a phrase table and a fitted model; paratag a detector trained on a
-# campaign's taggings first (manage.py train_span_detector).
-OPT_IN_METRICS = {"llm_vote", "llm_checked", "pivot_f1", "pem", "paratag"}
-PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
-_unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
+# Metrics that score every pair, comma separated; by default every registered metric but the
+# opt-in ones (`opt_in` in scoring/metrics/registry.py): the LLM oracle metrics generate 5 to 10
+# replies per pair (0.02-0.06 pairs/s on CPU with the embedded model, bench/oracle.py); pivot_f1
+# and pem need a phrase table and a fitted model; paratag a detector trained on a campaign's
+# taggings first (manage.py train_span_detector). Each metric's queue (cpu or gpu) is its
+# registry entry's.
+PARASOL_METRICS = env_list("PARASOL_METRICS", default_metrics())
+_unknown_metrics = sorted(set(PARASOL_METRICS) - set(METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
-# Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {
-    "lm_fluency",
-    "pem",
-    "paratag",
-}
 # Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
 # batches keep progress and retries fine-grained; the other metrics get large ones,
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.

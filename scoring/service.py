@@ -15,17 +15,13 @@ from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import forget_logged_queries, raw_rows
-from scoring.metrics.registry import get_metric, label_of, metric_names
+from scoring.metrics.registry import GPU, get_metric, label_of, metric_names, queue_of
 
 from .models import Score
 
 
 def enabled_metrics():
     return list(settings.PARASOL_METRICS)
-
-
-def queue_of(metric):
-    return "gpu" if metric in settings.PARASOL_GPU_METRICS else "cpu"
 
 
 def check_metric_names(names):
@@ -43,7 +39,7 @@ def scorer(metric):
 
 def batch_size(metric):
     """Pairs per task: LLM metrics take small batches (seconds each), the others large ones (throughput)."""
-    if metric in settings.PARASOL_GPU_METRICS:
+    if queue_of(metric) == GPU:
         return settings.PARASOL_SCORING_BATCH_SIZE
     return settings.PARASOL_CPU_SCORING_BATCH_SIZE
 

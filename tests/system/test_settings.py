@@ -67,3 +67,23 @@ def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_confi
 def test_an_sqlite_url_must_name_a_file():
     result = run_manage("check", DJANGO_DEBUG="true", DATABASE_URL="sqlite://:memory:")
     assert result.returncode != 0 and "DATABASE_URL must name an SQLite file" in result.stderr
+
+
+SHOW_METRICS = "from django.conf import settings; print(','.join(settings.PARASOL_METRICS))"
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        (
+            {},
+            "lev,bleu,meteor,wer,bertscore,parascore,sbert,parapluie_direct,parapluie_indirect,"
+            "parapluie_fs_direct,ngram_f1,lm_fluency",
+        ),
+        ({"PARASOL_METRICS": "lev,pem"}, "lev,pem"),
+    ],
+)
+def test_parasol_metrics_defaults_to_the_registrys_metrics_but_the_opt_in_ones(env, expected):
+    result = run_manage("shell", "-c", SHOW_METRICS, DJANGO_DEBUG="true", **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == expected
