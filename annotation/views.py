@@ -36,7 +36,7 @@ def _remember_judge(response, judge):
     response.set_cookie(
         _cookie_name(judge.campaign),
         judge.token,
-        max_age=settings.JUDGE_COOKIE_AGE_DAYS * 86400,
+        max_age=settings.PARASOL_JUDGE_COOKIE_AGE_DAYS * 86400,
         httponly=True,
         samesite="Lax",
         secure=settings.SESSION_COOKIE_SECURE,

@@ -78,8 +78,10 @@ def _distinct_sources(rows):
         if text and text not in seen:
             seen.add(text)
             distinct.append(SourceRow(text, row.external_id))
-    if len(distinct) > settings.IMPORT_MAX_ROWS:
-        raise GenerationError(f"more than {settings.IMPORT_MAX_ROWS:,} sources, the limit (IMPORT_MAX_ROWS)")
+    if len(distinct) > settings.PARASOL_IMPORT_MAX_ROWS:
+        raise GenerationError(
+            f"more than {settings.PARASOL_IMPORT_MAX_ROWS:,} sources, the limit (PARASOL_IMPORT_MAX_ROWS)"
+        )
     return distinct
 
 

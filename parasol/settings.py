@@ -2,6 +2,17 @@
 
 Every variable is read through a typed helper: a malformed value stops
 start-up with a message naming the variable instead of failing later.
+
+A setting of Parasol's own is named exactly like the environment variable it reads
+(`PARASOL_IMPORT_MAX_ROWS` reads PARASOL_IMPORT_MAX_ROWS; `BERTSCORE_MODEL`,
+`GENERATION_MODELS`, `REDIS_URL` likewise), so a name in a message is one a user can set;
+derived values (`METRIC_OPTIONS`) carry no `PARASOL_` prefix. Settings that Django or a
+library reads keep the name it looks up, fed by a variable of ours: `DEBUG`, `SECRET_KEY`,
+`ALLOWED_HOSTS`, `CSRF_TRUSTED_ORIGINS` (DJANGO_*), `SESSION_COOKIE_SECURE`
+(DJANGO_SECURE_COOKIES), `SECURE_*` (DJANGO_SSL_REDIRECT, DJANGO_HSTS_*), `DATABASES`,
+`CACHES`, `LOGGING`, `REST_FRAMEWORK`, `AXES_*` (PARASOL_LOGIN_*) and `CELERY_*`
+(PARASOL_VISIBILITY_TIMEOUT, PARASOL_BEAT_SCHEDULE, PARASOL_SWEEP_SECONDS).
+tests/system/test_settings.py holds the module to this.
 """
 
 import os
@@ -176,7 +187,7 @@ TEMPLATES = [
 # busy timeout makes a writer wait its turn, and IMMEDIATE transactions take the
 # write lock up front, so a transaction never has to upgrade from read to write
 # (SQLite refuses that upgrade at once, busy timeout or not).
-SQLITE_OPTIONS = {
+_sqlite_options = {
     "timeout": env_int("PARASOL_SQLITE_TIMEOUT", 30, minimum=1),
     "transaction_mode": "IMMEDIATE",
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
@@ -188,7 +199,7 @@ def sqlite_database(name):
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": name,
-        "OPTIONS": dict(SQLITE_OPTIONS),
+        "OPTIONS": dict(_sqlite_options),
         # A file, not shared-cache memory: only a file honours the busy
         # timeout, which concurrent-judge tests and the live server need.
         "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3"))},
@@ -329,7 +340,7 @@ PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000,
 # them to the scorers (scoring/metrics, Django-free, reads the same variables when used alone).
 BERTSCORE_MODEL = env_str("BERTSCORE_MODEL", "").strip() or EMBEDDED
 BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
-PARASOL_METRIC_OPTIONS = {
+METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
@@ -393,8 +404,8 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Corpus import limits: larger files are refused whole, with a message.
-IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
-IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
+PARASOL_IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+PARASOL_IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
 # Per row: a sentence longer than this is refused (a judge reads it; the page highlights it),
 # and so are rows with too many columns or too much metadata (a wide file multiplies storage).
 PARASOL_MAX_SENTENCE_CHARS = env_int("PARASOL_MAX_SENTENCE_CHARS", 5000, minimum=1)
@@ -403,15 +414,15 @@ PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minim
 # Per campaign: each distinct metadata key is a column of every export and report table, so
 # keys spread over rows (few per row, different in each) are capped across the campaign too.
 PARASOL_METADATA_MAX_KEYS = env_int("PARASOL_METADATA_MAX_KEYS", 200, minimum=1)
-DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = PARASOL_IMPORT_MAX_BYTES + 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = PARASOL_IMPORT_MAX_BYTES + 1024 * 1024
 # Any other request (judge answers, researcher forms) is small: a bigger body is refused
 # from its Content-Length before it is read, so no one can fill the disk anonymously.
 PARASOL_MAX_REQUEST_BYTES = env_int("PARASOL_MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
 
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
-ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
+PARASOL_ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
 # A judge admitted to training has this many real pairs reserved first, so
 # nobody trains and then finds nothing left to label.
 PARASOL_PAIRS_RESERVED_BEFORE_TRAINING = env_int("PARASOL_PAIRS_RESERVED_BEFORE_TRAINING", 5, minimum=1)
@@ -423,7 +434,7 @@ PARASOL_MAX_ANSWERS_PER_MINUTE = env_int("PARASOL_MAX_ANSWERS_PER_MINUTE", 30, m
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 # How long a judge's cookie (which resumes their work on this browser) lasts.
-JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
+PARASOL_JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
 
 LOGGING = {
     "version": 1,

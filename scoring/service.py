@@ -34,7 +34,7 @@ def check_metric_names(names):
 @cache
 def scorer(metric):
     """One scorer per metric per process: models load once, not per task; options from settings."""
-    return get_metric(metric, **settings.PARASOL_METRIC_OPTIONS.get(metric, {}))
+    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}))
 
 
 def batch_size(metric):
