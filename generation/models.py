@@ -170,7 +170,7 @@ class GenerationRun(models.Model):
         return f"{self.campaign.slug}: generation {self.pk}"
 
     def get_absolute_url(self):
-        return reverse("campaigns-show-generation", args=[self.campaign.slug, self.pk])
+        return reverse("generation-show-run", args=[self.campaign.slug, self.pk])
 
     @property
     def is_active(self):

@@ -54,7 +54,7 @@ def test_a_rival_cannot_take_what_a_trainee_reserved(small):
 def test_a_judge_is_told_at_the_start_when_nothing_is_left(client, small):
     join(small, key="a", crowd={})  # three pairs reserved
     join(small, key="b", crowd={})  # the last one
-    response = client.post(reverse("annotation-welcome", args=[small.slug]), {"consent": "yes"})
+    response = client.post(reverse("annotation-show-welcome", args=[small.slug]), {"consent": "yes"})
     assert response.status_code == 200
     assert "nothing left to label" in response.content.decode()
     assert Judge.objects.count() == 2, "no judge is created to train for nothing"
