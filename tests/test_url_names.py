@@ -61,6 +61,6 @@ def test_every_page_name_starts_with_its_app_then_a_verb_and_a_noun():
 
 def test_a_name_means_one_page():
     pages = {}
-    for module, name, route in named_urls(get_resolver(), "parasol.urls"):
+    for module, name, _route in named_urls(get_resolver(), "parasol.urls"):
         pages.setdefault(name, set()).add(module)
     assert {name: modules for name, modules in pages.items() if len(modules) > 1} == {}
