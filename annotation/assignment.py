@@ -50,7 +50,7 @@ def pairs_with_load(campaign):
     With adaptive overlap, also `answered` and the binary votes `paraphrase` and `non_paraphrase`.
     """
     now = timezone.now()
-    reserved_since = now - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES)
+    reserved_since = now - timedelta(minutes=settings.PARASOL_ASSIGNMENT_RESERVATION_MINUTES)
     idle_since = now - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
     working = campaign.judges.filter(judgments__is_training=False).values("pk")
     counts = (

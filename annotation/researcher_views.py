@@ -77,7 +77,7 @@ def upload_corpus(request, slug):
         options = {"format": form.cleaned_data["format"], "filename": upload.name}
         try:
             # One byte past the limit is enough for the importer to refuse the file.
-            data = upload.read(settings.IMPORT_MAX_BYTES + 1)
+            data = upload.read(settings.PARASOL_IMPORT_MAX_BYTES + 1)
             messages.success(request, _import_upload(campaign, data, form.cleaned_data, options))
             return redirect(campaign)
         except (CorpusImportError, ValueError) as error:

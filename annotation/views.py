@@ -36,7 +36,7 @@ def _remember_judge(response, judge):
     response.set_cookie(
         _cookie_name(judge.campaign),
         judge.token,
-        max_age=settings.JUDGE_COOKIE_AGE_DAYS * 86400,
+        max_age=settings.PARASOL_JUDGE_COOKIE_AGE_DAYS * 86400,
         httponly=True,
         samesite="Lax",
         secure=settings.SESSION_COOKIE_SECURE,
@@ -90,9 +90,9 @@ def adopt(request, slug, token):
 def _step_url(judge):
     """Where the judge should be now, given what they have done."""
     if not judge.english_level:
-        return redirect("annotation-english-level", judge.campaign.slug, Judge.path_token)
+        return redirect("annotation-ask-english-level", judge.campaign.slug, Judge.path_token)
     if judge.guidelines_read_at is None:
-        return redirect("annotation-guidelines", judge.campaign.slug, Judge.path_token)
+        return redirect("annotation-show-guidelines", judge.campaign.slug, Judge.path_token)
     return None
 
 
@@ -123,7 +123,7 @@ def welcome(request, slug):
         judge = joining.join(campaign, key=key, crowd=crowd)
         if judge is None:
             return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
-        return _remember_judge(redirect("annotation-english-level", slug, Judge.path_token), judge)
+        return _remember_judge(redirect("annotation-ask-english-level", slug, Judge.path_token), judge)
     return render(request, "annotation/welcome.html", context)
 
 
@@ -139,7 +139,7 @@ def english_level(request, slug, token):
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
-        return redirect("annotation-guidelines", slug, Judge.path_token)
+        return redirect("annotation-show-guidelines", slug, Judge.path_token)
     return render(request, "annotation/english_level.html", {"judge": judge, "form": form})
 
 
@@ -203,7 +203,7 @@ def show_item(request, slug, token):
         return step
     current = assign.next_assignment(judge)
     if current is None:
-        return redirect("annotation-thanks", slug, Judge.path_token)
+        return redirect("annotation-show-thanks", slug, Judge.path_token)
     return _render_item(request, judge, current)
 
 
@@ -245,7 +245,7 @@ def answer(request, slug, token):
         return _feedback(request, judge, feedback)
     following = assign.next_assignment(judge)
     if following is None:
-        done_url = redirect("annotation-thanks", slug, Judge.path_token).url
+        done_url = redirect("annotation-show-thanks", slug, Judge.path_token).url
         return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
     if request.htmx:
         return render(request, "annotation/_item.html", _item_context(judge, following))
@@ -279,7 +279,7 @@ def questionnaire(request, slug, token):
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
         judge.questionnaire_answers = answers | {"submitted": True}
         judge.save(update_fields=["questionnaire_answers"])
-        return redirect("annotation-thanks", slug, Judge.path_token)
+        return redirect("annotation-show-thanks", slug, Judge.path_token)
     numbered = [(f"q{i}", question) for i, question in enumerate(questions)]
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
@@ -294,7 +294,7 @@ def thanks(request, slug, token):
         return redirect("annotation-show-item", slug, Judge.path_token)
     protocol = protocol_of(judge.campaign)
     if protocol.questions and not judge.questionnaire_answers.get("submitted"):
-        return redirect("annotation-questionnaire", slug, Judge.path_token)
+        return redirect("annotation-show-questionnaire", slug, Judge.path_token)
     if judge.finished_at is None:
         judge.finished_at = timezone.now()
         judge.save(update_fields=["finished_at"])

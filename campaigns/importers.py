@@ -181,7 +181,7 @@ def import_rows(campaign, rows, *, corpus="") -> ImportResult:
     """Import pairs given as dicts (as in JSONL: source, hypothesis, id, label, corpus, metadata)."""
     records = []
     for number, row in enumerate(rows, start=1):
-        if number > settings.IMPORT_MAX_ROWS:
+        if number > settings.PARASOL_IMPORT_MAX_ROWS:
             raise CorpusImportError(_too_many_rows_message(f"row {number}"))
         records.append((f"row {number}", row))
     parsed = _rows_of_records(records, default_corpus=corpus, empty_message="no pairs were given")
@@ -320,12 +320,13 @@ class MetadataKeyCap:
 
 
 def _check_size(stream):
-    """Refuse a file over IMPORT_MAX_BYTES before reading any of it."""
+    """Refuse a file over PARASOL_IMPORT_MAX_BYTES before reading any of it."""
     size = stream.seek(0, io.SEEK_END)
     stream.seek(0)
-    if size > settings.IMPORT_MAX_BYTES:
+    if size > settings.PARASOL_IMPORT_MAX_BYTES:
         raise CorpusImportError(
-            f"the file is larger than the limit of {settings.IMPORT_MAX_BYTES:,} bytes (IMPORT_MAX_BYTES)"
+            f"the file is larger than the limit of {settings.PARASOL_IMPORT_MAX_BYTES:,} bytes "
+            "(PARASOL_IMPORT_MAX_BYTES)"
         )
 
 
@@ -354,7 +355,7 @@ def _decoded_lines(stream, progress: Callable[[int], None] | None = None) -> Ite
 
 
 def _too_many_rows_message(location):
-    return f"{location}: more than {settings.IMPORT_MAX_ROWS:,} pairs, the limit (IMPORT_MAX_ROWS)"
+    return f"{location}: more than {settings.PARASOL_IMPORT_MAX_ROWS:,} pairs, the limit (PARASOL_IMPORT_MAX_ROWS)"
 
 
 # Record readers turn text into (location, dict) pairs with the generic field names.
@@ -370,7 +371,7 @@ def _numbered_lines(lines):
 
 def _limit_rows(records):
     for count, (location, record) in enumerate(records, start=1):
-        if count > settings.IMPORT_MAX_ROWS:
+        if count > settings.PARASOL_IMPORT_MAX_ROWS:
             raise CorpusImportError(_too_many_rows_message(location))
         yield location, record
 

@@ -163,7 +163,7 @@ class Campaign(models.Model):
         )
 
     def get_absolute_url(self):
-        return reverse("campaigns-show-campaign", args=[self.slug])
+        return reverse("annotation-show-campaign", args=[self.slug])
 
     def is_managed_by(self, user):
         """Only the owner (or a superuser) deletes the campaign or changes who it is shared with."""
@@ -186,7 +186,7 @@ class Campaign(models.Model):
         return dict(TASK_TYPE_CHOICES).get(self.task_type, self.task_type)
 
     def get_judge_url(self):
-        return reverse("annotation-welcome", args=[self.slug])
+        return reverse("annotation-show-welcome", args=[self.slug])
 
     def has_started(self):
         """Whether a judge has been shown any of its pairs (its task type is then fixed)."""

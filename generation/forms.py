@@ -57,7 +57,7 @@ class GenerationForm(forms.ModelForm):
                 data["sources"] = sources_of_campaign(self.campaign)
             elif kind == "file" and data.get("sources_file"):
                 upload = data["sources_file"]
-                data["sources"] = parse_sources(upload.read(settings.IMPORT_MAX_BYTES), upload.name)
+                data["sources"] = parse_sources(upload.read(settings.PARASOL_IMPORT_MAX_BYTES), upload.name)
             else:
                 data["sources"] = parse_sources(data.get("sources_text", ""))
         except (GenerationError, UnicodeDecodeError) as error:

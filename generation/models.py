@@ -78,8 +78,10 @@ def _distinct_sources(rows):
         if text and text not in seen:
             seen.add(text)
             distinct.append(SourceRow(text, row.external_id))
-    if len(distinct) > settings.IMPORT_MAX_ROWS:
-        raise GenerationError(f"more than {settings.IMPORT_MAX_ROWS:,} sources, the limit (IMPORT_MAX_ROWS)")
+    if len(distinct) > settings.PARASOL_IMPORT_MAX_ROWS:
+        raise GenerationError(
+            f"more than {settings.PARASOL_IMPORT_MAX_ROWS:,} sources, the limit (PARASOL_IMPORT_MAX_ROWS)"
+        )
     return distinct
 
 
@@ -168,7 +170,7 @@ class GenerationRun(models.Model):
         return f"{self.campaign.slug}: generation {self.pk}"
 
     def get_absolute_url(self):
-        return reverse("campaigns-show-generation", args=[self.campaign.slug, self.pk])
+        return reverse("generation-show-run", args=[self.campaign.slug, self.pk])
 
     @property
     def is_active(self):

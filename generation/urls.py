@@ -5,20 +5,20 @@ from django.urls import path
 from . import views
 
 urlpatterns = [
-    path("campaigns/<slug:slug>/generations/", views.list_generations, name="campaigns-list-generations"),
-    path("campaigns/<slug:slug>/generations/new/", views.create_generation, name="campaigns-create-generation"),
-    path("campaigns/<slug:slug>/generations/<int:pk>/", views.show_generation, name="campaigns-show-generation"),
+    path("campaigns/<slug:slug>/generations/", views.list_generations, name="generation-list-runs"),
+    path("campaigns/<slug:slug>/generations/new/", views.create_generation, name="generation-create-run"),
+    path("campaigns/<slug:slug>/generations/<int:pk>/", views.show_generation, name="generation-show-run"),
     path(
         "campaigns/<slug:slug>/generations/<int:pk>/cancel/",
         views.cancel_generation,
-        name="campaigns-cancel-generation",
+        name="generation-cancel-run",
     ),
     path(
         "campaigns/<slug:slug>/generations/<int:pk>/resume/",
         views.resume_generation,
-        name="campaigns-resume-generation",
+        name="generation-resume-run",
     ),
-    path("campaigns/<slug:slug>/templates/new/", views.edit_template, name="campaigns-create-template"),
-    path("campaigns/<slug:slug>/templates/<int:pk>/edit/", views.edit_template, name="campaigns-edit-template"),
-    path("campaigns/<slug:slug>/templates/preview/", views.preview_template, name="campaigns-preview-template"),
+    path("campaigns/<slug:slug>/templates/new/", views.edit_template, name="generation-create-template"),
+    path("campaigns/<slug:slug>/templates/<int:pk>/edit/", views.edit_template, name="generation-edit-template"),
+    path("campaigns/<slug:slug>/templates/preview/", views.preview_template, name="generation-preview-template"),
 ]

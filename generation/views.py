@@ -98,7 +98,7 @@ def edit_template(request, slug, pk=None):
         template.created_by = template.created_by or request.user
         template.save()
         messages.success(request, f"Template “{template.name}” saved.")
-        return redirect("campaigns-list-generations", campaign.slug)
+        return redirect("generation-list-runs", campaign.slug)
     context = {"form": form, "campaign": campaign, "template": template, "sentence": PREVIEW_SENTENCE}
     return render(request, "generation/template_form.html", context)
 

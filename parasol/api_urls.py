@@ -5,8 +5,10 @@ from rest_framework.routers import DefaultRouter
 from campaigns.api import CampaignViewSet
 from generation.api import GenerationRunViewSet
 
+# The router names each route `<basename>-<action>` (api-campaign-list, api-generation-cancel): the
+# `api-` prefix keeps them apart from the apps' page names (`<app>-<verb>-<noun>`).
 router = DefaultRouter()
-router.register("campaigns", CampaignViewSet, basename="campaign")
-router.register("generations", GenerationRunViewSet, basename="generation")
+router.register("campaigns", CampaignViewSet, basename="api-campaign")
+router.register("generations", GenerationRunViewSet, basename="api-generation")
 
 urlpatterns = router.urls

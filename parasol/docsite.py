@@ -349,20 +349,19 @@ def _split_at_level2(text):
     return (text[: match.start()], text[match.start() :]) if match else (text, "")
 
 
-def metric_page(card, registry, gpu_metrics, opt_in):
+def metric_page(card, registry):
     rows = ["| metric | printed as | direction | class | queue | scored |", "|---|---|---|---|---|---|"]
     for name in card.names:
         entry = registry[name]
-        scored = "only when named in `PARASOL_METRICS`" if name in opt_in else "by default"
-        queue = "gpu" if name in gpu_metrics else "cpu"
+        scored = "only when named in `PARASOL_METRICS`" if entry.opt_in else "by default"
         rows.append(
-            f"| `{name}` | {entry.label} | {entry.direction} = closer | `{entry.path}` | `{queue}` | {scored} |"
+            f"| `{name}` | {entry.label} | {entry.direction} = closer | `{entry.path}` | `{entry.queue}` | {scored} |"
         )
     return "\n".join(
         [
             f"# {card.title}",
             "",
-            "From the registry (`scoring/metrics/registry.py`) and the settings:",
+            "From the registry (`scoring/metrics/registry.py`):",
             "",
             *rows,
             "",
@@ -376,15 +375,10 @@ def metric_page(card, registry, gpu_metrics, opt_in):
 
 
 def metric_cards():
-    from django.conf import settings
-
     from scoring.metrics.registry import METRICS
 
     cards, library = split_metric_cards(METRICS_README.read_text(encoding="utf-8"), METRICS)
-    pages = {
-        f"metrics/{c.slug}.md": metric_page(c, METRICS, settings.PARASOL_GPU_METRICS, settings.OPT_IN_METRICS)
-        for c in cards
-    }
+    pages = {f"metrics/{c.slug}.md": metric_page(c, METRICS) for c in cards}
     pages[METRICS_LIBRARY_PAGE] = library.replace("# Parasol metrics", "# The metrics library", 1)
     return pages
 

@@ -2,6 +2,17 @@
 
 Every variable is read through a typed helper: a malformed value stops
 start-up with a message naming the variable instead of failing later.
+
+A setting of Parasol's own is named exactly like the environment variable it reads
+(`PARASOL_IMPORT_MAX_ROWS` reads PARASOL_IMPORT_MAX_ROWS; `BERTSCORE_MODEL`,
+`GENERATION_MODELS`, `REDIS_URL` likewise), so a name in a message is one a user can set;
+derived values (`METRIC_OPTIONS`) carry no `PARASOL_` prefix. Settings that Django or a
+library reads keep the name it looks up, fed by a variable of ours: `DEBUG`, `SECRET_KEY`,
+`ALLOWED_HOSTS`, `CSRF_TRUSTED_ORIGINS` (DJANGO_*), `SESSION_COOKIE_SECURE`
+(DJANGO_SECURE_COOKIES), `SECURE_*` (DJANGO_SSL_REDIRECT, DJANGO_HSTS_*), `DATABASES`,
+`CACHES`, `LOGGING`, `REST_FRAMEWORK`, `AXES_*` (PARASOL_LOGIN_*) and `CELERY_*`
+(PARASOL_VISIBILITY_TIMEOUT, PARASOL_BEAT_SCHEDULE, PARASOL_SWEEP_SECONDS).
+tests/system/test_settings.py holds the module to this.
 """
 
 import os
@@ -14,7 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 # Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
 # neither imports a metric or a model library.
 from scoring.metrics.loading import EMBEDDED
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, default_metrics
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -176,7 +187,7 @@ TEMPLATES = [
 # busy timeout makes a writer wait its turn, and IMMEDIATE transactions take the
 # write lock up front, so a transaction never has to upgrade from read to write
 # (SQLite refuses that upgrade at once, busy timeout or not).
-SQLITE_OPTIONS = {
+_sqlite_options = {
     "timeout": env_int("PARASOL_SQLITE_TIMEOUT", 30, minimum=1),
     "transaction_mode": "IMMEDIATE",
     "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
@@ -188,7 +199,7 @@ def sqlite_database(name):
     return {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": name,
-        "OPTIONS": dict(SQLITE_OPTIONS),
+        "OPTIONS": dict(_sqlite_options),
         # A file, not shared-cache memory: only a file honours the busy
         # timeout, which concurrent-judge tests and the live server need.
         "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(BASE_DIR / "var" / f"test-db-{os.getpid()}.sqlite3"))},
@@ -308,23 +319,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
-# Scoring: which metrics score every pair, which of them need the GPU queue.
-ALL_METRICS = list(METRICS)
-# The LLM oracle metrics generate 5 to 10 replies per pair (0.02-0.06 pairs/s on CPU with the
-# embedded model, bench/oracle.py): a researcher names them in PARASOL_METRICS to turn them on.
-# pivot_f1 and pem need a phrase table and a fitted model; paratag a detector trained on a
-# campaign's taggings first (manage.py train_span_detector).
-OPT_IN_METRICS = {"llm_vote", "llm_checked", "pivot_f1", "pem", "paratag"}
-PARASOL_METRICS = env_list("PARASOL_METRICS", [name for name in ALL_METRICS if name not in OPT_IN_METRICS])
-_unknown_metrics = sorted(set(PARASOL_METRICS) - set(ALL_METRICS))
+# Metrics that score every pair, comma separated; by default every registered metric but the
+# opt-in ones (`opt_in` in scoring/metrics/registry.py): the LLM oracle metrics generate 5 to 10
+# replies per pair (0.02-0.06 pairs/s on CPU with the embedded model, bench/oracle.py); pivot_f1
+# and pem need a phrase table and a fitted model; paratag a detector trained on a campaign's
+# taggings first (manage.py train_span_detector). Each metric's queue (cpu or gpu) is its
+# registry entry's.
+PARASOL_METRICS = env_list("PARASOL_METRICS", default_metrics())
+_unknown_metrics = sorted(set(PARASOL_METRICS) - set(METRICS))
 if _unknown_metrics:
     raise ImproperlyConfigured(f"PARASOL_METRICS names unknown metrics: {', '.join(_unknown_metrics)}")
-# Metrics that run a language model go to the GPU queue.
-PARASOL_GPU_METRICS = {name for name in ALL_METRICS if name.startswith(("parapluie", "llm_"))} | {
-    "lm_fluency",
-    "pem",
-    "paratag",
-}
 # Pairs per scoring task: LLM metrics (queue gpu) take seconds per batch, so small
 # batches keep progress and retries fine-grained; the other metrics get large ones,
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.
@@ -336,7 +340,7 @@ PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000,
 # them to the scorers (scoring/metrics, Django-free, reads the same variables when used alone).
 BERTSCORE_MODEL = env_str("BERTSCORE_MODEL", "").strip() or EMBEDDED
 BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
-PARASOL_METRIC_OPTIONS = {
+METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
@@ -400,8 +404,8 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Corpus import limits: larger files are refused whole, with a message.
-IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
-IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
+PARASOL_IMPORT_MAX_BYTES = env_int("PARASOL_IMPORT_MAX_BYTES", 20 * 1024 * 1024, minimum=1)
+PARASOL_IMPORT_MAX_ROWS = env_int("PARASOL_IMPORT_MAX_ROWS", 100_000, minimum=1)
 # Per row: a sentence longer than this is refused (a judge reads it; the page highlights it),
 # and so are rows with too many columns or too much metadata (a wide file multiplies storage).
 PARASOL_MAX_SENTENCE_CHARS = env_int("PARASOL_MAX_SENTENCE_CHARS", 5000, minimum=1)
@@ -410,15 +414,15 @@ PARASOL_MAX_METADATA_CHARS = env_int("PARASOL_MAX_METADATA_CHARS", 20_000, minim
 # Per campaign: each distinct metadata key is a column of every export and report table, so
 # keys spread over rows (few per row, different in each) are capped across the campaign too.
 PARASOL_METADATA_MAX_KEYS = env_int("PARASOL_METADATA_MAX_KEYS", 200, minimum=1)
-DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES + 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = PARASOL_IMPORT_MAX_BYTES + 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = PARASOL_IMPORT_MAX_BYTES + 1024 * 1024
 # Any other request (judge answers, researcher forms) is small: a bigger body is refused
 # from its Content-Length before it is read, so no one can fill the disk anonymously.
 PARASOL_MAX_REQUEST_BYTES = env_int("PARASOL_MAX_REQUEST_BYTES", 256 * 1024, minimum=1024)
 
 # A pending assignment reserves its pair for this long; after that an
 # abandoned assignment no longer counts towards the pair's overlap.
-ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
+PARASOL_ASSIGNMENT_RESERVATION_MINUTES = env_int("PARASOL_ASSIGNMENT_RESERVATION_MINUTES", 60, minimum=1)
 # A judge admitted to training has this many real pairs reserved first, so
 # nobody trains and then finds nothing left to label.
 PARASOL_PAIRS_RESERVED_BEFORE_TRAINING = env_int("PARASOL_PAIRS_RESERVED_BEFORE_TRAINING", 5, minimum=1)
@@ -430,7 +434,7 @@ PARASOL_MAX_ANSWERS_PER_MINUTE = env_int("PARASOL_MAX_ANSWERS_PER_MINUTE", 30, m
 # New judges one address may start per campaign per hour (joining is anonymous).
 PARASOL_JOINS_PER_HOUR = env_int("PARASOL_JOINS_PER_HOUR", 30, minimum=1)
 # How long a judge's cookie (which resumes their work on this browser) lasts.
-JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
+PARASOL_JUDGE_COOKIE_AGE_DAYS = env_int("PARASOL_JUDGE_COOKIE_AGE_DAYS", 90, minimum=1)
 
 LOGGING = {
     "version": 1,

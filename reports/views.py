@@ -68,7 +68,7 @@ def _query(campaigns, label_source, **extra):
 
 
 def _figure_url(name, fmt, campaigns, label_source, **extra):
-    return f"{reverse('campaigns-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
+    return f"{reverse('reports-show-report-figure', args=[name, fmt])}?{_query(campaigns, label_source, **extra)}"
 
 
 def _table_links(campaigns, query):
@@ -76,9 +76,9 @@ def _table_links(campaigns, query):
 
     def links(name):
         return {
-            "csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}",
-            "tex_url": f"{reverse('campaigns-download-report-latex', args=[name])}?{query}",
-            "annotated_csv_url": f"{reverse('campaigns-download-report-table', args=[name])}?{query}&comments=1",
+            "csv_url": f"{reverse('reports-download-report-table', args=[name])}?{query}",
+            "tex_url": f"{reverse('reports-download-report-latex', args=[name])}?{query}",
+            "annotated_csv_url": f"{reverse('reports-download-report-table', args=[name])}?{query}&comments=1",
         }
 
     return links
@@ -144,7 +144,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "poll_seconds": POLL_SECONDS,
         "current_url": f"{page_url}?{query}",
         "switch_urls": _switch_urls(campaigns, page_url),
-        "html_url": f"{reverse('campaigns-download-report-html')}?{query}",
+        "html_url": f"{reverse('reports-download-report-html')}?{query}",
         "sections": sections_of(report, links, task=task),
         "downloads": [{"name": n, "title": TITLES[n], **links(n)} for n in download_only()],
         "figures": [figure for figure in figures if figure["name"] != "systems"],
@@ -177,14 +177,14 @@ def _render_computing(request, campaigns, label_source, page_url, status):
 def show_report(request, slug):
     campaigns = _campaigns_of(request, slug)
     return _render_report(
-        request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-report", args=[slug])
+        request, campaigns, _label_source(request, campaigns), reverse("reports-show-report", args=[slug])
     )
 
 
 @researcher_required
 def show_cross_report(request):
     campaigns = _campaigns_of(request)
-    return _render_report(request, campaigns, _label_source(request, campaigns), reverse("campaigns-show-cross-report"))
+    return _render_report(request, campaigns, _label_source(request, campaigns), reverse("reports-show-cross-report"))
 
 
 class ReportNotReady(Exception):

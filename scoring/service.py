@@ -15,17 +15,13 @@ from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import forget_logged_queries, raw_rows
-from scoring.metrics.registry import get_metric, label_of, metric_names
+from scoring.metrics.registry import GPU, get_metric, label_of, metric_names, queue_of
 
 from .models import Score
 
 
 def enabled_metrics():
     return list(settings.PARASOL_METRICS)
-
-
-def queue_of(metric):
-    return "gpu" if metric in settings.PARASOL_GPU_METRICS else "cpu"
 
 
 def check_metric_names(names):
@@ -38,12 +34,12 @@ def check_metric_names(names):
 @cache
 def scorer(metric):
     """One scorer per metric per process: models load once, not per task; options from settings."""
-    return get_metric(metric, **settings.PARASOL_METRIC_OPTIONS.get(metric, {}))
+    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}))
 
 
 def batch_size(metric):
     """Pairs per task: LLM metrics take small batches (seconds each), the others large ones (throughput)."""
-    if metric in settings.PARASOL_GPU_METRICS:
+    if queue_of(metric) == GPU:
         return settings.PARASOL_SCORING_BATCH_SIZE
     return settings.PARASOL_CPU_SCORING_BATCH_SIZE
 

@@ -1,8 +1,9 @@
-"""Metric names mapped to dotted paths and directions; each metric is imported on first use.
+"""Metric names mapped to dotted paths and the facts about each; each metric is imported on first use.
 
 Importing this module loads no metric: ``torch`` and the models are imported only
-when a metric that needs them is asked for. A metric's direction is written here
-only, so reports know it without importing the metric, and the class reads it back.
+when a metric that needs them is asked for. A metric's direction, queue and whether
+it is scored by default are written here only, so reports, workers and settings know
+them without importing the metric, and the class reads its direction back.
 """
 
 from dataclasses import dataclass
@@ -11,12 +12,19 @@ from importlib import import_module
 HIGHER = "higher"  # a higher score means the hypothesis is closer to the source
 LOWER = "lower"  # a lower score means closer (distances)
 
+CPU = "cpu"  # the Celery queue of metrics that run no language model
+GPU = "gpu"  # the Celery queue of metrics that run a language model (seconds per batch)
+
 
 @dataclass(frozen=True)
 class Entry:
     path: str  # module.Class, imported when the metric is first asked for
     direction: str  # HIGHER or LOWER
     label: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
+    queue: str = CPU  # CPU or GPU: the workers that score it
+    # Scored only when named in PARASOL_METRICS: too slow to score every pair by default,
+    # or in need of a fitted model or trained detector first.
+    opt_in: bool = False
 
 
 METRICS = {
@@ -27,16 +35,18 @@ METRICS = {
     "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER, "BERTScore"),
     "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER, "ParaScore"),
     "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER, "SBERT"),
-    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct"),
-    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect"),
-    "parapluie_fs_direct": Entry("scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct"),
+    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct", queue=GPU),
+    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect", queue=GPU),
+    "parapluie_fs_direct": Entry(
+        "scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct", queue=GPU
+    ),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
-    "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency"),
-    "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1"),
-    "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM"),
-    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote"),
-    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked"),
-    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag"),
+    "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency", queue=GPU),
+    "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1", opt_in=True),
+    "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM", queue=GPU, opt_in=True),
+    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True),
+    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True),
+    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True),
 }
 
 
@@ -60,6 +70,16 @@ def label_of(name) -> str:
     """The metric's printed name; a name the registry does not know (an old score) is shown as it is."""
     entry = METRICS.get(name)
     return entry.label if entry else str(name)
+
+
+def queue_of(name) -> str:
+    """CPU or GPU, the queue whose workers score a registered metric."""
+    return _entry(name).queue
+
+
+def default_metrics():
+    """The metrics scored when PARASOL_METRICS is not set: every one but the opt-in ones."""
+    return [name for name, entry in METRICS.items() if not entry.opt_in]
 
 
 def get_metric_class(name):

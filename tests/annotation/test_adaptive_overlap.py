@@ -79,7 +79,7 @@ def test_the_dashboard_shows_the_judgments_saved(client, researcher, adaptive):
     progress = campaign_progress(adaptive)
     assert progress["adaptive"] == {"n_pairs": 20, "n_saved": 20 * (5 - 2)}
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-show-campaign", args=[adaptive.slug])).content.decode()
+    page = client.get(reverse("annotation-show-campaign", args=[adaptive.slug])).content.decode()
     assert "60" in page and "judgments saved by adaptive overlap" in page
 
 

@@ -100,7 +100,7 @@ def test_it_releases_a_pair_reserved_by_an_abandoned_assignment(campaign, settin
     answer_all_training(other)
     assert assign.next_assignment(other) is None
     Assignment.objects.filter(pk=abandoned.pk).update(
-        assigned_at=timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES + 1)
+        assigned_at=timezone.now() - timedelta(minutes=settings.PARASOL_ASSIGNMENT_RESERVATION_MINUTES + 1)
     )
     assert assign.next_assignment(other).pair_id == abandoned.pair_id
 

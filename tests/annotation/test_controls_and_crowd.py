@@ -82,9 +82,9 @@ def test_the_researcher_excludes_a_flagged_judge_from_the_dashboard(client, rese
     judge = join(controlled, key="k", crowd={})
     walk(judge, "dont_know")  # fails every control, whatever its kind
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-show-campaign", args=[controlled.slug])).content.decode()
+    page = client.get(reverse("annotation-show-campaign", args=[controlled.slug])).content.decode()
     assert judge.pseudonym in page and "⚑" in page
-    client.post(reverse("campaigns-toggle-judge-exclusion", args=[controlled.slug, judge.pk]))
+    client.post(reverse("annotation-toggle-judge-exclusion", args=[controlled.slug, judge.pk]))
     judge.refresh_from_db()
     assert judge.excluded
 
@@ -93,14 +93,14 @@ def test_an_outsider_cannot_exclude_judges(client, outsider, campaign):
     judge = make_judge(campaign)
     remember(client, judge)
     client.force_login(outsider)
-    response = client.post(reverse("campaigns-toggle-judge-exclusion", args=[campaign.slug, judge.pk]))
+    response = client.post(reverse("annotation-toggle-judge-exclusion", args=[campaign.slug, judge.pk]))
     assert response.status_code == 302 and "/accounts/login/" in response.url
     judge.refresh_from_db()
     assert not judge.excluded
 
 
 def test_a_prolific_link_stores_the_ids_and_never_hands_out_the_judge_again(client, controlled):
-    url = reverse("annotation-welcome", args=[controlled.slug])
+    url = reverse("annotation-show-welcome", args=[controlled.slug])
     link = f"{url}?PROLIFIC_PID=p123&STUDY_ID=s9&SESSION_ID=x1"
     page = client.get(link).content.decode()
     assert 'value="p123"' in page
@@ -118,7 +118,7 @@ def test_a_capped_campaign_turns_new_judges_away(client, controlled):
     protocol.max_judges = 1
     protocol.save()
     join(controlled, key="k", crowd={})
-    response = client.get(reverse("annotation-welcome", args=[controlled.slug]))
+    response = client.get(reverse("annotation-show-welcome", args=[controlled.slug]))
     assert "all the judges it needs" in response.content.decode()
 
 
@@ -133,9 +133,9 @@ def test_the_end_asks_the_questionnaire_then_gives_the_completion_code(client, c
     judge = make_judge(campaign)
     remember(client, judge)
     walk(judge)
-    thanks = reverse("annotation-thanks", args=[campaign.slug, judge.token])
+    thanks = reverse("annotation-show-thanks", args=[campaign.slug, judge.token])
     response = client.get(thanks)
-    assert response.url == reverse("annotation-questionnaire", args=[campaign.slug, Judge.path_token])
+    assert response.url == reverse("annotation-show-questionnaire", args=[campaign.slug, Judge.path_token])
     assert "How tired are you?" in client.get(response.url).content.decode()
     client.post(response.url, {"q0": "No", "q1": "A bit"})
     judge.refresh_from_db()

@@ -34,7 +34,7 @@ def criteria_campaign(db, tmp_path):
 
 
 def post_answer(client, judge, assignment, ratings):
-    url = reverse("annotation-answer", args=[judge.campaign.slug, judge.token])
+    url = reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token])
     return client.post(url, {"assignment": assignment.pk, "response_ms": 1200, **ratings})
 
 
@@ -133,7 +133,7 @@ def test_the_report_page_shows_pems_tables(client, criteria_campaign, researcher
             assign.record_judgment(judge.assignments.create(pair=pair, position=position, top="source"), ratings, 900)
     client.force_login(researcher)
 
-    body = client.get(reverse("campaigns-show-report", args=["pem"])).content.decode()
+    body = client.get(reverse("reports-show-report", args=["pem"])).content.decode()
 
     for title in (
         "PEM Table 1",
@@ -172,7 +172,7 @@ def test_an_unrated_criteria_campaign_lists_its_sections_each_with_its_reason(cl
     criteria_campaign.save()
     client.force_login(researcher)
 
-    body = client.get(reverse("campaigns-show-report", args=["pem"])).content.decode()
+    body = client.get(reverse("reports-show-report", args=["pem"])).content.decode()
 
     # The contents list links the criteria and systems sections; the similarity sections are not this task's.
     assert 'href="#report-criteria"' in body and 'href="#report-systems"' in body
@@ -215,7 +215,7 @@ def test_a_french_judge_reads_the_criteria_and_their_examples_in_french(client, 
 
 
 def test_the_welcome_page_says_what_a_criteria_judge_will_do(client, criteria_campaign):
-    url = reverse("annotation-welcome", args=[criteria_campaign.slug])
+    url = reverse("annotation-show-welcome", args=[criteria_campaign.slug])
 
     english = client.get(url).content.decode()
     french = client.get(url, HTTP_ACCEPT_LANGUAGE="fr").content.decode()

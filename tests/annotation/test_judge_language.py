@@ -8,7 +8,7 @@ from tests.factories import add_pairs, make_judge, remember, without_controls
 def test_a_french_browser_gets_the_french_protocol(client, campaign):
     add_pairs(campaign, 1)
     without_controls(campaign)
-    welcome = client.get(reverse("annotation-welcome", args=[campaign.slug]), HTTP_ACCEPT_LANGUAGE="fr").content
+    welcome = client.get(reverse("annotation-show-welcome", args=[campaign.slug]), HTTP_ACCEPT_LANGUAGE="fr").content
     assert "J'accepte que mes réponses anonymes" in welcome.decode()
     judge = make_judge(campaign)
     remember(client, judge)
@@ -23,7 +23,7 @@ def test_a_french_browser_gets_the_french_protocol(client, campaign):
 
 def test_the_switch_changes_the_language(client, campaign):
     add_pairs(campaign, 1)
-    url = reverse("annotation-welcome", args=[campaign.slug])
+    url = reverse("annotation-show-welcome", args=[campaign.slug])
     client.post(reverse("set_language"), {"language": "fr", "next": url})
     assert "Commencer" in client.get(url).content.decode()
     client.post(reverse("set_language"), {"language": "en", "next": url})
@@ -32,5 +32,5 @@ def test_the_switch_changes_the_language(client, campaign):
 
 def test_an_english_browser_gets_english(client, campaign):
     add_pairs(campaign, 1)
-    page = client.get(reverse("annotation-welcome", args=[campaign.slug]), HTTP_ACCEPT_LANGUAGE="en-GB,en;q=0.9")
+    page = client.get(reverse("annotation-show-welcome", args=[campaign.slug]), HTTP_ACCEPT_LANGUAGE="en-GB,en;q=0.9")
     assert "I agree that my anonymous answers" in page.content.decode()

@@ -21,7 +21,7 @@ def open_campaign(campaign):
 
 
 def start(client, campaign):
-    response = client.post(reverse("annotation-welcome", args=[campaign.slug]), {"consent": "yes"})
+    response = client.post(reverse("annotation-show-welcome", args=[campaign.slug]), {"consent": "yes"})
     judge = Judge.objects.latest("pk")
     assert response.status_code == 302
     return judge
@@ -35,7 +35,7 @@ def answer(client, judge, label="same_meaning", htmx=False):
     current = Assignment.objects.filter(judge=judge, judgment__isnull=True).order_by("position").first()
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     return client.post(
-        reverse("annotation-answer", args=[judge.campaign.slug, judge.token]),
+        reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token]),
         {"assignment": current.pk, "label": label, "response_ms": "1500"},
         **headers,
     )
@@ -45,18 +45,18 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     judge = start(client, open_campaign)
     # English level is required before anything else.
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-english-level", args=[open_campaign.slug, Judge.path_token])
+    assert response.url == reverse("annotation-ask-english-level", args=[open_campaign.slug, Judge.path_token])
     response = client.post(response.url, {})
     assert "Please choose your English level" in response.content.decode()
     client.post(
-        reverse("annotation-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"}
+        reverse("annotation-ask-english-level", args=[open_campaign.slug, judge.token]), {"english_level": "advanced"}
     )
     response = client.get(item_url(judge))
-    assert response.url == reverse("annotation-guidelines", args=[open_campaign.slug, Judge.path_token])
+    assert response.url == reverse("annotation-show-guidelines", args=[open_campaign.slug, Judge.path_token])
     guidelines = client.get(response.url).content.decode()
     for text in ["Very different", "Slightly similar", "Mostly similar", "Same meaning", "Don&#x27;t know"]:
         assert text in guidelines
-    client.post(reverse("annotation-guidelines", args=[open_campaign.slug, judge.token]))
+    client.post(reverse("annotation-show-guidelines", args=[open_campaign.slug, judge.token]))
     page = client.get(item_url(judge)).content.decode()
     assert "Training" in page and "1 / 5" in page
     for _ in range(5):
@@ -65,7 +65,7 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     assert "1 / 3" in page
     for _ in range(3):
         response = answer(client, judge)
-    assert response.url == reverse("annotation-thanks", args=[open_campaign.slug, Judge.path_token])
+    assert response.url == reverse("annotation-show-thanks", args=[open_campaign.slug, Judge.path_token])
     assert "Thank you" in client.get(response.url).content.decode()
     judge.refresh_from_db()
     assert judge.english_level == "advanced" and judge.finished_at is not None
@@ -146,7 +146,7 @@ def test_it_escapes_sentences(client, campaign):
 
 def test_it_resumes_from_the_cookie(client, open_campaign):
     judge = start(client, open_campaign)
-    response = client.get(reverse("annotation-welcome", args=[open_campaign.slug]))
+    response = client.get(reverse("annotation-show-welcome", args=[open_campaign.slug]))
     assert response.url == reverse("annotation-show-item", args=[open_campaign.slug, Judge.path_token])
     assert judge.token not in response.url
 
@@ -158,7 +158,7 @@ def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign
     client.get(item_url(owner))
     theirs = Assignment.objects.get(judge=owner)
     response = client.post(
-        reverse("annotation-answer", args=[open_campaign.slug, intruder.token]),
+        reverse("annotation-record-answer", args=[open_campaign.slug, intruder.token]),
         {"assignment": theirs.pk, "label": "same_meaning"},
     )
     assert response.status_code == 400
@@ -180,7 +180,7 @@ def test_it_rejects_an_unknown_label_clearly(client, open_campaign):
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
     response = client.post(
-        reverse("annotation-answer", args=[open_campaign.slug, judge.token]),
+        reverse("annotation-record-answer", args=[open_campaign.slug, judge.token]),
         {"assignment": current.pk, "label": "maybe"},
     )
     assert response.status_code == 400
@@ -192,27 +192,27 @@ def test_a_double_submission_stores_one_judgment(client, open_campaign):
     remember(client, judge)
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
-    url = reverse("annotation-answer", args=[open_campaign.slug, judge.token])
+    url = reverse("annotation-record-answer", args=[open_campaign.slug, judge.token])
     client.post(url, {"assignment": current.pk, "label": "same_meaning"})
     client.post(url, {"assignment": current.pk, "label": "very_different"})
     assert list(Judgment.objects.values_list("label", flat=True)) == ["same_meaning"]
 
 
 def test_it_requires_consent(client, open_campaign):
-    response = client.post(reverse("annotation-welcome", args=[open_campaign.slug]), {})
+    response = client.post(reverse("annotation-show-welcome", args=[open_campaign.slug]), {})
     assert response.status_code == 200 and "Please tick the box" in response.content.decode()
     assert not Judge.objects.exists()
 
 
 def test_an_exhausted_campaign_says_so(client, campaign):
-    response = client.get(reverse("annotation-welcome", args=[campaign.slug]))
+    response = client.get(reverse("annotation-show-welcome", args=[campaign.slug]))
     assert "already has all the answers it needs" in response.content.decode()
 
 
 def test_a_closed_campaign_says_so(client, open_campaign):
     open_campaign.is_open = False
     open_campaign.save()
-    response = client.get(reverse("annotation-welcome", args=[open_campaign.slug]))
+    response = client.get(reverse("annotation-show-welcome", args=[open_campaign.slug]))
     assert "This campaign is closed" in response.content.decode()
 
 
@@ -229,14 +229,14 @@ def test_an_imported_campaign_is_judgeable_at_once(client, db, tmp_path):
     judge = start(client, Campaign.objects.get(slug="fresh"))
     judge.english_level = "native"
     judge.save()
-    client.post(reverse("annotation-guidelines", args=["fresh", judge.token]))
+    client.post(reverse("annotation-show-guidelines", args=["fresh", judge.token]))
     page = client.get(item_url(judge)).content.decode()
     assert "Training" in page
 
 
 def test_it_rate_limits_joining_from_one_address(client, open_campaign, settings):
     settings.PARASOL_JOINS_PER_HOUR = 2
-    url = reverse("annotation-welcome", args=[open_campaign.slug])
+    url = reverse("annotation-show-welcome", args=[open_campaign.slug])
     for _ in range(2):
         client.cookies.clear()
         assert client.post(url, {"consent": "yes"}).status_code == 302

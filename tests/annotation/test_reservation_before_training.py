@@ -54,7 +54,7 @@ def test_a_rival_cannot_take_what_a_trainee_reserved(small):
 def test_a_judge_is_told_at_the_start_when_nothing_is_left(client, small):
     join(small, key="a", crowd={})  # three pairs reserved
     join(small, key="b", crowd={})  # the last one
-    response = client.post(reverse("annotation-welcome", args=[small.slug]), {"consent": "yes"})
+    response = client.post(reverse("annotation-show-welcome", args=[small.slug]), {"consent": "yes"})
     assert response.status_code == 200
     assert "nothing left to label" in response.content.decode()
     assert Judge.objects.count() == 2, "no judge is created to train for nothing"
@@ -63,6 +63,6 @@ def test_a_judge_is_told_at_the_start_when_nothing_is_left(client, small):
 def test_reservations_made_at_join_still_expire(small, settings):
     trainee = join(small, key="k", crowd={})
     assert not assign.open_pairs(small).filter(pk__in=trainee.assignments.values("pair_id")).exists()
-    long_ago = timezone.now() - timedelta(minutes=settings.ASSIGNMENT_RESERVATION_MINUTES + 1)
+    long_ago = timezone.now() - timedelta(minutes=settings.PARASOL_ASSIGNMENT_RESERVATION_MINUTES + 1)
     Assignment.objects.filter(judge=trainee).update(assigned_at=long_ago)
     assert assign.open_pairs(small).count() == 4

@@ -22,7 +22,7 @@ def item_url(judge):
 
 
 def answer_url(judge):
-    return reverse("annotation-answer", args=[judge.campaign.slug, judge.token])
+    return reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token])
 
 
 def current(client, judge):
@@ -137,7 +137,7 @@ def test_similarity_and_spans_stores_both_answers(client, spans_campaign):
 def test_the_guidelines_explain_span_tagging(client, spans_campaign):
     judge = make_judge(spans_campaign, guidelines=False)
     remember(client, judge)
-    page = client.get(reverse("annotation-guidelines", args=[spans_campaign.slug, judge.token])).content.decode()
+    page = client.get(reverse("annotation-show-guidelines", args=[spans_campaign.slug, judge.token])).content.decode()
     assert "no counterpart" in page and "Nothing to tag" in page
 
 
@@ -200,7 +200,7 @@ def test_the_upload_form_applies_the_bleu_range(client, researcher, campaign):
         f'{{"id": "kept", "source": "{source}", "hypothesis": "A cat is asleep on the old couch in the lounge."}}\n'
     )
     upload = SimpleUploadedFile("pairs.jsonl", data.encode())
-    url = reverse("campaigns-upload-corpus", args=[campaign.slug])
+    url = reverse("annotation-upload-corpus", args=[campaign.slug])
     response = client.post(url, {"file": upload, "format": "auto", "bleu_low": "5", "bleu_high": "20"}, follow=True)
     assert list(campaign.real_pairs.values_list("external_id", flat=True)) == ["kept"]
     assert "Rejected line 1: BLEU 100.0 is not below 20" in response.content.decode()

@@ -23,7 +23,7 @@ def item_url(judge):
 
 
 def answer_url(judge):
-    return reverse("annotation-answer", args=[judge.campaign.slug, judge.token])
+    return reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token])
 
 
 def pending(client, judge):
@@ -94,7 +94,7 @@ def test_criteria_feedback_shows_each_range_and_whether_the_rating_falls_in_it(c
 
 def test_a_training_file_carries_its_explanations_in_json_and_csv(client, campaign, researcher):
     client.force_login(researcher)
-    url = reverse("campaigns-upload-corpus", args=[campaign.slug])
+    url = reverse("annotation-upload-corpus", args=[campaign.slug])
     lines = [
         {"source": f"S {i}.", "hypothesis": f"H {i}.", "expected": "same_meaning", "explanation": f"Why {i}."}
         for i in range(5)
@@ -115,7 +115,7 @@ def test_a_training_file_with_an_unreadable_expected_answer_is_refused_by_line(c
     csv = "source,hypothesis,expected\n" + "".join(f"S {i}.,H {i}.,same_meaning\n" for i in range(4))
     csv += "S 4.,H 4.,roughly_same\n"
     response = client.post(
-        reverse("campaigns-upload-corpus", args=[campaign.slug]),
+        reverse("annotation-upload-corpus", args=[campaign.slug]),
         {"file": SimpleUploadedFile("t.csv", csv.encode()), "format": "auto", "training": "on"},
     )
     body = response.content.decode()
@@ -172,9 +172,9 @@ def test_the_welcome_promises_as_many_pairs_as_the_counter_shows_with_hidden_con
     protocol = protocol_of(campaign)
     protocol.control_share = 0.2
     protocol.save()
-    welcome = client.get(reverse("annotation-welcome", args=[campaign.slug])).content.decode()
+    welcome = client.get(reverse("annotation-show-welcome", args=[campaign.slug])).content.decode()
     promised = int(re.search(r"then up to (\d+) pairs", welcome).group(1))
-    client.post(reverse("annotation-welcome", args=[campaign.slug]), {"consent": "yes"})
+    client.post(reverse("annotation-show-welcome", args=[campaign.slug]), {"consent": "yes"})
     judge = campaign.judges.get()
     assert judge.control_positions  # hidden controls are planned
     judge.english_level = "good"

@@ -20,7 +20,7 @@ def theirs(colleague):
 
 
 @pytest.mark.parametrize(
-    "name", ["campaigns-show-campaign", "campaigns-edit-campaign", "campaigns-export-pairs", "campaigns-show-report"]
+    "name", ["annotation-show-campaign", "annotation-edit-campaign", "reports-export-pairs", "reports-show-report"]
 )
 def test_another_researchers_campaign_is_a_404(client, researcher, theirs, name):
     client.force_login(researcher)
@@ -34,7 +34,7 @@ def test_the_list_shows_only_own_and_shared_campaigns(client, researcher, campai
     theirs.shared_with.add(researcher)
     page = client.get(reverse("campaigns-list-campaigns")).content.decode()
     assert "Someone else" in page
-    assert client.get(reverse("campaigns-show-campaign", args=["theirs"])).status_code == 200
+    assert client.get(reverse("annotation-show-campaign", args=["theirs"])).status_code == 200
 
 
 def test_the_api_hides_other_researchers_campaigns(researcher, campaign, theirs):
@@ -55,10 +55,10 @@ def test_the_api_hides_other_researchers_campaigns(researcher, campaign, theirs)
 
 def test_the_cross_report_refuses_a_campaign_it_cannot_see(client, researcher, campaign, theirs):
     client.force_login(researcher)
-    assert client.get(reverse("campaigns-show-cross-report") + "?c=demo&c=theirs").status_code == 404
+    assert client.get(reverse("reports-show-cross-report") + "?c=demo&c=theirs").status_code == 404
 
 
 def test_a_superuser_sees_every_campaign(client, theirs):
     admin = get_user_model().objects.create_superuser("boss", password="pw-boss-123")
     client.force_login(admin)
-    assert client.get(reverse("campaigns-show-campaign", args=["theirs"])).status_code == 200
+    assert client.get(reverse("annotation-show-campaign", args=["theirs"])).status_code == 200

@@ -99,7 +99,7 @@ def test_it_leaves_the_database_as_it_was_after_a_bad_file(db, tmp_path, trainin
 
 
 def test_it_refuses_a_file_over_the_size_limit_without_reading_it_all(campaign, corpus_file, settings):
-    settings.IMPORT_MAX_BYTES = 10
+    settings.PARASOL_IMPORT_MAX_BYTES = 10
 
     with pytest.raises(CommandError, match="larger than the limit of 10 bytes"):
         run(campaign.slug, corpus_file)

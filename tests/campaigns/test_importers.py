@@ -233,7 +233,7 @@ def test_it_rejects_a_bad_file_and_imports_nothing(campaign, data, format, filen
 
 def test_it_rejects_a_file_over_the_size_limit(campaign, settings):
     data = b"source,hypothesis\nA.,B.\n"
-    settings.IMPORT_MAX_BYTES = len(data) - 1
+    settings.PARASOL_IMPORT_MAX_BYTES = len(data) - 1
 
     with pytest.raises(CorpusImportError, match=rf"larger than the limit of {len(data) - 1} bytes"):
         import_pairs(campaign, data)
@@ -250,7 +250,7 @@ def test_it_rejects_a_file_over_the_size_limit(campaign, settings):
     ],
 )
 def test_it_rejects_a_file_over_the_row_limit(campaign, settings, data, message):
-    settings.IMPORT_MAX_ROWS = 2
+    settings.PARASOL_IMPORT_MAX_ROWS = 2
 
     with pytest.raises(CorpusImportError, match=message):
         import_pairs(campaign, data)

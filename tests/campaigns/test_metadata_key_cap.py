@@ -57,7 +57,9 @@ def test_the_api_refuses_keys_spread_over_rows_and_stores_nothing(client, campai
 def test_the_web_upload_refuses_them_and_stores_nothing(client, campaign, researcher):
     client.force_login(researcher)
     upload = SimpleUploadedFile("wide.jsonl", jsonl(spread_rows(CAP)))
-    response = client.post(reverse("campaigns-upload-corpus", args=[campaign.slug]), {"file": upload, "format": "auto"})
+    response = client.post(
+        reverse("annotation-upload-corpus", args=[campaign.slug]), {"file": upload, "format": "auto"}
+    )
     assert response.status_code == 200
     assert "PARASOL_METADATA_MAX_KEYS" in response.content.decode()
     assert campaign.pairs.count() == 0
@@ -69,7 +71,7 @@ def test_the_upload_of_control_items_refuses_them_too(client, campaign, research
     rows = [row | {"label": 1} for row in spread_rows(CAP)]
     upload = SimpleUploadedFile("controls.jsonl", jsonl(rows))
     form = {"file": upload, "format": "auto", "controls": "on"}
-    response = client.post(reverse("campaigns-upload-corpus", args=[campaign.slug]), form)
+    response = client.post(reverse("annotation-upload-corpus", args=[campaign.slug]), form)
     assert "PARASOL_METADATA_MAX_KEYS" in response.content.decode()
     assert campaign.control_pairs.count() == 0
 

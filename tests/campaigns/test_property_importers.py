@@ -139,7 +139,7 @@ def test_hostile_files_in_every_format_import_whole_or_not_at_all(target, format
 @FAST
 @given(format=st.sampled_from(FORMATS), length=st.integers(100_000, 300_000), where=st.sampled_from(["source", "id"]))
 def test_huge_lines_are_refused_or_imported_whole(target, settings, format, length, where):
-    settings.IMPORT_MAX_BYTES = 250_000
+    settings.PARASOL_IMPORT_MAX_BYTES = 250_000
     header = HEADERS[format]
     row = {"id": "1", "source": "A sentence.", "hypothesis": "Another sentence.", "label": "1"}
     row[where] = "x" * length
@@ -154,10 +154,10 @@ def test_huge_lines_are_refused_or_imported_whole(target, settings, format, leng
 @FAST
 @given(extra=st.integers(1, 5))
 def test_too_many_rows_are_refused_whole(target, settings, extra):
-    settings.IMPORT_MAX_ROWS = 10
+    settings.PARASOL_IMPORT_MAX_ROWS = 10
     rows = [[f"s{i}", f"Source {i}.", f"Hypothesis {i}.", "0"] for i in range(10 + extra)]
     outcome = check_import(target, render("csv", HEADERS["csv"], rows).encode(), format="csv")
-    assert isinstance(outcome, CorpusImportError) and "IMPORT_MAX_ROWS" in str(outcome)
+    assert isinstance(outcome, CorpusImportError) and "PARASOL_IMPORT_MAX_ROWS" in str(outcome)
 
 
 # No carriage return: see test_a_carriage_return_inside_a_sentence_survives_the_export.

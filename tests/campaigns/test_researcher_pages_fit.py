@@ -22,7 +22,7 @@ def judged(campaign, answers):
 
 def dashboard(client, researcher, campaign):
     client.force_login(researcher)
-    return client.get(reverse("campaigns-show-campaign", args=[campaign.slug])).content.decode()
+    return client.get(reverse("annotation-show-campaign", args=[campaign.slug])).content.decode()
 
 
 def test_the_campaign_list_shows_task_type_pairs_judgments_and_state(client, researcher, campaign):
@@ -94,7 +94,7 @@ def test_the_new_campaign_form_proposes_the_slug_from_the_name(client, researche
 
 def test_the_edit_form_names_the_campaigns_real_link(client, researcher, campaign):
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-edit-campaign", args=[campaign.slug])).content.decode()
+    page = client.get(reverse("annotation-edit-campaign", args=[campaign.slug])).content.decode()
     assert "judges open the link /j/demo/." in page and 'class="stacked"' in page
 
 

@@ -7,11 +7,11 @@ from tests.factories import add_pairs, make_judge
 RESEARCHER_PAGES = [
     ("campaigns-list-campaigns", False),
     ("campaigns-create-campaign", False),
-    ("campaigns-show-campaign", True),
-    ("campaigns-edit-campaign", True),
-    ("campaigns-upload-corpus", True),
-    ("campaigns-export-pairs", True),
-    ("campaigns-export-judgments", True),
+    ("annotation-show-campaign", True),
+    ("annotation-edit-campaign", True),
+    ("annotation-upload-corpus", True),
+    ("reports-export-pairs", True),
+    ("reports-export-judgments", True),
 ]
 
 
@@ -62,9 +62,9 @@ def test_it_rejects_a_duplicate_slug(client, campaign, researcher):
 def test_the_dashboard_refreshes_its_progress_partial(client, campaign, researcher):
     add_pairs(campaign, 2)
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-show-campaign", args=["demo"])).content.decode()
+    page = client.get(reverse("annotation-show-campaign", args=["demo"])).content.decode()
     assert 'hx-trigger="every 5s"' in page
-    partial = client.get(reverse("campaigns-show-campaign", args=["demo"]), HTTP_HX_REQUEST="true").content.decode()
+    partial = client.get(reverse("annotation-show-campaign", args=["demo"]), HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in partial and "Judges by English level" in partial
 
 
@@ -155,9 +155,9 @@ def test_the_edit_page_sets_system_keys_and_locks_the_task_type_once_judging_sta
     fields = {"name": "Demo", "slug": "demo", "pairs_per_judge": 20, "overlap_target": 2, "is_open": "on"}
     protocol = {"protocol-control_share": "0.1", "protocol-max_judges": ""}
 
-    page = client.get(reverse("campaigns-edit-campaign", args=["demo"])).content.decode()
+    page = client.get(reverse("annotation-edit-campaign", args=["demo"])).content.decode()
     client.post(
-        reverse("campaigns-edit-campaign", args=["demo"]),
+        reverse("annotation-edit-campaign", args=["demo"]),
         {**fields, **protocol, "system_keys": "run", "task_type": "criteria"},
     )
 

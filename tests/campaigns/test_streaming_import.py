@@ -23,11 +23,11 @@ def small_chunks(monkeypatch):
 
 
 def test_the_row_limit_comes_from_the_setting(campaign, settings):
-    settings.IMPORT_MAX_ROWS = 5
+    settings.PARASOL_IMPORT_MAX_ROWS = 5
     with pytest.raises(CorpusImportError, match="line 7: more than 5 pairs, the limit"):
         import_pairs(campaign, csv_file(6))
     assert not campaign.pairs.exists()
-    settings.IMPORT_MAX_ROWS = 6
+    settings.PARASOL_IMPORT_MAX_ROWS = 6
     assert import_pairs(campaign, csv_file(6)).count == 6
 
 
@@ -95,7 +95,7 @@ def test_the_command_streams_the_file_with_a_progress_bar(campaign, tmp_path, se
     call_command("import_pairs", campaign.slug, str(path), stdout=io.StringIO(), stderr=err)
     assert campaign.real_pairs.count() == 30
     assert "reading" in err.getvalue() and "MiB" in err.getvalue()
-    settings.IMPORT_MAX_ROWS = 10
+    settings.PARASOL_IMPORT_MAX_ROWS = 10
     with pytest.raises(CommandError, match="more than 10 pairs.*Nothing was imported"):
         call_command("import_pairs", "fresh", str(path), "--create", stdout=io.StringIO(), stderr=io.StringIO())
     assert not Pair.objects.filter(campaign__slug="fresh").exists()

@@ -21,7 +21,7 @@ def controlled(campaign):
 def test_it_uploads_a_corpus(client, campaign, researcher):
     client.force_login(researcher)
     upload = SimpleUploadedFile("pairs.csv", b"source,hypothesis,label\nA.,B.,1\nC.,D.,no\n")
-    response = client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
+    response = client.post(reverse("annotation-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
     assert response.status_code == 302
     assert campaign.real_pairs.count() == 2
 
@@ -29,7 +29,7 @@ def test_it_uploads_a_corpus(client, campaign, researcher):
 def test_a_bad_upload_names_the_problem_and_imports_nothing(client, campaign, researcher):
     client.force_login(researcher)
     upload = SimpleUploadedFile("pairs.csv", b"source,hypothesis\nA.,B.\nC.,\n")
-    response = client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
+    response = client.post(reverse("annotation-upload-corpus", args=["demo"]), {"file": upload, "format": "auto"})
     assert response.status_code == 200
     assert "line 3" in response.content.decode().lower()
     assert campaign.pairs.count() == 0
@@ -39,7 +39,9 @@ def test_it_replaces_the_training_trial_from_an_upload(client, campaign, researc
     client.force_login(researcher)
     rows = "".join(f"Training source {i}.,Training hypothesis {i}.\n" for i in range(5))
     upload = SimpleUploadedFile("training.csv", ("source,hypothesis\n" + rows).encode())
-    client.post(reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"})
+    client.post(
+        reverse("annotation-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"}
+    )
     assert list(campaign.training_pairs.values_list("source", flat=True)) == [f"Training source {i}." for i in range(5)]
     assert campaign.real_pairs.count() == 0
 
@@ -52,14 +54,14 @@ def test_it_refuses_to_change_a_training_trial_judges_started(client, campaign, 
     rows = "".join(f"S {i}.,H {i}.\n" for i in range(5))
     upload = SimpleUploadedFile("training.csv", ("source,hypothesis\n" + rows).encode())
     response = client.post(
-        reverse("campaigns-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"}
+        reverse("annotation-upload-corpus", args=["demo"]), {"file": upload, "format": "auto", "training": "on"}
     )
     assert "can no longer change" in response.content.decode()
 
 
 def test_a_researcher_uploads_control_items_with_their_expected_answers(client, researcher, controlled):
     client.force_login(researcher)
-    url = reverse("campaigns-upload-corpus", args=[controlled.slug])
+    url = reverse("annotation-upload-corpus", args=[controlled.slug])
     body = (
         b"source,hypothesis,label\nThe sky is blue.,The sky is blue.,1\nThe sky is blue.,Cheese is made from milk.,0\n"
     )
@@ -75,7 +77,7 @@ def test_a_researcher_uploads_control_items_with_their_expected_answers(client, 
 
 def test_control_items_without_an_expected_answer_are_refused_whole(client, researcher, controlled):
     client.force_login(researcher)
-    url = reverse("campaigns-upload-corpus", args=[controlled.slug])
+    url = reverse("annotation-upload-corpus", args=[controlled.slug])
     body = b"source,hypothesis,label\nA.,A.,1\nB.,C.,\n"
     response = client.post(url, {"file": SimpleUploadedFile("c.csv", body), "format": "auto", "controls": "on"})
     assert "need a label" in response.content.decode() and "line 3" in response.content.decode()

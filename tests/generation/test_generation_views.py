@@ -37,14 +37,14 @@ def run(campaign):
 
 def urls(campaign, run):
     return [
-        ("get", reverse("campaigns-list-generations", args=[campaign.slug])),
-        ("get", reverse("campaigns-create-generation", args=[campaign.slug])),
-        ("post", reverse("campaigns-create-generation", args=[campaign.slug])),
-        ("get", reverse("campaigns-show-generation", args=[campaign.slug, run.pk])),
-        ("post", reverse("campaigns-cancel-generation", args=[campaign.slug, run.pk])),
-        ("post", reverse("campaigns-resume-generation", args=[campaign.slug, run.pk])),
-        ("get", reverse("campaigns-create-template", args=[campaign.slug])),
-        ("get", reverse("campaigns-preview-template", args=[campaign.slug])),
+        ("get", reverse("generation-list-runs", args=[campaign.slug])),
+        ("get", reverse("generation-create-run", args=[campaign.slug])),
+        ("post", reverse("generation-create-run", args=[campaign.slug])),
+        ("get", reverse("generation-show-run", args=[campaign.slug, run.pk])),
+        ("post", reverse("generation-cancel-run", args=[campaign.slug, run.pk])),
+        ("post", reverse("generation-resume-run", args=[campaign.slug, run.pk])),
+        ("get", reverse("generation-create-template", args=[campaign.slug])),
+        ("get", reverse("generation-preview-template", args=[campaign.slug])),
     ]
 
 
@@ -62,7 +62,7 @@ def test_it_sends_anonymous_users_and_outsiders_to_the_login_page(client, campai
 def test_it_creates_a_run_from_typed_sources(
     researcher_client, campaign, researcher, django_capture_on_commit_callbacks
 ):
-    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    url = reverse("generation-create-run", args=[campaign.slug])
     assert researcher_client.get(url).status_code == 200
     data = {
         "templates": ["naive", "vulgar"],
@@ -88,7 +88,7 @@ def test_it_creates_a_run_from_typed_sources(
 
 def test_it_creates_a_run_from_a_csv_file_or_the_campaigns_pairs(researcher_client, campaign):
     add_pairs(campaign, 3)
-    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    url = reverse("generation-create-run", args=[campaign.slug])
     common = {"templates": ["naive"], "model": "embedded", "decoding": "greedy", "temperature": 0.7}
     common.update(top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="LLM")
     upload = SimpleUploadedFile("s.csv", b"id,source\nx1,First one.\nx2,Second one.\n")
@@ -100,7 +100,7 @@ def test_it_creates_a_run_from_a_csv_file_or_the_campaigns_pairs(researcher_clie
 
 
 def test_it_shows_what_is_wrong_with_a_run(researcher_client, campaign):
-    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    url = reverse("generation-create-run", args=[campaign.slug])
     data = {"templates": ["naive"], "sources_from": "text", "sources_text": "A sentence.", "decoding": "greedy"}
     data.update(model="no-such/model", temperature=0.7, top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="x")
     response = researcher_client.post(url, data)
@@ -112,7 +112,7 @@ def test_it_shows_what_is_wrong_with_a_run(researcher_client, campaign):
 
 
 def test_it_answers_htmx_polling_with_the_progress_partial(researcher_client, campaign, run):
-    url = reverse("campaigns-show-generation", args=[campaign.slug, run.pk])
+    url = reverse("generation-show-run", args=[campaign.slug, run.pk])
     page = researcher_client.get(url).content.decode()
     assert "Outputs" in page and 'hx-trigger="every 2s"' in page
     partial = researcher_client.get(url, headers={"HX-Request": "true"}).content.decode()
@@ -123,21 +123,21 @@ def test_it_answers_htmx_polling_with_the_progress_partial(researcher_client, ca
 
 
 def test_it_cancels_and_resumes_a_run(researcher_client, campaign, run):
-    researcher_client.post(reverse("campaigns-cancel-generation", args=[campaign.slug, run.pk]))
+    researcher_client.post(reverse("generation-cancel-run", args=[campaign.slug, run.pk]))
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.CANCELLED
-    researcher_client.post(reverse("campaigns-resume-generation", args=[campaign.slug, run.pk]))
+    researcher_client.post(reverse("generation-resume-run", args=[campaign.slug, run.pk]))
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.QUEUED
 
 
 def test_it_hides_a_run_of_another_campaign(researcher_client, campaign, run):
     other = type(campaign).objects.create(slug="other", name="Other")
-    assert researcher_client.get(reverse("campaigns-show-generation", args=[other.slug, run.pk])).status_code == 404
+    assert researcher_client.get(reverse("generation-show-run", args=[other.slug, run.pk])).status_code == 404
 
 
 def test_it_previews_a_template_as_the_researcher_types(researcher_client, campaign):
-    url = reverse("campaigns-preview-template", args=[campaign.slug])
+    url = reverse("generation-preview-template", args=[campaign.slug])
     htmx = {"HX-Request": "true"}
     typed = {"system": "Be brief.", "turns_text": 'user: Rephrase "{source}"', "sentence": "Dogs bark."}
     partial = researcher_client.post(url, typed, headers=htmx).content.decode()
@@ -151,7 +151,7 @@ def test_it_previews_a_template_as_the_researcher_types(researcher_client, campa
 
 
 def test_it_creates_and_edits_a_campaign_template(researcher_client, campaign):
-    url = reverse("campaigns-create-template", args=[campaign.slug])
+    url = reverse("generation-create-template", args=[campaign.slug])
     assert "I&#x27;ve understood the instructions perfectly." in researcher_client.get(url).content.decode()
     bad = researcher_client.post(url, {"name": "mine", "system": "", "turns_text": "user: no placeholder"})
     assert bad.status_code == 200 and "no {source} placeholder" in bad.content.decode()
@@ -161,32 +161,32 @@ def test_it_creates_and_edits_a_campaign_template(researcher_client, campaign):
     assert response.status_code == 302
     template = PromptTemplate.objects.get()
     assert (template.system, template.turns) == ("Be kind.", [{"role": "user", "content": "A: {source}"}])
-    edit = reverse("campaigns-edit-template", args=[campaign.slug, template.pk])
+    edit = reverse("generation-edit-template", args=[campaign.slug, template.pk])
     researcher_client.post(edit, {"name": "mine", "turns_text": "user: B: {source}"})
     template.refresh_from_db()
     assert template.turns == [{"role": "user", "content": "B: {source}"}]
-    assert "mine" in researcher_client.get(reverse("campaigns-list-generations", args=[campaign.slug])).content.decode()
+    assert "mine" in researcher_client.get(reverse("generation-list-runs", args=[campaign.slug])).content.decode()
     assert templates.template_names(campaign) == ["naive", "naive-system", "vulgar", "mine"]
 
 
 @pytest.mark.parametrize("model", ["/etc/shadow", "/etc/no-such-file", "../../etc/passwd"])
 def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(researcher_client, campaign, model, monkeypatch):
     # A path was once accepted when the file existed: the page was an oracle for the server's files.
-    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    url = reverse("generation-create-run", args=[campaign.slug])
     data = {"templates": ["naive"], "sources_from": "text", "sources_text": "A sentence.", "decoding": "greedy"}
     data.update(model=model, temperature=0.7, top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="x")
     page = researcher_client.post(url, data).content.decode()
     assert f"unknown model &#x27;{model}&#x27;: use one of embedded" in page
     assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()
     monkeypatch.setattr(llm, "chat_tokenizer", real_chat_tokenizer)
-    preview = reverse("campaigns-preview-template", args=[campaign.slug])
+    preview = reverse("generation-preview-template", args=[campaign.slug])
     partial = researcher_client.get(preview, {"template": "naive", "model": model}, headers={"HX-Request": "true"})
     assert partial.status_code == 200 and f"unknown model &#x27;{model}&#x27;" in partial.content.decode()
 
 
 def test_it_runs_a_model_named_in_the_settings(researcher_client, campaign, settings):
     settings.GENERATION_MODELS = {"smol": str(embedded_smollm2_path())}
-    url = reverse("campaigns-create-generation", args=[campaign.slug])
+    url = reverse("generation-create-run", args=[campaign.slug])
     data = {"templates": ["naive"], "sources_from": "text", "sources_text": "A sentence.", "decoding": "greedy"}
     data.update(model="smol", temperature=0.7, top_p=0.9, max_new_tokens=16, seed=0, candidates=1, corpus="x")
     assert "smol" in researcher_client.get(url).content.decode()  # listed beside the field

@@ -73,7 +73,7 @@ def hostile_campaign(campaign):
 
 def test_the_pairs_csv_has_no_formula_cell_from_any_path(client, researcher, hostile_campaign, tmp_path):
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-export-pairs", args=[hostile_campaign.slug]))
+    page = client.get(reverse("reports-export-pairs", args=[hostile_campaign.slug]))
     api = client.get(f"/api/campaigns/{hostile_campaign.slug}/export/?kind=pairs")
     out = tmp_path / "pairs.csv"
     call_command("export_pairs", hostile_campaign.slug, "--out", str(out), stdout=io.StringIO())
@@ -92,7 +92,7 @@ def test_the_pairs_csv_has_no_formula_cell_from_any_path(client, researcher, hos
 def test_no_report_table_csv_has_a_formula_cell(client, researcher, hostile_campaign):
     client.force_login(researcher)
     for name in TABLE_NAMES:
-        url = reverse("campaigns-download-report-table", args=[name]) + f"?c={hostile_campaign.slug}"
+        url = reverse("reports-download-report-table", args=[name]) + f"?c={hostile_campaign.slug}"
         response = client.get(url)
         assert response.status_code == 200, name
         assert formula_cells(response.content.decode()) == [], name

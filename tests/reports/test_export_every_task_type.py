@@ -51,7 +51,7 @@ def judged_campaign(campaign, task_type, coverage):
 
 def page_download(client, researcher, campaign, tmp_path):
     client.force_login(researcher)
-    response = client.get(reverse("campaigns-export-pairs", args=[campaign.slug]))
+    response = client.get(reverse("reports-export-pairs", args=[campaign.slug]))
     assert response.status_code == 200
     return b"".join(response.streaming_content).decode()
 

@@ -42,7 +42,7 @@ def test_report_out_writes_oracle_csv(checked_campaign, tmp_path):
 
 def test_the_report_page_shows_the_oracle_table(client, checked_campaign, researcher):
     client.force_login(researcher)
-    response = client.get(reverse("campaigns-show-report", args=[checked_campaign.slug]) + "?label=gold")
+    response = client.get(reverse("reports-show-report", args=[checked_campaign.slug]) + "?label=gold")
     body = response.content.decode()
     assert response.status_code == 200
     assert "LLM oracle" in body and "near chance" in body

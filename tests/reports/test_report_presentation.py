@@ -58,10 +58,10 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
     client = Client()
     client.force_login(researcher)
     query = f"?c={campaign.slug}&label=gold"
-    page = client.get(reverse("campaigns-show-report", args=[campaign.slug]) + "?label=gold")
+    page = client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold")
     assert page.status_code == 200
     document = lxml_html.fromstring(page.content.decode())
-    standalone = lxml_html.fromstring(client.get(reverse("campaigns-download-report-html") + query).content.decode())
+    standalone = lxml_html.fromstring(client.get(reverse("reports-download-report-html") + query).content.decode())
     blocks = document.xpath('//div[contains(@class, "report-table-block")]')
     names = [block.get("id").removeprefix("table-") for block in blocks]
     compared, bold_seen = 0, False
@@ -74,7 +74,7 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
             continue
         links = document.xpath(f'//div[@id="table-{name}"]//a/text()')
         assert links == ["CSV", "CSV with notes", "LaTeX"], (name, links)
-        tex = client.get(reverse("campaigns-download-report-latex", args=[name]) + query)
+        tex = client.get(reverse("reports-download-report-latex", args=[name]) + query)
         assert tex.status_code == 200, name
         assert latex_cells(tex.content.decode(), [len(row) for row in cells]) == cells, name
         compared += 1

@@ -97,8 +97,8 @@ def test_generated_pairs_default_to_generator_and_template(campaign):
 def test_the_page_shows_the_systems_section_and_the_figure(client, systems_campaign, researcher):
     client.force_login(researcher)
 
-    body = client.get(reverse("campaigns-show-report", args=["demo"]) + "?label=gold").content.decode()
-    figure = client.get(reverse("campaigns-show-report-figure", args=["systems", "png"]) + "?c=demo&label=gold")
+    body = client.get(reverse("reports-show-report", args=["demo"]) + "?label=gold").content.decode()
+    figure = client.get(reverse("reports-show-report-figure", args=["systems", "png"]) + "?c=demo&label=gold")
 
     assert "<h2>Systems</h2>" in body and "5 systems" in body
     assert "System-level correlation of each metric" in body and "Fewer than 4 systems" not in body
@@ -109,7 +109,7 @@ def test_the_page_says_when_too_few_systems_make_correlations_meaningless(client
     import_pairs(campaign, b"id,source,hypothesis,label,system\n1,A.,B.,1,x\n2,A.,C.,0,y\n", filename="f.csv")
     client.force_login(researcher)
 
-    body = client.get(reverse("campaigns-show-report", args=["demo"]) + "?label=gold").content.decode()
+    body = client.get(reverse("reports-show-report", args=["demo"]) + "?label=gold").content.decode()
 
     assert "Fewer than 4 systems" in body
 

@@ -158,7 +158,7 @@ def test_the_report_and_the_export_carry_paratag(scored_campaign, client, resear
     assert {"kappa", "span_f1", "word_accuracy"} <= set(versus.columns)
     assert versus["word_accuracy"].between(0, 1).all()
     client.force_login(researcher)
-    response = client.get(reverse("campaigns-export-pairs", args=[scored_campaign.slug]))
+    response = client.get(reverse("reports-export-pairs", args=[scored_campaign.slug]))
     page = pd.read_csv(io.StringIO(b"".join(response.streaming_content).decode()), comment="#")
     assert len(page) == 30 and page["paratag"].notna().all()
     assert page["paratag_details"].map(lambda text: "tags" in json.loads(text)).all()
@@ -215,8 +215,8 @@ def test_human_agreement_is_the_reports_overall_row(campaign):
 @pytest.mark.django_db
 def test_the_detector_panel_is_hidden_from_outsiders(client, campaign, outsider):
     client.force_login(outsider)
-    assert client.get(reverse("campaigns-show-detector", args=[campaign.slug])).status_code in (302, 404)
-    assert client.post(reverse("campaigns-train-detector", args=[campaign.slug])).status_code in (302, 404)
+    assert client.get(reverse("reports-show-detector", args=[campaign.slug])).status_code in (302, 404)
+    assert client.post(reverse("reports-train-detector", args=[campaign.slug])).status_code in (302, 404)
 
 
 @pytest.mark.django_db
@@ -230,13 +230,13 @@ def test_retraining_without_a_reachable_broker_says_so_on_the_panel(client, camp
     campaign.save()
     client.force_login(researcher)
     try:
-        response = client.post(reverse("campaigns-train-detector", args=[campaign.slug]), HTTP_HX_REQUEST="true")
+        response = client.post(reverse("reports-train-detector", args=[campaign.slug]), HTTP_HX_REQUEST="true")
     finally:
         celery_app.conf.broker_url = old
     assert response.status_code == 200
     assert "no worker reachable" in response.content.decode()
-    page = client.get(reverse("campaigns-show-campaign", args=[campaign.slug])).content.decode()
-    assert reverse("campaigns-show-detector", args=[campaign.slug]) in page
+    page = client.get(reverse("annotation-show-campaign", args=[campaign.slug])).content.decode()
+    assert reverse("reports-show-detector", args=[campaign.slug]) in page
 
 
 @pytest.mark.django_db
@@ -257,7 +257,7 @@ def test_the_retraining_task_leaves_its_refusal_where_the_panel_shows_it_and_run
         assert training_status(campaign.pk)["stage"] == "refused"
     assert detector_versions(tmp_path) == []
     client.force_login(researcher)
-    panel = client.get(reverse("campaigns-show-detector", args=[campaign.slug])).content.decode()
+    panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
     assert f"at least {MIN_TAGGED_PAIRS} tagged pairs" in panel and "Train the detector" in panel
 
 
@@ -265,8 +265,8 @@ def test_the_retraining_task_leaves_its_refusal_where_the_panel_shows_it_and_run
 def test_another_researchers_campaign_panel_is_not_found(client, campaign, django_user_model):
     other = django_user_model.objects.create_user("other", password="pw-other-123", is_staff=True)
     client.force_login(other)
-    assert client.get(reverse("campaigns-show-detector", args=[campaign.slug])).status_code == 404
-    assert client.post(reverse("campaigns-train-detector", args=[campaign.slug])).status_code == 404
+    assert client.get(reverse("reports-show-detector", args=[campaign.slug])).status_code == 404
+    assert client.post(reverse("reports-train-detector", args=[campaign.slug])).status_code == 404
 
 
 @pytest.mark.django_db
@@ -274,7 +274,7 @@ def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client,
     campaign = Campaign.objects.create(slug="tagged", name="Tagged", task_type="spans", created_by=researcher)
     manifest = the_manifest(in_detectors)
     client.force_login(researcher)
-    panel = client.get(reverse("campaigns-show-detector", args=[campaign.slug])).content.decode()
+    panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
     assert manifest["version"] in panel and f"{manifest['test']['span_f1']:.3f}" in panel
     assert "—" in panel  # no judges tagged the fixture: no human figure to show
     assert "Retrain the detector" in panel
@@ -282,7 +282,7 @@ def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client,
 
 def test_the_taggings_export_puts_the_detectors_tags_beside_the_judges(scored_campaign, client, researcher):
     client.force_login(researcher)
-    response = client.get(reverse("campaigns-export-taggings", args=[scored_campaign.slug]))
+    response = client.get(reverse("reports-export-taggings", args=[scored_campaign.slug]))
     lines = [json.loads(line) for line in response.content.decode().splitlines()]
     judged, predicted = [x for x in lines if not x["predicted"]], [x for x in lines if x["predicted"]]
     assert len(judged) == 10 and len(predicted) == 30  # two judges on five pairs; the detector on every pair

@@ -70,7 +70,7 @@ def test_export_pairs_spans_writes_the_file_and_the_page_serves_it(spans_campaig
     written = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["hypothesis_tags"] for line in written] == [[1, 0, 0, 1, 0]]
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-export-taggings", args=[spans_campaign.slug]))
+    page = client.get(reverse("reports-export-taggings", args=[spans_campaign.slug]))
     assert page.content.decode().splitlines() == out.read_text().splitlines()
     api = client.get(f"/api/campaigns/{spans_campaign.slug}/export/?kind=taggings")
     assert api.content == page.content

@@ -80,19 +80,19 @@ def test_report_out_writes_agreement_and_degree_matching_an_independent_computat
 
 def test_the_report_page_shows_the_span_section(tagged_campaign, client, researcher):
     client.force_login(researcher)
-    page = client.get(reverse("campaigns-show-report", args=[tagged_campaign.slug])).content.decode()
+    page = client.get(reverse("reports-show-report", args=[tagged_campaign.slug])).content.decode()
     assert "Span agreement (ParaTag)" in page
     assert "Degree of paraphrase (share of tagged words) by corpus" in page
     # Span tables download like every other table: CSV, CSV with notes and LaTeX.
-    csv_url = reverse("campaigns-download-report-table", args=["span_agreement"]) + f"?c={tagged_campaign.slug}"
+    csv_url = reverse("reports-download-report-table", args=["span_agreement"]) + f"?c={tagged_campaign.slug}"
     assert csv_url in page
     table = client.get(csv_url + "&label=human").content.decode()
     assert table.startswith("judge,n_judge_pairs,n_words,kappa,span_f1,word_accuracy")
-    tex = client.get(reverse("campaigns-download-report-latex", args=["span_agreement"]) + f"?c={tagged_campaign.slug}")
+    tex = client.get(reverse("reports-download-report-latex", args=["span_agreement"]) + f"?c={tagged_campaign.slug}")
     assert tex.status_code == 200 and "\\begin{tabular}" in tex.content.decode()
-    old_url = reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
+    old_url = reverse("reports-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
     assert client.get(old_url).content.decode() == table
-    assert client.get(reverse("campaigns-download-span-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
+    assert client.get(reverse("reports-download-span-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
 
 
 def test_a_pre_tagged_corpus_is_analysed_without_judges(campaign, tmp_path):
@@ -110,10 +110,10 @@ def test_a_pre_tagged_corpus_is_analysed_without_judges(campaign, tmp_path):
 
 def test_the_researcher_pages_of_a_tagged_campaign_open(tagged_campaign, client, researcher):
     client.force_login(researcher)
-    for name in ("campaigns-show-campaign", "campaigns-export-pairs", "campaigns-export-judgments"):
+    for name in ("annotation-show-campaign", "reports-export-pairs", "reports-export-judgments"):
         response = client.get(reverse(name, args=[tagged_campaign.slug]))
         assert response.status_code == 200, name
-    dashboard = client.get(reverse("campaigns-show-campaign", args=[tagged_campaign.slug]))
+    dashboard = client.get(reverse("annotation-show-campaign", args=[tagged_campaign.slug]))
     assert b"Download span taggings" in dashboard.content
 
 

@@ -49,7 +49,7 @@ def test_the_pairs_download_streams_the_same_csv_as_the_whole_export(client, res
     ids = list(judged.real_pairs.values_list("pk", flat=True))
     service.score_pairs("lev", ids)
     service.score_pairs("bleu", ids[:3])  # a metric missing for some pairs leaves empty cells
-    chunks, content = download(client, researcher, "campaigns-export-pairs", judged.slug)
+    chunks, content = download(client, researcher, "reports-export-pairs", judged.slug)
     frame, _signatures = pairs_with_scores(judged)
     assert content == whole_csv(frame)
     assert len(chunks) == 1 + 3  # the header, then 6 pairs in chunks of 2
@@ -57,7 +57,7 @@ def test_the_pairs_download_streams_the_same_csv_as_the_whole_export(client, res
 
 
 def test_the_judgments_download_streams_the_same_csv_as_the_whole_export(client, researcher, judged, tiny_chunks):
-    chunks, content = download(client, researcher, "campaigns-export-judgments", judged.slug)
+    chunks, content = download(client, researcher, "reports-export-judgments", judged.slug)
     frame = judgments_frame(judged)
     assert len(frame) > 4
     assert content == whole_csv(frame)
@@ -66,7 +66,7 @@ def test_the_judgments_download_streams_the_same_csv_as_the_whole_export(client,
 
 def test_outsiders_get_no_download(client, outsider, judged):
     client.force_login(outsider)
-    assert client.get(reverse("campaigns-export-pairs", args=[judged.slug])).status_code == 302
+    assert client.get(reverse("reports-export-pairs", args=[judged.slug])).status_code == 302
 
 
 def test_the_command_writes_the_same_csv_in_chunks(judged, tiny_chunks, tmp_path):

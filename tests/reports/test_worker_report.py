@@ -56,7 +56,7 @@ def test_the_page_shows_progress_then_the_report_the_worker_computed(
 ):
     settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 10
     client.force_login(researcher)
-    url = reverse("campaigns-show-report", args=[gold_campaign.slug]) + "?label=gold"
+    url = reverse("reports-show-report", args=[gold_campaign.slug]) + "?label=gold"
     first = get(client, url)
     assert "Computing the report" in first and "Table 3" not in first
     deadline = time.monotonic() + 120
@@ -73,7 +73,7 @@ def test_the_page_shows_progress_then_the_report_the_worker_computed(
 def test_a_small_report_is_computed_in_the_request(client, researcher, gold_campaign, settings):
     settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 100
     client.force_login(researcher)
-    body = get(client, reverse("campaigns-show-report", args=[gold_campaign.slug]) + "?label=gold")
+    body = get(client, reverse("reports-show-report", args=[gold_campaign.slug]) + "?label=gold")
     assert "Table 3" in body and "Computing the report" not in body
 
 
@@ -83,7 +83,7 @@ def test_an_unreachable_broker_means_the_request_computes_it(client, researcher,
     use_broker("redis://127.0.0.1:1/0")
     try:
         client.force_login(researcher)
-        body = get(client, reverse("campaigns-show-report", args=[gold_campaign.slug]) + "?label=gold")
+        body = get(client, reverse("reports-show-report", args=[gold_campaign.slug]) + "?label=gold")
     finally:
         use_broker(*old)
     assert "Table 3" in body

@@ -68,3 +68,9 @@ def test_it_never_scores_control_items(campaign):
     campaign.pairs.create(external_id="control-1", source="A.", hypothesis="A.", gold_label=1, is_control=True)
     assert service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True))) == 0
     assert not Score.objects.exists()
+
+
+def test_language_model_metrics_go_to_the_gpu_queue_in_small_batches(settings):
+    settings.PARASOL_SCORING_BATCH_SIZE, settings.PARASOL_CPU_SCORING_BATCH_SIZE = 3, 700
+    assert (service.queue_of("parapluie_direct"), service.batch_size("parapluie_direct")) == ("gpu", 3)
+    assert (service.queue_of("lev"), service.batch_size("lev")) == ("cpu", 700)

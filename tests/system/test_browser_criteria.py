@@ -69,6 +69,6 @@ def test_a_judge_rates_criteria_with_the_keyboard_and_the_report_shows_pems_tabl
 
     client = Client()
     client.force_login(researcher)
-    body = client.get(reverse("campaigns-show-report", args=["pem"])).content.decode()
+    body = client.get(reverse("reports-show-report", args=["pem"])).content.decode()
     for title in ("PEM Table 1", "PEM Table 2", "Krippendorff", "fit: SVR from the metric scores"):
         assert title in body

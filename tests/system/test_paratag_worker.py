@@ -81,6 +81,6 @@ def test_a_gpu_worker_scores_a_campaign_with_paratag_for_the_report_and_the_expo
     report = get_report([campaign], "gold").report
     assert "paratag" in report.tables["table1"].to_string()
     client.force_login(researcher)
-    export = client.get(reverse("campaigns-export-pairs", args=["tagged"]))
+    export = client.get(reverse("reports-export-pairs", args=["tagged"]))
     frame = pd.read_csv(io.StringIO(b"".join(export.streaming_content).decode()), comment="#")
     assert frame["paratag"].notna().all() and "paratag_details" in frame

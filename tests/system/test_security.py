@@ -118,11 +118,11 @@ def test_payloads_stay_text_on_every_researcher_page(live_server, page, research
     )
     pages = [
         reverse("campaigns-list-campaigns"),
-        reverse("campaigns-show-campaign", args=["hostile"]),
-        reverse("campaigns-edit-campaign", args=["hostile"]),
-        reverse("campaigns-show-report", args=["hostile"]),
-        reverse("campaigns-show-cross-report"),
-        reverse("campaigns-list-generations", args=["hostile"]),
+        reverse("annotation-show-campaign", args=["hostile"]),
+        reverse("annotation-edit-campaign", args=["hostile"]),
+        reverse("reports-show-report", args=["hostile"]),
+        reverse("reports-show-cross-report"),
+        reverse("generation-list-runs", args=["hostile"]),
         "/admin/campaigns/pair/",
         "/admin/campaigns/campaign/",
     ]
@@ -131,7 +131,7 @@ def test_payloads_stay_text_on_every_researcher_page(live_server, page, research
         assert response.status < 500, f"{path}: HTTP {response.status}"
         page.wait_for_load_state("networkidle")
         assert_inert(page, path)
-    page.goto(f"{live_server.url}{reverse('campaigns-show-campaign', args=['hostile'])}")
+    page.goto(f"{live_server.url}{reverse('annotation-show-campaign', args=['hostile'])}")
     expect(page.locator("body")).to_contain_text('About "><svg')
 
 
@@ -139,52 +139,52 @@ def test_payloads_stay_text_on_every_researcher_page(live_server, page, research
 
 # Every URL that takes a POST from a form, with the arguments to reach it.
 JUDGE_POSTS = [
-    ("annotation-welcome", {}),
-    ("annotation-english-level", {"token": True}),
-    ("annotation-guidelines", {"token": True}),
-    ("annotation-answer", {"token": True}),
-    ("annotation-questionnaire", {"token": True}),
-    ("annotation-adopt", {"token": True}),
+    ("annotation-show-welcome", {}),
+    ("annotation-ask-english-level", {"token": True}),
+    ("annotation-show-guidelines", {"token": True}),
+    ("annotation-record-answer", {"token": True}),
+    ("annotation-show-questionnaire", {"token": True}),
+    ("annotation-adopt-judge", {"token": True}),
 ]
 RESEARCHER_POSTS = [
     ("campaigns-create-campaign", {}),
-    ("campaigns-edit-campaign", {"slug": True}),
-    ("campaigns-upload-corpus", {"slug": True}),
+    ("annotation-edit-campaign", {"slug": True}),
+    ("annotation-upload-corpus", {"slug": True}),
     ("campaigns-toggle-open", {"slug": True}),
-    ("campaigns-toggle-judge-exclusion", {"slug": True, "judge_id": True}),
-    ("campaigns-create-generation", {"slug": True}),
-    ("campaigns-cancel-generation", {"slug": True, "pk": 1}),
-    ("campaigns-resume-generation", {"slug": True, "pk": 1}),
-    ("campaigns-create-template", {"slug": True}),
-    ("campaigns-preview-template", {"slug": True}),
-    ("campaigns-api-key", {}),
-    ("campaigns-trash", {}),
-    ("campaigns-train-detector", {"slug": True}),
+    ("annotation-toggle-judge-exclusion", {"slug": True, "judge_id": True}),
+    ("generation-create-run", {"slug": True}),
+    ("generation-cancel-run", {"slug": True, "pk": 1}),
+    ("generation-resume-run", {"slug": True, "pk": 1}),
+    ("generation-create-template", {"slug": True}),
+    ("generation-preview-template", {"slug": True}),
+    ("campaigns-show-api-key", {}),
+    ("campaigns-show-trash", {}),
+    ("reports-train-detector", {"slug": True}),
     ("logout", {}),
 ]
 ANONYMOUS_POSTS = [("login", {}), ("set_language", {})]
 # URL names that take no form POST (pages, downloads, the API and admin have their own checks below).
 GET_ONLY = {
     "annotation-show-item",
-    "annotation-thanks",
+    "annotation-show-thanks",
     "campaigns-list-campaigns",
-    "campaigns-show-campaign",
+    "annotation-show-campaign",
     "scoring-show-progress",
-    "campaigns-export-pairs",
-    "campaigns-export-signatures",
-    "campaigns-export-judgments",
-    "campaigns-export-taggings",
-    "campaigns-download-span-table",
-    "campaigns-list-generations",
-    "campaigns-show-generation",
-    "campaigns-edit-template",
-    "campaigns-show-report",
-    "campaigns-show-cross-report",
-    "campaigns-download-report-table",
-    "campaigns-download-report-latex",
-    "campaigns-download-report-html",
-    "campaigns-show-report-figure",
-    "campaigns-show-detector",
+    "reports-export-pairs",
+    "reports-export-signatures",
+    "reports-export-judgments",
+    "reports-export-taggings",
+    "reports-download-span-table",
+    "generation-list-runs",
+    "generation-show-run",
+    "generation-edit-template",
+    "reports-show-report",
+    "reports-show-cross-report",
+    "reports-download-report-table",
+    "reports-download-report-latex",
+    "reports-download-report-html",
+    "reports-show-report-figure",
+    "reports-show-detector",
     "api-schema",
 }
 
@@ -213,7 +213,7 @@ def test_a_post_without_a_csrf_token_is_refused(site, researcher, name, kwargs):
     client.cookies[f"parasol_judge_{campaign.pk}"] = judge.token
     url = _url(name, kwargs, campaign, judge)
     assert client.post(url, {"consent": "yes", "label": "same_meaning", "assignment": 1}).status_code == 403
-    if name == "campaigns-preview-template":
+    if name == "generation-preview-template":
         return  # its page loads a model's tokenizer: the 403 above is the check
     client.get(url)  # sets the CSRF cookie where the page has a form
     token = client.cookies.get("csrftoken")
@@ -236,6 +236,6 @@ def test_the_api_needs_a_csrf_token_with_session_login_and_none_with_a_token(res
 
 def test_every_url_is_covered_by_the_csrf_tests():
     names = {name for name in get_resolver().reverse_dict if isinstance(name, str)}
-    names = {name for name in names if not name.startswith(("campaign-", "generation-")) and name != "api-root"}
+    names = {name for name in names if not name.startswith(("api-campaign-", "api-generation-")) and name != "api-root"}
     covered = {name for name, _ in JUDGE_POSTS + RESEARCHER_POSTS + ANONYMOUS_POSTS} | GET_ONLY
     assert names - covered == set(), "a new URL: add it to the CSRF tests (as a form POST or as GET only)"

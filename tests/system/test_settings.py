@@ -1,5 +1,6 @@
 """Settings read from the environment: production checks, and loud failures on bad values."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -8,6 +9,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+HELPERS = {"env_str", "env_bool", "env_int", "env_list", "env_mapping"}
+# Settings whose names a library looks up (Django's own are found in global_settings).
+LIBRARY_PREFIXES = ("AXES_", "CELERY_", "REST_FRAMEWORK", "SPECTACULAR_")
 
 
 def run_manage(*args, **env):
@@ -67,3 +71,59 @@ def test_sqlite_gets_wal_a_busy_timeout_and_immediate_writes_however_it_is_confi
 def test_an_sqlite_url_must_name_a_file():
     result = run_manage("check", DJANGO_DEBUG="true", DATABASE_URL="sqlite://:memory:")
     assert result.returncode != 0 and "DATABASE_URL must name an SQLite file" in result.stderr
+
+
+SHOW_METRICS = "from django.conf import settings; print(','.join(settings.PARASOL_METRICS))"
+
+
+@pytest.mark.parametrize(
+    "env, expected",
+    [
+        (
+            {},
+            "lev,bleu,meteor,wer,bertscore,parascore,sbert,parapluie_direct,parapluie_indirect,"
+            "parapluie_fs_direct,ngram_f1,lm_fluency",
+        ),
+        ({"PARASOL_METRICS": "lev,pem"}, "lev,pem"),
+    ],
+)
+def test_parasol_metrics_defaults_to_the_registrys_metrics_but_the_opt_in_ones(env, expected):
+    result = run_manage("shell", "-c", SHOW_METRICS, DJANGO_DEBUG="true", **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == expected
+
+
+def variables_read(node):
+    return [
+        call.args[0].value
+        for call in ast.walk(node)
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in HELPERS
+    ]
+
+
+def module_settings(tree):
+    """(name, variables its value reads) for every upper-case name the settings module assigns outside functions."""
+    functions = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]
+    inside = {id(node) for function in functions for node in ast.walk(function)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and id(node) not in inside:
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id.isupper():
+                    yield target.id, variables_read(node.value)
+
+
+def test_each_setting_is_named_like_the_variable_it_reads_unless_a_library_owns_the_name():
+    from django.conf import global_settings
+
+    found = dict(module_settings(ast.parse((REPO / "parasol" / "settings.py").read_text(encoding="utf-8"))))
+    assert found["PARASOL_IMPORT_MAX_ROWS"] == ["PARASOL_IMPORT_MAX_ROWS"]
+    assert found["AXES_FAILURE_LIMIT"] == ["PARASOL_LOGIN_FAILURE_LIMIT"]
+    misnamed = {
+        name: variables
+        for name, variables in found.items()
+        if not (hasattr(global_settings, name) or name.startswith(LIBRARY_PREFIXES))
+        # Our own: read from the variable of its name, or derived and then not named like a variable.
+        and variables != [name]
+        and (variables or name.startswith("PARASOL_"))
+    }
+    assert misnamed == {}

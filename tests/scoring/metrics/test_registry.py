@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from scoring.metrics import HIGHER, LOWER, Metric, format_signature, get_metric, get_metric_class, metric_names
+from scoring.metrics.registry import CPU, GPU, METRICS, default_metrics, queue_of
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -27,6 +28,20 @@ EXPECTED = {
     "llm_checked": HIGHER,
     "paratag": HIGHER,
 }
+
+# The metrics that run a language model, scored by the `gpu` workers.
+ON_GPU = {
+    "parapluie_direct",
+    "parapluie_indirect",
+    "parapluie_fs_direct",
+    "lm_fluency",
+    "pem",
+    "llm_vote",
+    "llm_checked",
+    "paratag",
+}
+# Scored only when named in PARASOL_METRICS: the LLM oracles are slow, the others need a fitted model.
+OPT_IN = {"pivot_f1", "pem", "llm_vote", "llm_checked", "paratag"}
 
 
 def test_it_lists_the_papers_metrics_then_pems():
@@ -57,3 +72,13 @@ def test_importing_the_package_loads_neither_torch_nor_django():
 
 def test_signatures_format_as_one_line():
     assert format_signature({"metric": "lev", "version": "1"}) == "metric:lev|version:1"
+
+
+def test_the_metrics_that_run_a_language_model_go_to_the_gpu_queue():
+    assert {name for name in METRICS if queue_of(name) == GPU} == ON_GPU
+    assert {name for name in METRICS if queue_of(name) == CPU} == set(METRICS) - ON_GPU
+
+
+def test_every_metric_is_scored_by_default_but_the_opt_in_ones_in_registry_order():
+    assert {name for name, entry in METRICS.items() if entry.opt_in} == OPT_IN
+    assert default_metrics() == [name for name in EXPECTED if name not in OPT_IN]
