@@ -11,7 +11,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from annotation.scale import ANSWER_LABELS, ANSWERS, PARAPHRASE_OF_ANSWER
+from annotation.scale import ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis.vocabulary import label, metric_label
 from reports.figures import draw_figure, figure_specs
@@ -39,7 +39,7 @@ def _data_uri(png: bytes) -> str:
 def _protocol(campaign) -> list[tuple[str, str]]:
     """The settings a reader needs to repeat the judging protocol of `campaign`."""
     binary = {1: label("paraphrase"), 0: label("non_paraphrase")}
-    answers = ", ".join(f"{ANSWER_LABELS[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
+    answers = ", ".join(f"{ANSWER_TITLES[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
     return [
         ("Task", str(task_type_of(campaign).title)),
         ("Answers and their binary label", answers),

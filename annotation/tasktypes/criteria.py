@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
 from annotation.guidelines import criteria_examples
+from annotation.models import ControlKind
 from annotation.training import EXPECTED, explanation_of, parse_expected_ranges
 
 from .base import AnswerForm, ReportSection, TaskType
@@ -75,7 +76,7 @@ class Criteria(TaskType):
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
     stored_fields = ("values",)
     pair_columns = rating_columns()
-    control_kinds = ("identical",)
+    control_kinds = (ControlKind.IDENTICAL,)
     report_section = ReportSection(
         name="criteria",
         title=_("PEM's criteria: judges and metrics"),
@@ -138,7 +139,7 @@ class Criteria(TaskType):
     def judgment_fields(self, answer):
         return {"label": "", "values": answer}
 
-    def control_passed(self, label, values, expected):
+    def control_passed(self, answer, values, expected):
         # PEM's control: the expected ratings are fixed (criteria_scale), not the pair's gold label.
         return control_passed(values)
 

@@ -5,7 +5,7 @@ classes in the similarity scale, agreement statistics in `agreement`); this modu
 gathers them, so the report page, the LaTeX tables and the one-file report agree.
 """
 
-from annotation.scale import ANSWER_LABELS, BINARY_LABELS
+from annotation.scale import ANSWER_TITLES, PARAPHRASE_TITLES
 from reports.analysis.agreement import STATISTIC_LABELS
 from reports.analysis.common import ARROW
 from scoring.metrics.registry import label_of
@@ -130,7 +130,7 @@ COLUMN_LABELS = {
 }
 # Values a table may hold that are not names: shown in words, never as Python writes them.
 VALUE_LABELS = {True: "Yes", False: "No", None: "–"}
-LABELS = {**COLUMN_LABELS, **STATISTIC_LABELS, **BINARY_LABELS, **ANSWER_LABELS}
+LABELS = {**COLUMN_LABELS, **STATISTIC_LABELS, **PARAPHRASE_TITLES, **ANSWER_TITLES}
 
 
 def label(name) -> str:
