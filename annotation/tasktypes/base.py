@@ -139,9 +139,9 @@ class TaskType:
         """How an answer is stored: the `Judgment` fields to create with it."""
         raise NotImplementedError
 
-    def aggregate(self, judgments: pd.DataFrame, pair_ids) -> pd.DataFrame:
-        """The pair-level results: `pair_columns`, one row per pair of `pair_ids` (the index, in order).
+    def aggregate(self, judgments: pd.DataFrame, pair_pks) -> pd.DataFrame:
+        """The pair-level results: `pair_columns`, one row per pair of `pair_pks` (the index, in order).
 
-        `judgments` holds the counted judgments: `pair_id` and the `stored_fields`.
+        `judgments` holds the counted judgments: `pair_pk` (the pair's key) and the `stored_fields`.
         """
         raise NotImplementedError

@@ -78,14 +78,14 @@ class Similarity(TaskType):
             return str(error)
         return None
 
-    def aggregate(self, judgments, pair_ids):
+    def aggregate(self, judgments, pair_pks):
         """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
 
         `majority_label` is the answer (Don't know included) given most often; a tie
         for the top, or no judgment, leaves it empty. `paraphrase` is the binary
         majority of `annotation.scale` (Don't know casts no vote; a tie stays empty).
         """
-        counts = answer_counts(judgments).reindex(pd.Index(pair_ids), fill_value=0)
+        counts = answer_counts(judgments).reindex(pd.Index(pair_pks), fill_value=0)
         frame = pd.DataFrame(index=counts.index)
         frame["n_judgments"] = counts.sum(axis=1)
         for answer, column in COUNT_COLUMN_OF_ANSWER.items():
@@ -110,8 +110,8 @@ def answer_feedback_row(judgment):
 
 
 def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Judgments per pair (index `pair_id`) and answer (one int column per answer, in the protocol's order)."""
-    counts = pd.crosstab(judgments["pair_id"], judgments["label"]) if len(judgments) else pd.DataFrame()
+    """Judgments per pair (index `pair_pk`) and answer (one int column per answer, in the protocol's order)."""
+    counts = pd.crosstab(judgments["pair_pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
     return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
 
 
