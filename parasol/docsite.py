@@ -356,7 +356,7 @@ def metric_page(card, registry, gpu_metrics, opt_in):
         scored = "only when named in `PARASOL_METRICS`" if name in opt_in else "by default"
         queue = "gpu" if name in gpu_metrics else "cpu"
         rows.append(
-            f"| `{name}` | {entry.label} | {entry.direction} = closer | `{entry.path}` | `{queue}` | {scored} |"
+            f"| `{name}` | {entry.title} | {entry.direction} = closer | `{entry.path}` | `{queue}` | {scored} |"
         )
     return "\n".join(
         [

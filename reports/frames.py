@@ -20,7 +20,7 @@ from parasol.db import raw_rows
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from scoring.metrics.base import parse_signature
-from scoring.metrics.registry import METRICS, direction_of, label_of
+from scoring.metrics.registry import METRICS, direction_of, title_of
 from scoring.models import Score
 from scoring.service import latest_details, signature_groups, values_under
 
@@ -259,7 +259,7 @@ def metric_signatures(campaigns) -> tuple[dict[str, str], list[str]]:
         signatures[metric] = used["signature"]
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
-            notes.append(f"{label_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
+            notes.append(f"{title_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
     return signatures, notes
 
 

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import forget_logged_queries, raw_rows
-from scoring.metrics.registry import get_metric, label_of, metric_names
+from scoring.metrics.registry import get_metric, metric_names, title_of
 
 from .models import Score
 
@@ -221,5 +221,5 @@ def scoring_progress(campaign):
         scored = groups[metric][0]["n"] if metric in groups else 0
         # Nothing to score is not "done": 0 / 0 reads 0 %.
         percent = round(100 * scored / total) if total else 0
-        rows.append({"metric": metric, "title": label_of(metric), "scored": scored, "percent": percent})
+        rows.append({"metric": metric, "title": title_of(metric), "scored": scored, "percent": percent})
     return {"total": total, "metrics": rows}

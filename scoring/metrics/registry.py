@@ -16,7 +16,7 @@ LOWER = "lower"  # a lower score means closer (distances)
 class Entry:
     path: str  # module.Class, imported when the metric is first asked for
     direction: str  # HIGHER or LOWER
-    label: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
+    title: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
 
 
 METRICS = {
@@ -56,10 +56,10 @@ def direction_of(name) -> str:
     return _entry(name).direction
 
 
-def label_of(name) -> str:
+def title_of(name) -> str:
     """The metric's printed name; a name the registry does not know (an old score) is shown as it is."""
     entry = METRICS.get(name)
-    return entry.label if entry else str(name)
+    return entry.title if entry else str(name)
 
 
 def get_metric_class(name):
