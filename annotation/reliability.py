@@ -32,8 +32,8 @@ COLUMNS = [
 def _agreement_with_others(answers):
     """Per judge: share of binary answers equal to the majority of the other judges on the same pair."""
     binary = answers.dropna(subset=["paraphrase"])
-    totals = binary.groupby("pair")["paraphrase"].agg(["sum", "count"])
-    merged = binary.join(totals, on="pair")
+    totals = binary.groupby("pair_pk")["paraphrase"].agg(["sum", "count"])
+    merged = binary.join(totals, on="pair_pk")
     others_yes = merged["sum"] - merged["paraphrase"]
     others_n = merged["count"] - 1
     comparable = (others_n > 0) & (2 * others_yes != others_n)
@@ -57,7 +57,7 @@ def _reasons(row):
 
 
 def judge_reliability(answers):
-    """One row per judge from answers with columns judge, pair, answer, is_control, expected, response_ms.
+    """One row per judge from answers with columns judge, pair_pk, answer, is_control, expected, response_ms.
 
     An optional `passed` column says whether each control was passed (the task type's rule);
     without it, a control is passed when the binary answer equals `expected`.
@@ -96,7 +96,7 @@ def campaign_reliability(campaign):
         "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms", "values"
     )
     answers = pd.DataFrame(
-        list(rows), columns=["judge", "pair", "answer", "is_control", "expected", "response_ms", "values"]
+        list(rows), columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms", "values"]
     ).astype({"is_control": bool})
     # Whether each control was passed is the task type's rule (PEM's criteria check the ratings).
     task_type = task_type_of(campaign)
