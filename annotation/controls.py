@@ -22,7 +22,8 @@ from campaigns.importers import MetadataKeyCap
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from scoring.metrics.words import word_tokens
 
-from .models import PARAPHRASE_OF_LABEL, CampaignProtocol
+from .models import CampaignProtocol, ControlKind
+from .scale import PARAPHRASE_OF_ANSWER
 from .tasktypes.registry import task_type_of
 
 
@@ -89,11 +90,11 @@ def ensure_control_pairs(campaign, seed=None):
     controls = []
     for n, i in enumerate(chosen):
         source = pairs[i][0]
-        if kinds[n % len(kinds)] == "identical":
-            hypothesis, kind, expected = source, "identical", 1
+        if kinds[n % len(kinds)] == ControlKind.IDENTICAL:
+            hypothesis, kind, expected = source, ControlKind.IDENTICAL, 1
         else:
             other = rng.choice([j for j in range(len(pairs)) if pairs[j][0] != source] or [i])
-            hypothesis, kind, expected = pairs[other][1], "unrelated", 0
+            hypothesis, kind, expected = pairs[other][1], ControlKind.UNRELATED, 0
         controls.append(_control_pair(campaign, f"control-{n + 1}", source, hypothesis, expected, {"control": kind}))
     Pair.objects.bulk_create(controls, ignore_conflicts=True)
     return len(controls)
@@ -108,7 +109,7 @@ def add_control_pairs(campaign, rows):
         raise ValueError(f"control items need a label (the expected answer, 1 = paraphrase): none on {shown}")
     cap = MetadataKeyCap(campaign)
     for row in rows:
-        cap.add({**row.metadata, "control": "uploaded"}, row.location or "a row")
+        cap.add({**row.metadata, "control": ControlKind.UPLOADED}, row.location or "a row")
     with transaction.atomic():
         first = campaign.control_pairs.count() + 1
         Pair.objects.bulk_create(
@@ -118,7 +119,7 @@ def add_control_pairs(campaign, rows):
                 row.source,
                 row.hypothesis,
                 row.gold_label,
-                {**row.metadata, "control": "uploaded"},
+                {**row.metadata, "control": ControlKind.UPLOADED},
             )
             for i, row in enumerate(rows)
         )
@@ -134,9 +135,9 @@ def plan_control_positions(campaign, rng=random):
     return sorted(rng.sample(range(1, length), k))
 
 
-def passed(label, expected):
-    """A control is passed when the binary mapping of the answer equals the expected label."""
-    return PARAPHRASE_OF_LABEL[label] == expected
+def passed(answer, expected):
+    """A control is passed when the binary mapping of the answer equals the expected class."""
+    return PARAPHRASE_OF_ANSWER[answer] == expected
 
 
 def unigram_sentence(counts: Counter, length: int, rng) -> str:

@@ -6,7 +6,7 @@ import math
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -48,15 +48,24 @@ def returning_judge(campaign, token=None):
     return Judge.objects.filter(token=token, campaign=campaign).first()
 
 
+class Unavailable(models.TextChoices):
+    """Why a judge cannot (go on) answering; `annotation/unavailable.html` words each for the judge."""
+
+    CLOSED = "closed", "The campaign is closed"
+    FULL = "full", "The campaign has all the judges it wants"
+    EXHAUSTED = "exhausted", "Every pair has all the answers it needs"
+    BUSY = "busy", "Too many joins from one network in the last hour"
+
+
 def why_unavailable(campaign):
     """None when a new judge can start, else the reason shown to them."""
     if not campaign.is_open:
-        return "closed"
+        return Unavailable.CLOSED
     max_judges = protocol_of(campaign).max_judges
     if max_judges is not None and seated_judges(campaign).count() >= max_judges:
-        return "full"
+        return Unavailable.FULL
     if not assign.open_pairs(campaign).exists():
-        return "exhausted"
+        return Unavailable.EXHAUSTED
     return None
 
 

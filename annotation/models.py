@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
 
-from .scale import ANSWER_LABELS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from .scale import ANSWER_TITLES, PARAPHRASE_OF_ANSWER
 
 
 class EnglishLevel(models.TextChoices):
@@ -18,19 +18,22 @@ class EnglishLevel(models.TextChoices):
     NATIVE = "native", _("Native")
 
 
-class Label(models.TextChoices):
+class Answer(models.TextChoices):
     """The five answers, in the order the protocol shows them."""
 
-    VERY_DIFFERENT = "very_different", _(ANSWER_LABELS["very_different"])
-    SLIGHTLY_SIMILAR = "slightly_similar", _(ANSWER_LABELS["slightly_similar"])
-    MOSTLY_SIMILAR = "mostly_similar", _(ANSWER_LABELS["mostly_similar"])
-    SAME_MEANING = "same_meaning", _(ANSWER_LABELS["same_meaning"])
-    DONT_KNOW = "dont_know", _(ANSWER_LABELS["dont_know"])
+    VERY_DIFFERENT = "very_different", _(ANSWER_TITLES["very_different"])
+    SLIGHTLY_SIMILAR = "slightly_similar", _(ANSWER_TITLES["slightly_similar"])
+    MOSTLY_SIMILAR = "mostly_similar", _(ANSWER_TITLES["mostly_similar"])
+    SAME_MEANING = "same_meaning", _(ANSWER_TITLES["same_meaning"])
+    DONT_KNOW = "dont_know", _(ANSWER_TITLES["dont_know"])
 
 
-# The scale's facts live in `annotation.scale`; these views key them by the Label enum.
-PARAPHRASE_OF_LABEL = {Label(answer): vote for answer, vote in PARAPHRASE_OF_ANSWER.items()}
-ORDINAL_OF_LABEL = {Label(answer): rank for answer, rank in ORDINAL_OF_ANSWER.items()}
+class ControlKind(models.TextChoices):
+    """The hidden control items Parasol builds or takes (`Pair.metadata["control"]`; PEM's are in `criteria_scale`)."""
+
+    IDENTICAL = "identical", _("The source as its own hypothesis")
+    UNRELATED = "unrelated", _("Another pair's hypothesis")
+    UPLOADED = "uploaded", _("Uploaded by the researcher")
 
 
 def new_token():
@@ -142,9 +145,10 @@ class Judgment(models.Model):
     assignment = models.OneToOneField(Assignment, related_name="judgment", on_delete=models.CASCADE)
     judge = models.ForeignKey(Judge, related_name="judgments", on_delete=models.CASCADE)
     pair = models.ForeignKey(Pair, related_name="judgments", on_delete=models.CASCADE)
-    # The similarity scale's answer; blank for task types that answer otherwise.
-    label = models.CharField(max_length=20, choices=Label.choices, blank=True)
-    # Answers that are not one label (ratings per criterion, tagged word indexes), keyed by the task type.
+    # The similarity scale's `Answer` (the column keeps its first name, `label`, as the exports
+    # do); blank for task types that answer otherwise.
+    label = models.CharField(max_length=20, choices=Answer.choices, blank=True)
+    # Answers that are not one `Answer` (ratings per criterion, tagged word indexes), keyed by the task type.
     values = models.JSONField(default=dict, blank=True)
     is_training = models.BooleanField(default=False)
     response_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Display to answer, in ms.")
@@ -161,4 +165,4 @@ class Judgment(models.Model):
 
     @property
     def paraphrase(self):
-        return PARAPHRASE_OF_LABEL[self.label]
+        return PARAPHRASE_OF_ANSWER[self.label]

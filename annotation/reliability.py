@@ -6,7 +6,8 @@ testable alone; `campaign_reliability` loads that frame for one campaign.
 
 import pandas as pd
 
-from .models import PARAPHRASE_OF_LABEL, Judge, Judgment
+from .models import Answer, Judge, Judgment
+from .scale import PARAPHRASE_OF_ANSWER
 from .tasktypes.registry import task_type_of
 
 # A judge is flagged when one of these holds (with enough answers to tell).
@@ -31,8 +32,8 @@ COLUMNS = [
 def _agreement_with_others(answers):
     """Per judge: share of binary answers equal to the majority of the other judges on the same pair."""
     binary = answers.dropna(subset=["paraphrase"])
-    totals = binary.groupby("pair")["paraphrase"].agg(["sum", "count"])
-    merged = binary.join(totals, on="pair")
+    totals = binary.groupby("pair_pk")["paraphrase"].agg(["sum", "count"])
+    merged = binary.join(totals, on="pair_pk")
     others_yes = merged["sum"] - merged["paraphrase"]
     others_n = merged["count"] - 1
     comparable = (others_n > 0) & (2 * others_yes != others_n)
@@ -56,21 +57,21 @@ def _reasons(row):
 
 
 def judge_reliability(answers):
-    """One row per judge from answers with columns judge, pair, label, is_control, expected, response_ms.
+    """One row per judge from answers with columns judge, pair_pk, answer, is_control, expected, response_ms.
 
     An optional `passed` column says whether each control was passed (the task type's rule);
     without it, a control is passed when the binary answer equals `expected`.
     """
     if answers.empty:
         return pd.DataFrame(columns=COLUMNS)
-    answers = answers.assign(paraphrase=answers["label"].map(PARAPHRASE_OF_LABEL))
+    answers = answers.assign(paraphrase=answers["answer"].map(PARAPHRASE_OF_ANSWER))
     controls = answers[answers["is_control"]]
     real = answers[~answers["is_control"]]
     by_judge = answers.groupby("judge")
     table = pd.DataFrame(
         {
             "n_answers": by_judge.size(),
-            "dont_know_rate": by_judge["label"].apply(lambda labels: (labels == "dont_know").mean()),
+            "dont_know_rate": by_judge["answer"].apply(lambda given: (given == Answer.DONT_KNOW).mean()),
             "median_response_ms": by_judge["response_ms"].median(),
             "n_controls": controls.groupby("judge").size(),
             "control_pass_rate": _control_results(controls).groupby(controls["judge"]).mean(),
@@ -95,14 +96,14 @@ def campaign_reliability(campaign):
         "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms", "values"
     )
     answers = pd.DataFrame(
-        list(rows), columns=["judge", "pair", "label", "is_control", "expected", "response_ms", "values"]
+        list(rows), columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms", "values"]
     ).astype({"is_control": bool})
     # Whether each control was passed is the task type's rule (PEM's criteria check the ratings).
     task_type = task_type_of(campaign)
     answers["passed"] = [
-        bool(control) and task_type.control_passed(label, values, expected)
-        for control, label, values, expected in zip(
-            answers["is_control"], answers["label"], answers["values"], answers["expected"]
+        bool(control) and task_type.control_passed(answer, values, expected)
+        for control, answer, values, expected in zip(
+            answers["is_control"], answers["answer"], answers["values"], answers["expected"]
         )
     ]
     answers = answers.drop(columns="values")

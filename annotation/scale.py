@@ -1,7 +1,7 @@
 """The 5-way similarity scale's facts, in one place and free of Django.
 
-The answer order, the paper's mapping to the binary label, the 4-point ordinal used for
-rank correlations and the majority rule that turns votes into a pair's label. The Django
+The answer order, the paper's mapping to the binary class (paraphrase or not), the 4-point
+ordinal used for rank correlations and the majority rule that turns votes into a pair's class. The Django
 models, the exports and the pure analysis package all read them from here.
 """
 
@@ -17,8 +17,8 @@ def gettext_noop(text):
     return text
 
 
-# The answers as the judge and the report's reader see them (the judge page translates them).
-ANSWER_LABELS = {
+# The answers' titles, as the judge and the report's reader see them (the judge page translates them).
+ANSWER_TITLES = {
     "very_different": gettext_noop("Very different"),
     "slightly_similar": gettext_noop("Slightly similar"),
     "mostly_similar": gettext_noop("Mostly similar"),
@@ -26,11 +26,11 @@ ANSWER_LABELS = {
     "dont_know": gettext_noop("Don't know"),
 }
 
-# The binary label's two classes, as tables name them.
+# The binary class's two values, as tables name them (one spelling: "non_paraphrase"), and their titles.
 PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
-BINARY_LABELS = {PARAPHRASE: "Paraphrase", NON_PARAPHRASE: "Non-paraphrase"}
+PARAPHRASE_TITLES = {PARAPHRASE: "Paraphrase", NON_PARAPHRASE: "Non-paraphrase"}
 
-# The paper's mapping to the binary label; Don't know is indeterminate (None).
+# The paper's mapping to the binary class; Don't know is indeterminate (None).
 PARAPHRASE_OF_ANSWER = {
     "very_different": 0,
     "slightly_similar": 0,
@@ -51,7 +51,7 @@ ORDINAL_OF_ANSWER = {
 
 def majority_paraphrase(paraphrase_votes: pd.Series, non_paraphrase_votes: pd.Series) -> pd.Series:
     """The binary majority per pair (Int64): Don't know casts no vote, a tie (or no vote) stays empty."""
-    label = pd.Series(pd.NA, index=paraphrase_votes.index, dtype="Int64")
-    label[paraphrase_votes > non_paraphrase_votes] = 1
-    label[non_paraphrase_votes > paraphrase_votes] = 0
-    return label
+    paraphrase = pd.Series(pd.NA, index=paraphrase_votes.index, dtype="Int64")
+    paraphrase[paraphrase_votes > non_paraphrase_votes] = 1
+    paraphrase[non_paraphrase_votes > paraphrase_votes] = 0
+    return paraphrase

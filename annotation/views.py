@@ -119,10 +119,17 @@ def welcome(request, slug):
             return render(request, "annotation/welcome.html", context | {"consent_missing": True})
         key = joining.join_key(request)
         if joining.joins_exceeded(campaign, key):
-            return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "busy"}, status=429)
+            return render(
+                request,
+                "annotation/unavailable.html",
+                {"campaign": campaign, "reason": joining.Unavailable.BUSY},
+                status=429,
+            )
         judge = joining.join(campaign, key=key, crowd=crowd)
         if judge is None:
-            return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": "exhausted"})
+            return render(
+                request, "annotation/unavailable.html", {"campaign": campaign, "reason": joining.Unavailable.EXHAUSTED}
+            )
         return _remember_judge(redirect("annotation-ask-english-level", slug, Judge.path_token), judge)
     return render(request, "annotation/welcome.html", context)
 
@@ -187,7 +194,9 @@ def _item_context(judge, current):
 
 
 def _closed(request, judge):
-    return render(request, "annotation/unavailable.html", {"campaign": judge.campaign, "reason": "closed"})
+    return render(
+        request, "annotation/unavailable.html", {"campaign": judge.campaign, "reason": joining.Unavailable.CLOSED}
+    )
 
 
 @page_methods

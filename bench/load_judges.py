@@ -398,13 +398,13 @@ def _replay_least_loaded(campaign):
     seen = defaultdict(set)
     violations = []
     rows = Assignment.objects.filter(judge__campaign=campaign).order_by("pk").values_list("judge_id", "pair_id")
-    for judge_id, pair_id in rows:
-        if pair_id in load:
+    for judge_id, pair_pk in rows:
+        if pair_pk in load:
             open_loads = [n for pk, n in load.items() if n < campaign.overlap_target and pk not in seen[judge_id]]
-            if load[pair_id] >= campaign.overlap_target or load[pair_id] != min(open_loads):
-                violations.append(f"pair {pair_id} taken at load {load[pair_id]}, lowest open {min(open_loads)}")
-            load[pair_id] += 1
-        seen[judge_id].add(pair_id)
+            if load[pair_pk] >= campaign.overlap_target or load[pair_pk] != min(open_loads):
+                violations.append(f"pair {pair_pk} taken at load {load[pair_pk]}, lowest open {min(open_loads)}")
+            load[pair_pk] += 1
+        seen[judge_id].add(pair_pk)
     return violations, load
 
 

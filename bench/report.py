@@ -137,7 +137,7 @@ def time_database(pairs, judgments):
             Assignment(judge=judges[row.judge], pair_id=pk_of[row.pair_id], position=position, top="source")
         )
     Assignment.objects.bulk_create(assignments, batch_size=5000)
-    label_of = dict(zip(zip(judgments["judge"], judgments["pair_id"]), judgments["label"]))
+    answer_of = dict(zip(zip(judgments["judge"], judgments["pair_id"]), judgments["label"]))
     reverse_pk = {pk: pid for pid, pk in pk_of.items()}
     name_of = {judge.pk: name for name, judge in judges.items()}
     Judgment.objects.bulk_create(
@@ -146,7 +146,7 @@ def time_database(pairs, judgments):
                 assignment=a,
                 judge_id=a.judge_id,
                 pair_id=a.pair_id,
-                label=label_of[(name_of[a.judge_id], reverse_pk[a.pair_id])],
+                label=answer_of[(name_of[a.judge_id], reverse_pk[a.pair_id])],
             )
             for a in Assignment.objects.filter(judge__campaign=campaign)
         ),

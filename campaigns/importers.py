@@ -190,7 +190,7 @@ def import_rows(campaign, rows, *, corpus="") -> ImportResult:
 
 def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
     """Insert rows chunk by chunk in one transaction: any error, even on the last row, rolls all back."""
-    count, corpora, pair_ids = 0, set(), []
+    count, corpora, pair_pks = 0, set(), []
     try:
         with transaction.atomic():
             ids = _IdAllocator(campaign)
@@ -198,10 +198,10 @@ def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
                 created = Pair.objects.bulk_create([ids.pair_of(row) for row in chunk], batch_size=IMPORT_CHUNK_ROWS)
                 ids.chunk_stored()
                 forget_logged_queries()
-                pair_ids += [pair.pk for pair in created]
+                pair_pks += [pair.pk for pair in created]
                 count += len(chunk)
                 corpora.update(row.corpus for row in chunk)
-            pairs_created.send(sender=Pair, campaign=campaign, pair_ids=pair_ids)
+            pairs_created.send(sender=Pair, campaign=campaign, pair_pks=pair_pks)
     except IntegrityError:
         # Only a concurrent import into the same campaign can get here: ids were checked above.
         raise CorpusImportError(

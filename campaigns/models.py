@@ -274,12 +274,12 @@ class Campaign(models.Model):
                 corpus="training",
                 source=source,
                 hypothesis=hypothesis,
-                gold_label=label,
+                gold_label=paraphrase,
                 gold_tags=tags,
                 metadata=metadata,
                 training_position=position,
             )
-            for position, (source, hypothesis, label, tags, metadata) in enumerate(rows, start=1)
+            for position, (source, hypothesis, paraphrase, tags, metadata) in enumerate(rows, start=1)
         )
 
 

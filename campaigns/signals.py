@@ -3,6 +3,6 @@
 from django.dispatch import Signal
 
 # Sent inside the transaction that created the pairs, with `campaign` and
-# `pair_ids`; receivers that start background work should defer it with
+# `pair_pks`; receivers that start background work should defer it with
 # transaction.on_commit so it never sees uncommitted rows.
 pairs_created = Signal()

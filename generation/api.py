@@ -82,7 +82,7 @@ class GenerationRunSerializer(serializers.ModelSerializer):
 
 class GenerationOutputSerializer(serializers.ModelSerializer):
     source = serializers.CharField(source="source.text")
-    source_id = serializers.CharField(source="source.source_id")
+    source_id = serializers.CharField(source="source.public_id")
     pair_id = serializers.CharField(source="pair.external_id", default=None)
 
     class Meta:

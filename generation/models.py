@@ -234,7 +234,7 @@ class GenerationRun(models.Model):
     # Batches
 
     def missing_source_batches(self):
-        """Lists of source ids, ``batch_size`` at a time, for sources lacking some output."""
+        """Lists of source keys (pk), ``batch_size`` at a time, for sources lacking some output."""
         per_source = len(self.templates) * self.candidates
         complete = (
             self.outputs.values("source_id")
@@ -255,7 +255,7 @@ class GenerationRun(models.Model):
                 break
         self.finish_if_complete()
 
-    def generate_batch(self, source_ids):
+    def generate_batch(self, source_pks):
         """Generate the outputs these sources still lack; returns how many were stored."""
         self._move([self.Status.QUEUED], status=self.Status.RUNNING, started_at=timezone.now())
         if self.status != self.Status.RUNNING:
@@ -266,7 +266,7 @@ class GenerationRun(models.Model):
                 self.refresh_from_db(fields=["status"])
                 if self.status != self.Status.RUNNING:
                     break  # cancelled between batches
-                stored += self._generate_template_batch(name, source_ids)
+                stored += self._generate_template_batch(name, source_pks)
         except GenerationError as error:
             self.fail(str(error))
         except OperationalError:
@@ -283,12 +283,12 @@ class GenerationRun(models.Model):
         self.finish_if_complete()
         return stored
 
-    def _generate_template_batch(self, name, source_ids):
+    def _generate_template_batch(self, name, source_pks):
         template = ChatTemplate.from_dict(name, self.prompts[name])
-        have = set(self.outputs.filter(template=name, source_id__in=source_ids).values_list("source_id", "candidate"))
+        have = set(self.outputs.filter(template=name, source_id__in=source_pks).values_list("source_id", "candidate"))
         todo = [
             source
-            for source in self.sources.filter(pk__in=source_ids).order_by("position")
+            for source in self.sources.filter(pk__in=source_pks).order_by("position")
             if any((source.pk, c) not in have for c in range(self.candidates))
         ]
         if not todo:
@@ -299,8 +299,8 @@ class GenerationRun(models.Model):
         candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
         # Judges should not see the same pair twice: an output equal to one already accepted is a duplicate.
         seen = {
-            (source_id, comparable(text))
-            for source_id, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
+            (source_pk, comparable(text))
+            for source_pk, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
         }
         outputs = []
         for source, results in zip(todo, candidates):
@@ -383,7 +383,8 @@ class GenerationSource(models.Model):
         return self.text
 
     @property
-    def source_id(self):
+    def public_id(self):
+        """The id the outputs' pairs carry (`metadata["source_id"]`): its external id, else `s<position>`."""
         return self.external_id or f"s{self.position}"
 
 
@@ -433,7 +434,7 @@ class GenerationOutput(models.Model):
                 "candidate": self.candidate,
                 "raw_output": self.raw_output,
                 "generation_run": run.pk,
-                "source_id": self.source.source_id,
+                "source_id": self.source.public_id,
             },
         }
 

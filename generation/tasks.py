@@ -19,12 +19,12 @@ logger = logging.getLogger(__name__)
     retry_backoff_max=300,
     max_retries=5,
 )
-def generate_batch(run_id, source_ids):
+def generate_batch(run_id, source_pks):
     """Generate what these sources still lack; a cancelled, finished or deleted run is skipped."""
     run = GenerationRun.objects.filter(pk=run_id).first()
     if run is None:
         return 0
-    return run.generate_batch(source_ids)
+    return run.generate_batch(source_pks)
 
 
 def queue_run(run, *, strict=False):

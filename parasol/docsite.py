@@ -355,7 +355,7 @@ def metric_page(card, registry):
         entry = registry[name]
         scored = "only when named in `PARASOL_METRICS`" if entry.opt_in else "by default"
         rows.append(
-            f"| `{name}` | {entry.label} | {entry.direction} = closer | `{entry.path}` | `{entry.queue}` | {scored} |"
+            f"| `{name}` | {entry.title} | {entry.direction} = closer | `{entry.path}` | `{entry.queue}` | {scored} |"
         )
     return "\n".join(
         [

@@ -43,7 +43,7 @@ def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
 def _criteria_tables(campaigns):
     frames = load_frames(campaigns, fields=("values",))
     pairs = frames.pairs.assign(system=frames.pairs["system"].replace("", NO_SYSTEM))
-    judgments = frames.judgments.join(ratings_frame(frames.judgments).drop(columns="pair_id"))
+    judgments = frames.judgments.join(ratings_frame(frames.judgments))
     metrics = [m for m in frames.directions if m in pairs and pairs[m].notna().any()]
     for metric in metrics:
         pairs[metric] = pd.to_numeric(pairs[metric], errors="coerce").astype(float)

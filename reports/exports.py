@@ -73,7 +73,7 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
     task_type = task_type_of(campaign)
     answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields, pk_range=pk_range)
     # Pair-level results in the order of the pairs, on the same positional index.
-    results = task_type.aggregate(answers.rename(columns={"pair_pk": "pair_id"}), pairs["pk"]).reset_index(drop=True)
+    results = task_type.aggregate(answers, pairs["pk"]).reset_index(drop=True)
     frame = pd.concat([pairs.rename(columns={"external_id": "pair_id"}), results], axis=1)
     frame = frame[[*PAIR_ID_COLUMNS, *task_type.pair_columns]]
     for block in extra:

@@ -22,7 +22,7 @@ from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
 from scoring.metrics.base import parse_signature
-from scoring.metrics.registry import METRICS, direction_of, label_of
+from scoring.metrics.registry import METRICS, direction_of, title_of
 from scoring.models import Score
 from scoring.service import latest_details, signature_groups, signature_groups_in, values_in, values_under
 
@@ -265,7 +265,7 @@ def _signatures_and_notes(groups):
         signatures[metric] = used["signature"]
         if others:
             ignored = "; ".join(f"{g['signature']} ({g['n']} scores)" for g in others)
-            notes.append(f"{label_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
+            notes.append(f"{title_of(metric)}: using the most recent signature {used['signature']}; ignored {ignored}.")
     return signatures, notes
 
 

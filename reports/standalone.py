@@ -11,9 +11,9 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from annotation.scale import ANSWER_LABELS, ANSWERS, PARAPHRASE_OF_ANSWER
+from annotation.scale import ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
-from reports.analysis.vocabulary import label, metric_label
+from reports.analysis.vocabulary import metric_title, title_for
 from reports.figures import draw_figure, figure_specs
 from reports.sections import notes_for, sections_of, systems_summary, task_of, with_task_tables
 from scoring.metrics.registry import METRICS
@@ -38,8 +38,8 @@ def _data_uri(png: bytes) -> str:
 
 def _protocol(campaign) -> list[tuple[str, str]]:
     """The settings a reader needs to repeat the judging protocol of `campaign`."""
-    binary = {1: label("paraphrase"), 0: label("non_paraphrase")}
-    answers = ", ".join(f"{ANSWER_LABELS[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
+    binary = {1: title_for("paraphrase"), 0: title_for("non_paraphrase")}
+    answers = ", ".join(f"{ANSWER_TITLES[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
     return [
         ("Task", str(task_type_of(campaign).title)),
         ("Answers and their binary label", answers),
@@ -55,7 +55,7 @@ def _protocol(campaign) -> list[tuple[str, str]]:
 def _signatures(report, signatures) -> list[dict]:
     return [
         {
-            "label": metric_label(metric, report.directions.get(metric)),
+            "title": metric_title(metric, report.directions.get(metric)),
             "name": metric,
             "direction": report.directions.get(metric, ""),
             "registered": metric in METRICS,
@@ -77,7 +77,7 @@ def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
         "campaigns": campaigns,
         "report": report,
         "notes": notes_for(report, task_of(campaigns)),
-        "label_source": label(report.settings.label_source),
+        "label_source": title_for(report.settings.label_source),
         "styles": _styles(),
         "sections": sections_of(report, task=task_of(campaigns)),
         # The systems figure is among `figures`, at the end of the page.

@@ -18,7 +18,7 @@ from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import csv_comments, latex
-from reports.analysis.vocabulary import label, metric_label
+from reports.analysis.vocabulary import metric_title, title_for
 from reports.cache import figure_bytes
 from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 from reports.figures import figure_specs
@@ -103,7 +103,7 @@ def _switch_urls(campaigns, page_url):
     """(source, its name, URL, whether it has labels) for the label-source buttons."""
     available = label_sources_with_labels(campaigns)
     return [
-        (source, label(source), f"{page_url}?{_query(campaigns, source)}", available[source])
+        (source, title_for(source), f"{page_url}?{_query(campaigns, source)}", available[source])
         for source in LABEL_SOURCES
     ]
 
@@ -112,7 +112,7 @@ def _scored(cached):
     """Each metric the report asked for: its printed name, pairs scored and the signature used."""
     report = cached.report
     return [
-        {"label": metric_label(m, report.directions.get(m)), "n": n, "signature": cached.signatures.get(m, "")}
+        {"title": metric_title(m, report.directions.get(m)), "n": n, "signature": cached.signatures.get(m, "")}
         for m, n in report.summary["n_scored"].items()
     ]
 
@@ -131,7 +131,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "campaigns": campaigns,
         "campaign": campaigns[0] if len(campaigns) == 1 else None,
         "label_source": label_source,
-        "label_source_name": label(label_source),
+        "label_source_name": title_for(label_source),
         "label_sources": LABEL_SOURCES,
         # Campaigns compared in one report share a task type (today all are `similarity`).
         "report_section": task_type_of(campaigns[0]).report_section,

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import forget_logged_queries, raw_rows
-from scoring.metrics.registry import GPU, get_metric, label_of, metric_names, queue_of
+from scoring.metrics.registry import GPU, get_metric, metric_names, queue_of, title_of
 
 from .models import Score
 
@@ -44,7 +44,7 @@ def batch_size(metric):
     return settings.PARASOL_CPU_SCORING_BATCH_SIZE
 
 
-def pairs_missing(metric, signature, pair_ids=None, campaign=None):
+def pairs_missing(metric, signature, pair_pks=None, campaign=None):
     """Pairs without a score for this metric and signature.
 
     Training pairs and judge checks are never scored; PEM's fixed-score controls are, as the
@@ -54,19 +54,19 @@ def pairs_missing(metric, signature, pair_ids=None, campaign=None):
     index per pair considered, so a batch costs the same however many scores exist.
     """
     pairs = Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
-    if pair_ids is not None:
-        pairs = pairs.filter(pk__in=pair_ids)
+    if pair_pks is not None:
+        pairs = pairs.filter(pk__in=pair_pks)
     if campaign is not None:
         pairs = pairs.filter(campaign=campaign)
     scored = Score.objects.filter(pair_id=OuterRef("pk"), metric=metric, signature=signature)
     return pairs.filter(~Exists(scored))
 
 
-def score_pairs(metric, pair_ids):
+def score_pairs(metric, pair_pks):
     """Score the given pairs that still lack this metric's current score; returns how many were stored."""
     metric_scorer = scorer(metric)
     signature = metric_scorer.signature_string()
-    todo = list(pairs_missing(metric, signature, pair_ids).order_by("pk").values_list("pk", "source", "hypothesis"))
+    todo = list(pairs_missing(metric, signature, pair_pks).order_by("pk").values_list("pk", "source", "hypothesis"))
     return _score_and_store(metric_scorer, metric, signature, todo)
 
 
@@ -81,7 +81,7 @@ def _score_and_store(metric_scorer, metric, signature, rows):
     return len(rows)
 
 
-def store_scores(metric, signature, pair_ids, values, details=None):
+def store_scores(metric, signature, pair_pks, values, details=None):
     """Insert the scores in one transaction, skipping (pair, metric, signature) rows that already exist.
 
     Plain tuples through one prepared INSERT (executemany) rather than model
@@ -95,10 +95,10 @@ def store_scores(metric, signature, pair_ids, values, details=None):
         field = Score._meta.get_field("details")
         details = [field.get_db_prep_save(detail, connection) for detail in details]
     else:
-        details = [None] * len(pair_ids)
+        details = [None] * len(pair_pks)
     rows = [
-        (pair_id, metric, signature, float(value), detail, created_at)
-        for pair_id, value, detail in zip(pair_ids, values, details)
+        (pair_pk, metric, signature, float(value), detail, created_at)
+        for pair_pk, value, detail in zip(pair_pks, values, details)
     ]
     sql = (
         f"INSERT INTO {table} (pair_id, metric, signature, value, details, created_at) "
@@ -125,17 +125,17 @@ def batches(ids, size):
     return [ids[i : i + size] for i in range(0, len(ids), size)]
 
 
-def missing_pair_ids(metric, campaign_id=None):
+def missing_pair_pks(metric, campaign_id=None):
     """This metric's current signature and the pairs (optionally of one campaign) that lack a score with it."""
     signature = scorer(metric).signature_string()
     campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
     return signature, list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
 
 
-def score_inline(pair_ids, metrics, progress=None):
+def score_inline(pair_pks, metrics, progress=None):
     """Score in this process, batch by batch (commands and tests without a worker)."""
     for metric in metrics:
-        for batch in batches(pair_ids, batch_size(metric)):
+        for batch in batches(pair_pks, batch_size(metric)):
             score_pairs(metric, batch)
             forget_logged_queries()
             if progress:
@@ -268,5 +268,5 @@ def scoring_progress(campaign):
         scored = groups[metric][0]["n"] if metric in groups else 0
         # Nothing to score is not "done": 0 / 0 reads 0 %.
         percent = round(100 * scored / total) if total else 0
-        rows.append({"metric": metric, "title": label_of(metric), "scored": scored, "percent": percent})
+        rows.append({"metric": metric, "title": title_of(metric), "scored": scored, "percent": percent})
     return {"total": total, "metrics": rows}

@@ -20,15 +20,15 @@ logger = logging.getLogger(__name__)
     retry_backoff_max=300,
     max_retries=5,
 )
-def score_batch(metric, pair_ids):
+def score_batch(metric, pair_pks):
     """Score one batch of pairs; pairs already scored or deleted are skipped."""
-    return service.score_pairs(metric, pair_ids)
+    return service.score_pairs(metric, pair_pks)
 
 
 @shared_task(acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def sweep_metric(metric, campaign_id=None):
     """Queue batches for every pair missing this metric's current score; returns the signature in use."""
-    signature, missing = service.missing_pair_ids(metric, campaign_id)
+    signature, missing = service.missing_pair_pks(metric, campaign_id)
     if missing:
         queue_scoring(missing, metrics=[metric])
     return signature
@@ -40,7 +40,7 @@ def sweep_all():
     queue_sweep()
 
 
-def queue_scoring(pair_ids, metrics=None):
+def queue_scoring(pair_pks, metrics=None):
     """Queue one task per batch per metric once the current transaction commits.
 
     A broker outage must not lose the pairs or fail the request that created
@@ -50,7 +50,7 @@ def queue_scoring(pair_ids, metrics=None):
 
     def send():
         for metric in metrics:
-            for batch in service.batches(pair_ids, service.batch_size(metric)):
+            for batch in service.batches(pair_pks, service.batch_size(metric)):
                 try:
                     score_batch.apply_async(args=[metric, batch], queue=service.queue_of(metric), retry=False)
                 except Exception as error:  # the broker is down or unreachable

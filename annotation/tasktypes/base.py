@@ -10,6 +10,8 @@ from dataclasses import dataclass
 import pandas as pd
 from django import forms
 
+from annotation.models import ControlKind
+
 
 @dataclass(frozen=True)
 class ReportSection:
@@ -81,8 +83,8 @@ class TaskType:
     # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
     guidelines_template = "annotation/_guidelines_content.html"
     # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
-    # hypothesis ("identical") and another pair's hypothesis ("unrelated").
-    control_kinds = ("identical", "unrelated")
+    # hypothesis and another pair's hypothesis.
+    control_kinds = (ControlKind.IDENTICAL, ControlKind.UNRELATED)
 
     def guideline_examples(self) -> list:
         """The worked examples `guidelines_template` shows."""
@@ -90,11 +92,11 @@ class TaskType:
 
         return guideline_examples()
 
-    def control_passed(self, label, values, expected) -> bool:
-        """Whether an answer (stored `label` and `values`) to a control item matches its expected answer."""
+    def control_passed(self, answer, values, expected) -> bool:
+        """Whether an answer (the stored `Answer` and `values`) to a control item matches its expected class."""
         from annotation.controls import passed
 
-        return label is not None and label != "" and passed(label, expected)
+        return answer is not None and answer != "" and passed(answer, expected)
 
     # Whether the item shows the two sentences above the answer controls (a type whose
     # controls are the words themselves shows them once, in its own partial).
@@ -137,9 +139,9 @@ class TaskType:
         """How an answer is stored: the `Judgment` fields to create with it."""
         raise NotImplementedError
 
-    def aggregate(self, judgments: pd.DataFrame, pair_ids) -> pd.DataFrame:
-        """The pair-level results: `pair_columns`, one row per pair of `pair_ids` (the index, in order).
+    def aggregate(self, judgments: pd.DataFrame, pair_pks) -> pd.DataFrame:
+        """The pair-level results: `pair_columns`, one row per pair of `pair_pks` (the index, in order).
 
-        `judgments` holds the counted judgments: `pair_id` and the `stored_fields`.
+        `judgments` holds the counted judgments: `pair_pk` (the pair's key) and the `stored_fields`.
         """
         raise NotImplementedError

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
 from annotation.guidelines import criteria_examples
+from annotation.models import ControlKind
 from annotation.training import EXPECTED, explanation_of, parse_expected_ranges
 
 from .base import AnswerForm, ReportSection, TaskType
@@ -75,7 +76,7 @@ class Criteria(TaskType):
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
     stored_fields = ("values",)
     pair_columns = rating_columns()
-    control_kinds = ("identical",)
+    control_kinds = (ControlKind.IDENTICAL,)
     report_section = ReportSection(
         name="criteria",
         title=_("PEM's criteria: judges and metrics"),
@@ -138,19 +139,19 @@ class Criteria(TaskType):
     def judgment_fields(self, answer):
         return {"label": "", "values": answer}
 
-    def control_passed(self, label, values, expected):
+    def control_passed(self, answer, values, expected):
         # PEM's control: the expected ratings are fixed (criteria_scale), not the pair's gold label.
         return control_passed(values)
 
-    def aggregate(self, judgments, pair_ids):
+    def aggregate(self, judgments, pair_pks):
         """Per pair: `n_judgments`, and per criterion its mean and the count of each rating (1-5)."""
-        ratings = ratings_frame(judgments)
-        index = pd.Index(pair_ids)
+        ratings = ratings_frame(judgments).assign(pair_pk=judgments["pair_pk"].to_numpy() if len(judgments) else [])
+        index = pd.Index(pair_pks)
         frame = pd.DataFrame(index=index)
-        frame["n_judgments"] = ratings.groupby("pair_id").size().reindex(index, fill_value=0).astype("int64")
+        frame["n_judgments"] = ratings.groupby("pair_pk").size().reindex(index, fill_value=0).astype("int64")
         for criterion in CRITERIA:
-            frame[f"{criterion}_mean"] = ratings.groupby("pair_id")[criterion].mean().reindex(index)
-            counts = pd.crosstab(ratings["pair_id"], ratings[criterion]) if len(ratings) else pd.DataFrame()
+            frame[f"{criterion}_mean"] = ratings.groupby("pair_pk")[criterion].mean().reindex(index)
+            counts = pd.crosstab(ratings["pair_pk"], ratings[criterion]) if len(ratings) else pd.DataFrame()
             counts = counts.reindex(index=index, columns=RATINGS, fill_value=0)
             for rating in RATINGS:
                 frame[f"n_{criterion}_{rating}"] = counts[rating].astype("int64")
@@ -158,8 +159,8 @@ class Criteria(TaskType):
 
 
 def ratings_frame(judgments: pd.DataFrame) -> pd.DataFrame:
-    """`pair_id` and one float column per criterion, read from each judgment's `values`."""
+    """One float column per criterion, read from each judgment's `values` (on the judgments' index)."""
     values = judgments["values"] if "values" in judgments else pd.Series([], dtype=object)
     rows = [value if isinstance(value, dict) else {} for value in values]
     ratings = pd.DataFrame(rows, index=judgments.index).reindex(columns=CRITERIA).apply(pd.to_numeric, errors="coerce")
-    return ratings.astype(float).assign(pair_id=judgments["pair_id"].to_numpy() if len(judgments) else [])
+    return ratings.astype(float)

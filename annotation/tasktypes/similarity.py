@@ -12,7 +12,7 @@ from django import forms
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Label
+from annotation.models import Answer
 from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
 from annotation.training import EXPECTED, expected_answers, explanation_of, parse_expected_answers
 
@@ -22,7 +22,7 @@ COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
 
 
 class SimilarityAnswerForm(AnswerForm):
-    label = forms.ChoiceField(choices=Label.choices)
+    label = forms.ChoiceField(choices=Answer.choices)
 
 
 class Similarity(TaskType):
@@ -49,7 +49,7 @@ class Similarity(TaskType):
     binary_votes = {value: [a for a, vote in PARAPHRASE_OF_ANSWER.items() if vote == value] for value in (0, 1)}
 
     def judge_context(self, assignment):
-        return {"labels": Label.choices}
+        return {"answers": Answer.choices}
 
     def answer(self, cleaned_data):
         return cleaned_data["label"]
@@ -58,8 +58,8 @@ class Similarity(TaskType):
         return {"label": answer}
 
     def dashboard(self, judgments):
-        by_label = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
-        return [{"title": _("Answers"), "rows": [(label.label, by_label.get(label.value, 0)) for label in Label]}]
+        by_answer = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
+        return [{"title": _("Answers"), "rows": [(answer.label, by_answer.get(answer.value, 0)) for answer in Answer]}]
 
     def feedback(self, judgment):
         """The expected answer(s) beside the judge's, and the pair's why."""
@@ -78,14 +78,14 @@ class Similarity(TaskType):
             return str(error)
         return None
 
-    def aggregate(self, judgments, pair_ids):
+    def aggregate(self, judgments, pair_pks):
         """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
 
         `majority_label` is the answer (Don't know included) given most often; a tie
         for the top, or no judgment, leaves it empty. `paraphrase` is the binary
         majority of `annotation.scale` (Don't know casts no vote; a tie stays empty).
         """
-        counts = answer_counts(judgments).reindex(pd.Index(pair_ids), fill_value=0)
+        counts = answer_counts(judgments).reindex(pd.Index(pair_pks), fill_value=0)
         frame = pd.DataFrame(index=counts.index)
         frame["n_judgments"] = counts.sum(axis=1)
         for answer, column in COUNT_COLUMN_OF_ANSWER.items():
@@ -103,15 +103,15 @@ def answer_feedback_row(judgment):
         return None
     return {
         "question": _("How close are the meanings?"),
-        "expected": _(" or ").join(str(Label(answer).label) for answer in expected),
-        "yours": Label(judgment.label).label if judgment.label else "",
+        "expected": _(" or ").join(str(Answer(answer).label) for answer in expected),
+        "yours": Answer(judgment.label).label if judgment.label else "",
         "matches": judgment.label in expected,
     }
 
 
 def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Judgments per pair (index `pair_id`) and answer (one int column per answer, in the protocol's order)."""
-    counts = pd.crosstab(judgments["pair_id"], judgments["label"]) if len(judgments) else pd.DataFrame()
+    """Judgments per pair (index `pair_pk`) and answer (one int column per answer, in the protocol's order)."""
+    counts = pd.crosstab(judgments["pair_pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
     return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
 
 

@@ -137,15 +137,15 @@ class Spans(TaskType):
             return None
         return {"feedback_sides": sides, "explanation": explanation}
 
-    def aggregate(self, judgments, pair_ids):
+    def aggregate(self, judgments, pair_pks):
         """Per pair: taggings counted, the majority tagging's words and its share of each sentence and of both."""
-        pairs = Pair.objects.filter(pk__in=list(pair_ids)).values_list("pk", "tokens", "source", "hypothesis")
+        pairs = Pair.objects.filter(pk__in=list(pair_pks)).values_list("pk", "tokens", "source", "hypothesis")
         # An older pair without stored tokens gets them as `Pair.words` would (a tagging indexes them).
         tokens = {pk: stored or tokens_of(source, hypothesis) for pk, stored, source, hypothesis in pairs}
-        by_pair = judgments.groupby("pair_id")["values"].apply(list).to_dict() if len(judgments) else {}
-        rows = [_pair_result(tokens.get(pair_id) or {}, by_pair.get(pair_id, [])) for pair_id in pair_ids]
+        by_pair = judgments.groupby("pair_pk")["values"].apply(list).to_dict() if len(judgments) else {}
+        rows = [_pair_result(tokens.get(pair_pk) or {}, by_pair.get(pair_pk, [])) for pair_pk in pair_pks]
         # Spans' own columns, not `self.pair_columns`: SimilaritySpans adds the similarity ones beside these.
-        return pd.DataFrame(rows, index=pd.Index(pair_ids), columns=Spans.pair_columns)
+        return pd.DataFrame(rows, index=pd.Index(pair_pks), columns=Spans.pair_columns)
 
 
 class SimilaritySpans(Spans):
@@ -200,9 +200,9 @@ class SimilaritySpans(Spans):
     def dashboard(self, judgments):
         return Similarity().dashboard(judgments) + super().dashboard(judgments)
 
-    def aggregate(self, judgments, pair_ids):
-        similarity = Similarity().aggregate(judgments, pair_ids)
-        return pd.concat([similarity, super().aggregate(judgments, pair_ids)], axis=1)[self.pair_columns]
+    def aggregate(self, judgments, pair_pks):
+        similarity = Similarity().aggregate(judgments, pair_pks)
+        return pd.concat([similarity, super().aggregate(judgments, pair_pks)], axis=1)[self.pair_columns]
 
 
 def _tagging_feedback(judgment):

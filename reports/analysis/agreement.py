@@ -14,7 +14,7 @@ from reports.analysis.common import subsets
 from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 # The statistics of the agreement table, in its order, as a reader names them.
-STATISTIC_LABELS = {
+STATISTIC_TITLES = {
     "krippendorff_alpha_ordinal": "Krippendorff's α (ordinal)",
     "fleiss_kappa_binary": "Fleiss' κ (binary)",
     "cohen_kappa_binary_mean": "Cohen's κ (binary), mean over judge pairs",

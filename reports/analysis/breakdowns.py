@@ -5,7 +5,7 @@ import pandas as pd
 
 from reports.analysis.classification import best_threshold, scan_thresholds
 from reports.analysis.common import labelled_scores, orient
-from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
+from reports.analysis.labels import DONT_KNOW, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
 from reports.analysis.ranking import weighted_auc
 
 ALL = "all"
@@ -53,7 +53,7 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
                 "english_level": level,
                 "n_judges": part["judge"].nunique(),
                 "n_judgments": len(part),
-                "share_dont_know": float((part["label"] == "dont_know").mean()),
+                "share_dont_know": float((part["label"] == DONT_KNOW).mean()),
                 "mean_ordinal": part["ordinal"].mean(),
                 "agreement_with_gold": (with_gold["vote"] == with_gold["gold"]).mean() if len(with_gold) else np.nan,
                 "n_with_gold": len(with_gold),

@@ -25,7 +25,7 @@ from reports.analysis.common import (
     subsets,
 )
 from reports.analysis.labels import CLASS_NAMES
-from reports.analysis.vocabulary import label
+from reports.analysis.vocabulary import title_for
 from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
@@ -314,7 +314,7 @@ def mixed_balanced(
             any_larger = any_larger or available > per_label
             if available < per_label:
                 notes.append(
-                    f"MBD: corpus {corpus} has {available} labelled {label(name).lower()} pair(s), "
+                    f"MBD: corpus {corpus} has {available} labelled {title_for(name).lower()} pair(s), "
                     f"fewer than {per_label}; each draw uses all {available}."
                 )
     rows = []

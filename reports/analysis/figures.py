@@ -18,7 +18,7 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from reports.analysis.common import evenly_spaced, is_parapluie  # noqa: E402
 from reports.analysis.labels import GLOBAL  # noqa: E402
-from reports.analysis.vocabulary import label, metric_label  # noqa: E402
+from reports.analysis.vocabulary import metric_title, title_for  # noqa: E402
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -87,8 +87,8 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
     figure, axes = _grid(len(metrics))
     for axis, metric in zip(axes, metrics):
         for value, colour, marker, name in (
-            (1, "tab:blue", "o", label("paraphrase")),
-            (0, "tab:orange", "s", label("non_paraphrase")),
+            (1, "tab:blue", "o", title_for("paraphrase")),
+            (0, "tab:orange", "s", title_for("non_paraphrase")),
         ):
             part = labelled[(labelled["label"] == value) & labelled[metric].notna()]
             axis.scatter(
@@ -104,7 +104,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
             )
         if is_parapluie(metric):
             axis.axhline(0, color="red", linewidth=1)
-        axis.set_title(metric_label(metric, directions[metric]))
+        axis.set_title(metric_title(metric, directions[metric]))
         axis.set_xlabel("edit distance")
         axis.set_ylabel("score")
     if metrics:
@@ -128,8 +128,8 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
         # More points than pixels: draw an even subsample, ends kept.
         rows = evenly_spaced(part[part["metric"] == metric], MAX_CURVE_POINTS)
         for rate, colour in RATE_STYLES.items():
-            axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=label(rate))
-        axis.set_title(metric_label(metric))
+            axis.plot(rows[x], rows[rate], color=colour, linewidth=1, label=title_for(rate))
+        axis.set_title(metric_title(metric))
         axis.set_xlabel("score threshold" if x == "threshold" else "rank")
         axis.set_ylim(-0.02, 1.02)
     if shown:

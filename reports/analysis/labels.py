@@ -9,6 +9,7 @@ import pandas as pd
 
 from annotation.scale import (
     ANSWERS,
+    DONT_KNOW,
     NON_PARAPHRASE,
     ORDINAL_OF_ANSWER,
     PARAPHRASE,
@@ -40,7 +41,7 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
             "pair_id": judgments["pair_id"].astype(str).to_numpy(),
             "p": (vote == 1).to_numpy(),
             "np": (vote == 0).to_numpy(),
-            "dk": judgments["label"].eq("dont_know").to_numpy(),
+            "dk": judgments["label"].eq(DONT_KNOW).to_numpy(),
             "ordinal": ordinal.to_numpy(),
         }
     )

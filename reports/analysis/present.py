@@ -3,7 +3,7 @@
 A formatter turns a tidy table (the CSV's long form) into a `Shown`: a wide frame of strings
 whose index names are the stub's headers, with a mask of the cells to set in bold and the
 sentence saying what bold and the numbers mean. `html` and `latex` write a `Shown`.
-Every internal name goes through `reports.analysis.vocabulary` (`label`, `metric_label`).
+Every internal name goes through `reports.analysis.vocabulary` (`title_for`, `metric_title`).
 """
 
 import re
@@ -15,7 +15,7 @@ import pandas as pd
 
 from reports.analysis import latex as latex_writer
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
-from reports.analysis.vocabulary import VALUE_LABELS, label, metric_label
+from reports.analysis.vocabulary import VALUE_TITLES, metric_title, title_for
 from scoring.metrics.registry import METRICS
 
 TITLES = {
@@ -99,7 +99,7 @@ def _corpus_order(report, frame):
 
 
 def _metric_labels(report, metrics):
-    return [metric_label(m, report.directions.get(m)) for m in metrics]
+    return [metric_title(m, report.directions.get(m)) for m in metrics]
 
 
 def best_cells(values: pd.DataFrame, *, axis: int, higher=True) -> pd.DataFrame:
@@ -138,7 +138,7 @@ def _relabel(report, table):
     table = table.copy()
     table.index = pd.Index(_metric_labels(report, table.index), name="Metric")
     if isinstance(table.columns, pd.MultiIndex):
-        table.columns = pd.MultiIndex.from_tuples([(str(c), label(s)) for c, s in table.columns])
+        table.columns = pd.MultiIndex.from_tuples([(str(c), title_for(s)) for c, s in table.columns])
     else:
         table.columns = pd.Index([str(c) for c in table.columns])
     return table
@@ -198,8 +198,8 @@ def _table3(report, frame):
     cells = _grid(keyed, "row", "column", "cell", rows_order=list(rows), columns_order=columns)
     values = _grid(keyed, "row", "column", "value", rows_order=list(rows), columns_order=columns)
     bold = best_cells(values, axis=1) & np.array([[r != "threshold"] for _, r in rows])
-    header = pd.MultiIndex.from_tuples([(metric_label(m, report.directions.get(m)), label(k)) for m, k in columns])
-    row_labels = pd.MultiIndex.from_tuples([(c, label(r)) for c, r in rows], names=["Corpus", "Measure"])
+    header = pd.MultiIndex.from_tuples([(metric_title(m, report.directions.get(m)), title_for(k)) for m, k in columns])
+    row_labels = pd.MultiIndex.from_tuples([(c, title_for(r)) for c, r in rows], names=["Corpus", "Measure"])
     cells.index, cells.columns = row_labels, header
     bold.index, bold.columns = row_labels, header
     caption = (
@@ -225,7 +225,7 @@ def _eer(report, frame):
     long = frame.melt(id_vars=["metric", "corpus"], value_vars=["eer", "threshold"], var_name="measure")
     table = _metrics_by_corpus(report, long, long["value"].map(_number), sub="measure")
     values = _metrics_by_corpus(report, long, long["value"], sub="measure")
-    bold = best_cells(values, axis=0, higher=False) & (values.columns.get_level_values(1) == label("eer"))
+    bold = best_cells(values, axis=0, higher=False) & (values.columns.get_level_values(1) == title_for("eer"))
     caption = (
         f"Equal error rate and the threshold where it is reached. Bold: the lowest EER of each column. {PRECISION}"
     )
@@ -234,7 +234,7 @@ def _eer(report, frame):
 
 def _by_corpus(report, frame, row, cells, name):
     table = _grid(frame.assign(cell=cells), row, "corpus", "cell", columns_order=_corpus_order(report, frame))
-    table.index = pd.Index([label(r) for r in table.index], name=name)
+    table.index = pd.Index([title_for(r) for r in table.index], name=name)
     table.columns = pd.Index([str(c) for c in table.columns])
     return table
 
@@ -274,7 +274,7 @@ def _rank_correlation(report, frame):
 def _oracle(report, frame):
     """One row per figure: what it counts (label, verdict, checker, group), count / n and share."""
     of = [
-        " · ".join(label(v) for v in values if v not in ("all", "")) or "Labelled pairs"
+        " · ".join(title_for(v) for v in values if v not in ("all", "")) or "Labelled pairs"
         for values in zip(frame["label"], frame["verdict"], frame["checker"], frame["group"])
     ]
     index = pd.MultiIndex.from_arrays(
@@ -308,21 +308,21 @@ def _name(report, column, value):
     if column in ALL_OF and value == "all":
         return ALL_OF[column]
     if column in METRIC_VALUES or (column == "against" and value in METRICS):
-        return metric_label(value, report.directions.get(value))
+        return metric_title(value, report.directions.get(value))
     if column == "metrics":  # PEM's fit: the metrics it was given, comma-separated
         names = [name.strip() for name in str(value).split(",") if name.strip()]
-        return ", ".join(metric_label(name) for name in names) or "–"
+        return ", ".join(metric_title(name) for name in names) or "–"
     if column in (*NAMED_VALUES, "against"):
-        return _sentence_case(label(value))
+        return _sentence_case(title_for(value))
     return str(value)
 
 
 def _cell(report, column, value):
     """Any value as the page prints it: numbers to the stated precision, Yes/No, a dash for nothing."""
     if isinstance(value, bool | np.bool_):
-        return VALUE_LABELS[bool(value)]
+        return VALUE_TITLES[bool(value)]
     if _missing(value):
-        return VALUE_LABELS[None]
+        return VALUE_TITLES[None]
     if isinstance(value, float | np.floating):
         return _number(value)
     if isinstance(value, int | np.integer):
@@ -333,7 +333,7 @@ def _cell(report, column, value):
 def _as_is(report, frame):
     """Tables without a layout of their own: names in the reader's words, floats to the stated precision."""
     table = pd.DataFrame({column: [_cell(report, column, v) for v in frame[column]] for column in frame.columns})
-    table.columns = [label(c) for c in table.columns]
+    table.columns = [title_for(c) for c in table.columns]
     return Shown(table.reset_index(drop=True), caption=PRECISION)
 
 
@@ -365,12 +365,12 @@ def _systems(report, frame):
         [_interval(r, lo, hi) for r, lo, hi in zip(rates, frame["ci_low"], frame["ci_high"])],
         rates,
     )
-    add(label("mean_ordinal"), [_number(v) for v in frame["mean_ordinal"]], frame["mean_ordinal"])
+    add(title_for("mean_ordinal"), [_number(v) for v in frame["mean_ordinal"]], frame["mean_ordinal"])
     if frame["mean_ordinal"].notna().any():  # without 5-way answers (criteria, spans) no one answered Don't know
-        add(label("share_dont_know"), [_number(v) for v in frame["share_dont_know"]])
+        add(title_for("share_dont_know"), [_number(v) for v in frame["share_dont_know"]])
     for metric in (m for m in report.metrics if m in frame.columns):
         direction = report.directions.get(metric)
-        add(metric_label(metric, direction), [_number(v) for v in frame[metric]], frame[metric], direction)
+        add(metric_title(metric, direction), [_number(v) for v in frame[metric]], frame[metric], direction)
     index = pd.Index(list(rows), name="Measure")
     table = pd.DataFrame(list(rows.values()), index=index, columns=systems)
     mask = pd.DataFrame(list(bold.values()), index=index, columns=systems)
@@ -388,7 +388,7 @@ def _system_pairwise(report, frame):
     p_values = frame[["p_sign", "p_bootstrap"]].astype(float).lt(0.05)
     bold = pd.DataFrame(False, index=result.table.index, columns=result.table.columns)
     for column in ("p_sign", "p_bootstrap"):
-        bold[label(column)] = p_values[column].to_numpy()
+        bold[title_for(column)] = p_values[column].to_numpy()
     caption = (
         "Every two systems on the sources both have labelled pairs for: mean difference of their rates, "
         f"sources each one wins, and two-sided p-values. Bold: p below 0.05. {PRECISION}"
@@ -400,7 +400,7 @@ def _system_correlation(report, frame):
     columns = {"Systems": [str(n) for n in frame["n_systems"]]}
     values = {}
     for name in ("pearson", "spearman", "kendall"):
-        heading = f"{label(name)} [95% CI]"
+        heading = f"{title_for(name)} [95% CI]"
         columns[heading] = [
             _interval(v, lo, hi) for v, lo, hi in zip(frame[name], frame[f"{name}_ci_low"], frame[f"{name}_ci_high"])
         ]
@@ -428,7 +428,7 @@ def _criteria_by_system(report, frame):
     table = _grid(work, "system", "criterion", "cell")
     values = _grid(work, "system", "criterion", "mean")
     table.index = values.index = pd.Index([str(s) for s in table.index], name="System")
-    table.columns = values.columns = pd.Index([label(c) for c in table.columns])
+    table.columns = values.columns = pd.Index([title_for(c) for c in table.columns])
     caption = (
         "Mean rating (1 to 5) of each criterion by system, with its 95% t-interval over the ratings. "
         f"Bold: the highest mean of each criterion. {PRECISION}"
@@ -443,7 +443,7 @@ def _criteria_metrics(report, frame):
     table = _grid(long.assign(cell=long["value"].map(_number)), "metric", "column", "cell")
     values = _grid(long, "metric", "column", "value")
     index = pd.Index(_metric_labels(report, table.index), name="Metric")
-    header = pd.MultiIndex.from_tuples([(label(c), label(level)) for c, level in table.columns])
+    header = pd.MultiIndex.from_tuples([(title_for(c), title_for(level)) for c, level in table.columns])
     table.index, table.columns, values.index, values.columns = index, header, index, header
     n_pairs, n_systems = int(frame["n_pairs"].max()), int(frame["n_systems"].max())
     caption = (
@@ -539,16 +539,16 @@ def csv_comments(report, name, title=None) -> list[str]:
     """
     frame = report.tables[name]
     lines = [
-        title or TITLES.get(name, label(name)),
+        title or TITLES.get(name, title_for(name)),
         "Read with pandas.read_csv(path, comment='#'); columns as named below.",
     ]
-    lines += [f"column {column}: {label(column)}" for column in frame.columns if label(column) != column]
+    lines += [f"column {column}: {title_for(column)}" for column in frame.columns if title_for(column) != column]
     for column in (c for c in METRIC_VALUES if c in frame.columns):
         metrics = list(dict.fromkeys(frame[column].dropna()))
         lines += [f"{column} {m}: {text}" for m, text in zip(metrics, _metric_labels(report, metrics))]
     for column in (c for c in NAMED_VALUES if c in frame.columns):
         values = [str(v) for v in dict.fromkeys(frame[column].dropna())]
-        lines += [f"{column} {v}: {label(v)}" for v in values if label(v) != v]
+        lines += [f"{column} {v}: {title_for(v)}" for v in values if title_for(v) != v]
     if any(frame[c].dtype == bool for c in frame.columns):
         lines.append("True/False columns: shown as Yes/No on the page and in LaTeX.")
     return lines
@@ -647,7 +647,7 @@ def latex(report, name, title=None) -> str | None:
     if result is None:
         return None
     flat, bold = _flat(result)
-    caption = f"{title or TITLES.get(name, label(name))}. {result.caption}"
+    caption = f"{title or TITLES.get(name, title_for(name))}. {result.caption}"
     stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
     return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold, stub=max(stub, 1))
 

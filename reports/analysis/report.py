@@ -9,7 +9,7 @@ from reports.analysis import agreement, breakdowns, classification, oracle, rank
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.memo import Memo
-from scoring.metrics.registry import label_of
+from scoring.metrics.registry import title_of
 
 # The files a report writes, in the order a reader meets them; README.md lists their columns.
 TABLE_NAMES = [
@@ -120,18 +120,18 @@ def _scored_metrics(frame, directions):
     metrics, notes = [], []
     for metric in directions:
         if metric not in frame or not frame[metric].notna().any():
-            notes.append(f"{label_of(metric)} has no scores yet.")
+            notes.append(f"{title_of(metric)} has no scores yet.")
             continue
         frame[metric] = pd.to_numeric(frame[metric], errors="coerce").astype(float)
         metrics.append(metric)
         scored = frame[metric].notna()
         if not scored.all():
             notes.append(
-                f"{label_of(metric)} has scored {int(scored.sum())} of {len(frame)} pairs so far; its rows use those."
+                f"{title_of(metric)} has scored {int(scored.sum())} of {len(frame)} pairs so far; its rows use those."
             )
         if np.ptp(frame.loc[scored, metric].to_numpy()) == 0:
             notes.append(
-                f"{label_of(metric)} gives the same score to every pair: thresholds and correlations say nothing."
+                f"{title_of(metric)} gives the same score to every pair: thresholds and correlations say nothing."
             )
     return metrics, notes
 

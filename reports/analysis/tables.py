@@ -8,8 +8,8 @@ from scipy import stats
 
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import CLASS_NAMES, GLOBAL
-from reports.analysis.vocabulary import label
-from scoring.metrics.registry import label_of
+from reports.analysis.vocabulary import title_for
+from scoring.metrics.registry import title_of
 
 
 def edit_distances(sources, hypotheses) -> np.ndarray:
@@ -101,13 +101,13 @@ def table4(frame: pd.DataFrame, metrics) -> tuple[pd.DataFrame, list[str]]:
             scores = part[metric].to_numpy(dtype=float)[scored]
             r, p = pearson(scores, part["edit_distance"].to_numpy(dtype=float)[scored])
             if len(scores) >= 3 and np.ptp(scores) == 0:
-                constant_in.append(f"{corpus}/{label(name).lower()}")
+                constant_in.append(f"{corpus}/{title_for(name).lower()}")
             rows.append(
                 {"metric": metric, "corpus": corpus, "label": name, "n": len(scores), "pearson_r": r, "p_value": p}
             )
         if constant_in:
             notes.append(
-                f"{label_of(metric)} gives one constant score in {', '.join(constant_in)}: correlation undefined."
+                f"{title_of(metric)} gives one constant score in {', '.join(constant_in)}: correlation undefined."
             )
     return pd.DataFrame(rows, columns=["metric", "corpus", "label", "n", "pearson_r", "p_value"]), notes
 

@@ -1,17 +1,17 @@
-"""The words a reader sees for the analysis' internal names, behind one lookup: `label`.
+"""The words a reader sees for the analysis' internal names, behind one lookup: `title_for`.
 
 The names are defined where they are made (metrics in the metric registry, answers and
 classes in the similarity scale, agreement statistics in `agreement`); this module only
 gathers them, so the report page, the LaTeX tables and the one-file report agree.
 """
 
-from annotation.scale import ANSWER_LABELS, BINARY_LABELS
-from reports.analysis.agreement import STATISTIC_LABELS
+from annotation.scale import ANSWER_TITLES, PARAPHRASE_TITLES
+from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.common import ARROW
-from scoring.metrics.registry import label_of
+from scoring.metrics.registry import title_of
 
 # Column names of the tidy tables, as a table's header shows them.
-COLUMN_LABELS = {
+COLUMN_TITLES = {
     "corpus": "Corpus",
     "metric": "Metric",
     "metric_a": "Metric A",
@@ -129,21 +129,21 @@ COLUMN_LABELS = {
     "diff_span_f1": "Span F1 of the diff (tag every different word)",
 }
 # Values a table may hold that are not names: shown in words, never as Python writes them.
-VALUE_LABELS = {True: "Yes", False: "No", None: "–"}
-LABELS = {**COLUMN_LABELS, **STATISTIC_LABELS, **BINARY_LABELS, **ANSWER_LABELS}
+VALUE_TITLES = {True: "Yes", False: "No", None: "–"}
+TITLES = {**COLUMN_TITLES, **STATISTIC_TITLES, **PARAPHRASE_TITLES, **ANSWER_TITLES}
 
 
-def label(name) -> str:
+def title_for(name) -> str:
     """The reader's word for an internal name; an unknown snake_case name is spelled out ("very_new" → "Very new")."""
     text = str(name)
-    if text in LABELS:
-        return LABELS[text]
+    if text in TITLES:
+        return TITLES[text]
     if "_" in text and text == text.lower():
         spelled = text.replace("_", " ")
         return spelled[:1].upper() + spelled[1:]
     return text
 
 
-def metric_label(metric, direction=None) -> str:
+def metric_title(metric, direction=None) -> str:
     """The metric's printed name, with its direction's arrow when known ("Lev. ↓")."""
-    return f"{label_of(metric)} {ARROW.get(direction, '')}".strip()
+    return f"{title_of(metric)} {ARROW.get(direction, '')}".strip()

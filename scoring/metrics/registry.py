@@ -20,7 +20,7 @@ GPU = "gpu"  # the Celery queue of metrics that run a language model (seconds pe
 class Entry:
     path: str  # module.Class, imported when the metric is first asked for
     direction: str  # HIGHER or LOWER
-    label: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
+    title: str  # the metric's name as papers print it (reports, LaTeX, CSV header comments)
     queue: str = CPU  # CPU or GPU: the workers that score it
     # Scored only when named in PARASOL_METRICS: too slow to score every pair by default,
     # or in need of a fitted model or trained detector first.
@@ -66,10 +66,10 @@ def direction_of(name) -> str:
     return _entry(name).direction
 
 
-def label_of(name) -> str:
+def title_of(name) -> str:
     """The metric's printed name; a name the registry does not know (an old score) is shown as it is."""
     entry = METRICS.get(name)
-    return entry.label if entry else str(name)
+    return entry.title if entry else str(name)
 
 
 def queue_of(name) -> str:

@@ -162,5 +162,5 @@ def test_two_racing_judges_do_not_overfill_a_pair(researcher):
     for thread in threads:
         thread.join()
     assert errors == []
-    pair_ids = [a.pair_id for a in results]
-    assert len(pair_ids) == 6 == len(set(pair_ids))
+    pair_pks = [a.pair_id for a in results]
+    assert len(pair_pks) == 6 == len(set(pair_pks))

@@ -5,7 +5,7 @@ from annotation.reliability import judge_reliability
 
 
 def answers(rows):
-    return pd.DataFrame(rows, columns=["judge", "pair", "label", "is_control", "expected", "response_ms"])
+    return pd.DataFrame(rows, columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms"])
 
 
 def test_it_computes_control_pass_rate_and_flags_a_careless_judge():

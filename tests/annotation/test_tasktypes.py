@@ -38,7 +38,7 @@ def test_every_task_type_keeps_the_contract(name):
 
 
 def frame(rows):
-    return pd.DataFrame(rows, columns=["pair_id", "label"])
+    return pd.DataFrame(rows, columns=["pair_pk", "label"])
 
 
 @pytest.mark.parametrize(

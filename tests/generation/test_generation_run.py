@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 
 from generation import llm
 from generation.errors import GenerationError
-from generation.models import GenerationOutput, GenerationRun, PromptTemplate, create_run
+from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate, create_run
 from generation.tasks import generate_batch, start_run
 from generation.templates import BUILTIN_TEMPLATES
 
@@ -45,13 +45,13 @@ def fake(monkeypatch):
     return generator
 
 
-def source_ids(run):
+def source_pks(run):
     return list(run.sources.values_list("pk", flat=True))
 
 
 def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
     run = create_run(campaign, sources=SOURCES, templates=["naive"], max_new_tokens=16)
-    assert generate_batch(run.pk, source_ids(run)) == 3
+    assert generate_batch(run.pk, source_pks(run)) == 3
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.DONE and run.started_at and run.finished_at
     outputs = list(run.outputs.select_related("source", "pair"))
@@ -72,7 +72,7 @@ def test_it_generates_pairs_with_provenance_using_the_embedded_model(campaign):
         if not output.accepted:
             assert output.reject_reason and output.pair is None
     # The task runs again (a redelivery): nothing new.
-    assert generate_batch(run.pk, source_ids(run)) == 0
+    assert generate_batch(run.pk, source_pks(run)) == 0
     assert run.outputs.count() == 3 and campaign.pairs.count() == len(accepted)
     assert run.progress()["pairs"] == len(accepted)
 
@@ -107,7 +107,7 @@ def test_it_stops_between_templates_when_cancelled_mid_task_and_keeps_what_it_ma
     monkeypatch.setattr(llm, "get_generator", lambda model: fake)
     run = create_run(campaign, sources=SOURCES[:2], templates=["naive", "vulgar"])
     for _ in range(2):
-        generate_batch(run.pk, source_ids(run))
+        generate_batch(run.pk, source_pks(run))
     assert len(fake.calls) == 1 and set(run.outputs.values_list("template", flat=True)) == {"naive"}
     assert campaign.pairs.count() == 2 and not run.outputs.filter(pair__isnull=True).exists()
     run.refresh_from_db()
@@ -122,7 +122,7 @@ def test_it_resumes_after_a_crash_without_duplicating_outputs_or_pairs(campaign,
         run=run, source=first, template="naive", raw_output='B: "Crashed."', text="Crashed.", accepted=True
     )
     for _ in range(2):
-        generate_batch(run.pk, source_ids(run))
+        generate_batch(run.pk, source_pks(run))
     assert run.outputs.count() == 4
     assert sorted(run.outputs.values_list("source__position", "template")) == [
         (1, "naive"),
@@ -156,7 +156,7 @@ def test_it_queues_one_gpu_task_per_batch_after_commit(campaign, fake, django_ca
         with django_capture_on_commit_callbacks(execute=True):
             run = start_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
             assert not apply_async.called
-    ids = source_ids(run)
+    ids = source_pks(run)
     assert [call.kwargs["args"] for call in apply_async.call_args_list] == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
     assert {call.kwargs["queue"] for call in apply_async.call_args_list} == {"gpu"}
 
@@ -181,7 +181,7 @@ def test_it_records_a_failure_with_its_message(campaign, monkeypatch):
     )
     run = create_run(campaign, sources=SOURCES[:1], templates=["naive"])
     for _ in range(2):
-        assert generate_batch(run.pk, source_ids(run)) == 0
+        assert generate_batch(run.pk, source_pks(run)) == 0
     run.refresh_from_db()
     assert run.status == GenerationRun.Status.FAILED and "chat template refuses" in run.error
 
@@ -234,3 +234,8 @@ def test_its_loading_errors_name_the_generation_setting(settings, tmp_path):
             llm.Generator(model)
         assert f"model {model!r}" in str(error.value) and "GENERATION_MODELS" in str(error.value)
         assert "PARAPLUIE" not in str(error.value)
+
+
+def test_it_gives_a_source_its_external_id_as_public_id_else_its_position():
+    assert GenerationSource(position=3, text="x", external_id="row-7").public_id == "row-7"
+    assert GenerationSource(position=3, text="x").public_id == "s3"

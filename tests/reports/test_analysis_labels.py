@@ -1,7 +1,8 @@
 import pandas as pd
 import pytest
 
-from annotation.models import ORDINAL_OF_LABEL, PARAPHRASE_OF_LABEL, Label
+from annotation.models import Answer
+from annotation.scale import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 from reports.analysis.labels import (
     ANSWERS,
     attach_labels,
@@ -28,8 +29,8 @@ def pairs_of(ids, corpus="C", gold=None):
 
 
 def test_it_shows_the_answers_in_the_scale_order():
-    assert ANSWERS == list(Label.values)
-    assert PARAPHRASE_OF_LABEL[Label.MOSTLY_SIMILAR] == 1 and ORDINAL_OF_LABEL[Label.DONT_KNOW] is None
+    assert ANSWERS == list(Answer.values)
+    assert PARAPHRASE_OF_ANSWER[Answer.MOSTLY_SIMILAR] == 1 and ORDINAL_OF_ANSWER[Answer.DONT_KNOW] is None
 
 
 def test_it_takes_the_binary_majority_and_leaves_ties_and_dont_know_out():

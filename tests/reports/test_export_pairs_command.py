@@ -5,7 +5,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from annotation.models import Assignment, Judge, Judgment, Label
+from annotation.models import Answer, Assignment, Judge, Judgment
 from campaigns.importers import import_pairs
 from reports.exports import JUDGMENT_COLUMNS, PAIR_COLUMNS
 
@@ -16,7 +16,7 @@ def judged(campaign):
     judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now(), english_level="good")
     pair = campaign.pairs.get(external_id="q1")
     assignment = Assignment.objects.create(judge=judge, pair=pair, position=1, top="hypothesis")
-    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=Label.SAME_MEANING, response_ms=900)
+    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=Answer.SAME_MEANING, response_ms=900)
     return campaign
 
 

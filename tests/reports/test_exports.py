@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from django.utils import timezone
 
-from annotation.models import Assignment, Judge, Judgment, Label
+from annotation.models import Answer, Assignment, Judge, Judgment
 from campaigns.exports import write_csv
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign, Pair
@@ -15,11 +15,11 @@ from reports.frames import load_frames
 from tests.factories import add_pairs
 
 VD, SS, MS, SM, DK = (
-    Label.VERY_DIFFERENT,
-    Label.SLIGHTLY_SIMILAR,
-    Label.MOSTLY_SIMILAR,
-    Label.SAME_MEANING,
-    Label.DONT_KNOW,
+    Answer.VERY_DIFFERENT,
+    Answer.SLIGHTLY_SIMILAR,
+    Answer.MOSTLY_SIMILAR,
+    Answer.SAME_MEANING,
+    Answer.DONT_KNOW,
 )
 CORPUS = (
     b"id,source,hypothesis,label,corpus\n"
@@ -87,8 +87,8 @@ def test_it_counts_answers_and_takes_the_majorities(judged, pair_id):
     row = pairs_frame(judged).set_index("pair_id").loc[pair_id]
 
     assert row["n_judgments"] == len(answers)
-    for label in Label:
-        assert row[f"n_{label.value}"] == answers.count(label)
+    for answer in Answer:
+        assert row[f"n_{answer.value}"] == answers.count(answer)
     assert row["majority_label"] == majority_label or (majority_label is None and pd.isna(row["majority_label"]))
     assert row["paraphrase"] == paraphrase if paraphrase is not None else pd.isna(row["paraphrase"])
 

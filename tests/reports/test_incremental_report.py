@@ -11,8 +11,8 @@ import random
 import pytest
 
 from annotation.models import Assignment, Judgment
-from campaigns.models import Pair
 from campaigns.exports import write_csv
+from campaigns.models import Pair
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
 from reports.analysis.memo import Memo

@@ -8,13 +8,13 @@ import pytest
 
 from annotation.scale import ANSWERS
 from reports.analysis import build_report
-from reports.analysis.agreement import STATISTIC_LABELS
+from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.present import best_cells, html, latex, shown
-from reports.analysis.vocabulary import label, metric_label
+from reports.analysis.vocabulary import metric_title, title_for
 from scoring.metrics.registry import METRICS
 from tests.reports.test_analysis_report import DIRECTIONS, FAST, data
 
-INTERNAL_NAMES = [*METRICS, *ANSWERS, *STATISTIC_LABELS, "non_paraphrase", "a_posteriori", "a_priori"]
+INTERNAL_NAMES = [*METRICS, *ANSWERS, *STATISTIC_TITLES, "non_paraphrase", "a_posteriori", "a_priori"]
 
 
 @pytest.fixture(scope="module")
@@ -28,16 +28,16 @@ def visible_text(markup):
 
 
 def test_it_names_metrics_as_papers_print_them_with_their_direction():
-    assert metric_label("lev", "lower") == "Lev. ↓"
-    assert metric_label("parapluie_fs_direct", "higher") == "ParaPLUIE FS-Direct ↑"
-    assert metric_label("not_registered") == "not_registered"
+    assert metric_title("lev", "lower") == "Lev. ↓"
+    assert metric_title("parapluie_fs_direct", "higher") == "ParaPLUIE FS-Direct ↑"
+    assert metric_title("not_registered") == "not_registered"
 
 
 def test_it_spells_out_internal_names():
-    assert label("non_paraphrase") == "Non-paraphrase"
-    assert label("krippendorff_alpha_ordinal") == "Krippendorff's α (ordinal)"
-    assert label("same_meaning") == "Same meaning" and label("dont_know") == "Don't know"
-    assert label("something_new") == "Something new"
+    assert title_for("non_paraphrase") == "Non-paraphrase"
+    assert title_for("krippendorff_alpha_ordinal") == "Krippendorff's α (ordinal)"
+    assert title_for("same_meaning") == "Same meaning" and title_for("dont_know") == "Don't know"
+    assert title_for("something_new") == "Something new"
 
 
 @pytest.mark.parametrize("name", ["table1", "table3", "table4", "eer", "labels", "agreement", "auc", "by_group"])

@@ -9,8 +9,8 @@ from django.test import Client
 from annotation.scale import ANSWERS
 from campaigns.models import Campaign
 from reports.analysis import TABLE_NAMES
-from reports.analysis.agreement import STATISTIC_LABELS
-from reports.analysis.vocabulary import COLUMN_LABELS
+from reports.analysis.agreement import STATISTIC_TITLES
+from reports.analysis.vocabulary import COLUMN_TITLES
 from scoring.metrics.registry import METRICS
 from scoring.models import Score
 from tests.browser import SCREENSHOTS
@@ -23,8 +23,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 INTERNAL_NAMES = {
     *METRICS,
     *ANSWERS,
-    *STATISTIC_LABELS,
-    *(name for name in COLUMN_LABELS if "_" in name),
+    *STATISTIC_TITLES,
+    *(name for name in COLUMN_TITLES if "_" in name),
     "non_paraphrase",
 }
 SNAKE_CASE = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b")

@@ -45,7 +45,7 @@ class Command(BaseCommand):
                 f"{' '.join(FEATURES)} --inline` (pivot_f1 needs PARASOL_PEM_PHRASE_TABLE)"
             )
         pairs = frames.pairs.assign(system=frames.pairs["system"].replace("", NO_SYSTEM))
-        judgments = frames.judgments.join(ratings_frame(frames.judgments).drop(columns="pair_id"))
+        judgments = frames.judgments.join(ratings_frame(frames.judgments))
         controls = None if without_controls else pem_controls_frame([found], frames.signatures)
         try:
             params, evaluation = fit_pem_model(judgments, pairs, list(FEATURES), folds, split, controls)
