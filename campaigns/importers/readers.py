@@ -133,10 +133,14 @@ def _read_tab_separated(lines, *, expected_header=None, name="TSV"):
             f"line {header_number}: not a {name} header; expected the columns {', '.join(expected_header)}"
         )
     for number, line in lines:
-        values = line.split("\t")
-        if len(values) != len(header):
-            raise CorpusImportError(f"line {number}: expected {len(header)} tab-separated fields, found {len(values)}")
-        yield f"line {number}", dict(zip(header, values, strict=True))
+        yield _located_record(number, header, line.split("\t"), "tab-separated")
+
+
+def _located_record(number, header, values, separated):
+    """("line N", the values by column name), once the line is known to have a value per column."""
+    if len(values) != len(header):
+        raise CorpusImportError(f"line {number}: expected {len(header)} {separated} fields, found {len(values)}")
+    return f"line {number}", dict(zip(header, values, strict=True))
 
 
 def _read_tsv(lines):
@@ -190,9 +194,7 @@ def _read_csv_records(lines):
             header = [column.strip() for column in values]
             check_header(header, start)
             continue
-        if len(values) != len(header):
-            raise CorpusImportError(f"line {start}: expected {len(header)} comma-separated fields, found {len(values)}")
-        yield f"line {start}", dict(zip(header, values, strict=True))
+        yield _located_record(start, header, values, "comma-separated")
 
 
 def _read_jsonl(lines):
