@@ -85,9 +85,9 @@ def test_the_command_refuses_them_and_exits_non_zero(campaign, tmp_path):
 
 
 def test_the_streamed_import_refuses_a_key_past_the_cap_in_a_later_chunk(campaign, monkeypatch):
-    from campaigns import importers
+    from campaigns.importers import readers
 
-    monkeypatch.setattr(importers, "IMPORT_CHUNK_ROWS", 2)  # the refused row comes after chunks were inserted
+    monkeypatch.setattr(readers, "IMPORT_CHUNK_ROWS", 2)  # the refused row comes after chunks were inserted
     with pytest.raises(CorpusImportError, match="PARASOL_METADATA_MAX_KEYS"):
         import_pairs(campaign, io.BytesIO(jsonl(spread_rows(CAP))), format="jsonl")
     assert campaign.pairs.count() == 0

@@ -5,8 +5,7 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from campaigns import importers
-from campaigns.importers import CorpusImportError, import_pairs, iter_corpus
+from campaigns.importers import CorpusImportError, import_pairs, iter_corpus, readers
 from campaigns.models import Campaign, Pair
 
 
@@ -19,7 +18,7 @@ def csv_file(n, last=None):
 
 @pytest.fixture
 def small_chunks(monkeypatch):
-    monkeypatch.setattr(importers, "IMPORT_CHUNK_ROWS", 3)
+    monkeypatch.setattr(readers, "IMPORT_CHUNK_ROWS", 3)
 
 
 def test_the_row_limit_comes_from_the_setting(campaign, settings):
@@ -45,7 +44,7 @@ def test_an_error_on_the_last_line_imports_nothing_though_chunks_were_written(ca
 
 
 def test_rows_are_written_while_the_file_is_still_being_read(campaign, small_chunks, monkeypatch, tmp_path):
-    monkeypatch.setattr(importers, "IMPORT_CHUNK_ROWS", 4)
+    monkeypatch.setattr(readers, "IMPORT_CHUNK_ROWS", 4)
     path = tmp_path / "pairs.csv"
     path.write_bytes(csv_file(40))
     stored_while_reading = []
