@@ -16,7 +16,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
-from campaigns.models import Pair
+from campaigns.models import Campaign, Pair
 from parasol.db import raw_rows
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
@@ -440,7 +440,9 @@ def _pairs_frame(campaigns):
 def pair_state(campaigns) -> tuple:
     """What the report's pairs are made of: changes when a pair is added, deleted or edited, or a campaign is."""
     found = _real_pairs(campaigns).aggregate(n=Count("pk"), last=Max("pk"), gold=Sum("gold_label"))
-    return (*found.values(), [(c.pk, c.slug, c.updated_at.isoformat(), c.system_key_list()) for c in campaigns])
+    # Read again, not taken from the objects given: a page may hold a campaign older than its last edit.
+    edited = Campaign.objects.filter(pk__in=[c.pk for c in campaigns]).order_by("pk")
+    return (*found.values(), list(edited.values_list("pk", "slug", "updated_at", "system_keys")))
 
 
 def _report_pairs(campaigns, store):
