@@ -14,6 +14,10 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
 - report: `report --label-source gold` with lev, bleu and 7 more metrics whose scores
   are synthetic (noisy functions of the gold label: nobody scores 400k pairs with an
   LLM on 2 CPU cores), cold (the command uses no cache);
+- live page: the report as the page gets it (`reports.cache.get_report`, the worker's work, then
+  the page and its figures through Django's test client), each in a fresh process (a restarted
+  worker): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000 pairs
+  before), against the gold labels and against the judges';
 - export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
 """
 
@@ -32,7 +36,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-TARGETS = {"import_rss_mib": 500, "outside_metric_share": 0.20, "report_seconds": 15.0}
+TARGETS = {
+    "import_rss_mib": 500,
+    "outside_metric_share": 0.20,
+    "report_seconds": 15.0,
+    "report_rss_mib": 1024,
+    "live_page_seconds": 3.0,
+}
 WORDS = (
     "the a cat dog sat on mat quickly slowly house river tree small big old new red blue runs walks city "
     "people said that would could market price rose fell report company year government told police"
@@ -274,17 +284,91 @@ def add_synthetic_scores(env, seed=1):
     database.commit()
 
 
-def bench_report(env, n_pairs):
+def bench_report(env, n_pairs, before=None):
     add_synthetic_scores(env)
     out = Path(env["SQLITE_PATH"]).parent / "report"
     seconds, rss = run(manage("report", "bench", "--label-source", "gold", "--out", str(out)), env, "report")
     curves = (out / "curves_rank.csv").stat().st_size / 2**20
     print(f"\n## report of {n_pairs:,} pairs x 9 metrics (gold labels; 7 metrics' scores synthetic)")
     print(
-        f"report --label-source gold (tables and figures, cold) {seconds:6.1f} s, peak RSS {rss:.0f} MiB "
-        f"(target < {TARGETS['report_seconds']:.0f} s: {'met' if seconds < TARGETS['report_seconds'] else 'NOT met'}); "
+        f"report --label-source gold (tables and figures, cold) {seconds:6.1f} s (target < "
+        f"{TARGETS['report_seconds']:.0f} s: {verdict(seconds < TARGETS['report_seconds'])}), peak RSS {rss:.0f} MiB "
+        f"(target < {TARGETS['report_rss_mib']} MiB: {verdict(rss < TARGETS['report_rss_mib'])}); "
         f"curves_rank.csv {curves:.2f} MiB"
     )
+    if before:
+        names = sorted(path.name for path in Path(before).glob("*.csv"))
+        differ = [name for name in names if (Path(before) / name).read_bytes() != (out / name).read_bytes()]
+        print(f"tables against {before}: {len(names) - len(differ)} of {len(names)} CSVs byte-identical {differ or ''}")
+
+
+JUDGE = """
+import sys, django
+django.setup()
+from django.utils import timezone
+from annotation.models import Assignment, Judge, Judgment
+from campaigns.models import Campaign
+ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")
+campaign = Campaign.objects.get(slug="bench")
+judges, pairs, offset = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+chosen = list(campaign.real_pairs.order_by("pk")[offset : offset + pairs])
+now = timezone.now()
+for j in range(judges):
+    judge = Judge.objects.create(campaign=campaign, consented_at=now, english_level="good", guidelines_read_at=now)
+    assignments = Assignment.objects.bulk_create(
+        Assignment(judge=judge, pair=pair, position=i + 1, top="source") for i, pair in enumerate(chosen)
+    )
+    Judgment.objects.bulk_create(
+        Judgment(assignment=a, judge=judge, pair=a.pair, label=ANSWERS[(a.pair_id * 7 + j) % 5]) for a in assignments
+    )
+"""
+
+LIVE = """
+import sys, time, django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+from campaigns.models import Campaign
+from reports.cache import figure_bytes, get_report
+from reports.figures import figure_specs
+campaign = Campaign.objects.get(slug="bench")
+start = time.perf_counter()
+cached = get_report([campaign], sys.argv[1])
+computed = time.perf_counter()
+user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
+client = Client()
+client.force_login(user)
+response = client.get(reverse("reports-show-report", args=["bench"]) + "?label=" + sys.argv[1])
+assert response.status_code == 200, response.status_code
+paged = time.perf_counter()
+for spec in figure_specs(cached.report):
+    figure_bytes(cached, spec, "png")
+drawn = time.perf_counter()
+print(f"{computed - start:.2f} {paged - computed:.2f} {drawn - paged:.2f}")
+"""
+
+
+def bench_live(env, n_pairs):
+    """The live page: cold on an empty cache, then warm after 100 new judgments, each in a new process."""
+    run([sys.executable, "-c", JUDGE, "3", "1000", "0"], env, "judges")
+    print(f"\n## live report page of {n_pairs:,} pairs x 9 metrics (3,000 judgments on 1,000 pairs, then 100 more)")
+    target = TARGETS["live_page_seconds"]
+    for label_source in ("gold", "human"):
+        live_env = dict(env, PARASOL_CACHE_DIR=str(Path(env["PARASOL_CACHE_DIR"]) / f"live-{label_source}"))
+        times = {}
+        for state in ("cold", "after 100 new judgments"):
+            if state != "cold":
+                run([sys.executable, "-c", JUDGE, "1", "100", "950"], env, "new judgments")
+            output = []
+            _seconds, rss = run([sys.executable, "-c", LIVE, label_source], live_env, "live", output)
+            compute, page, figures = (float(x) for x in output[0].split())
+            times[state] = compute + page
+            print(
+                f"{label_source:5} labels, {state:24}: report {compute:6.2f} s + page {page:5.2f} s = "
+                f"{compute + page:6.2f} s; figures {figures:5.2f} s; peak RSS {rss:5.0f} MiB"
+                + (f"  (target < {target:.0f} s: {verdict(compute + page < target)})" if state != "cold" else "")
+            )
 
 
 def bench_export(env, n_pairs):
@@ -303,6 +387,7 @@ def main():
     parser.add_argument("--pairs", type=int, default=20_000)
     parser.add_argument("--worker-pairs", type=int, default=20_000, help="corpus size of the worker runs")
     parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--report-before", help="a report folder of the same run on older code: diff its CSVs")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parasol-scale-"))
     env = dict(
@@ -331,7 +416,8 @@ def main():
         if small != corpus:
             write_corpus(small, args.worker_pairs)
         bench_workers(small, env, min(args.worker_pairs, args.pairs))
-    bench_report(env, args.pairs)
+    bench_report(env, args.pairs, args.report_before)
+    bench_live(env, args.pairs)
     bench_export(env, args.pairs)
 
 

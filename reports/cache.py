@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation.models import Judgment
 from campaigns.models import Campaign, Pair
 from reports.analysis import build_report
-from reports.analysis.memo import Memo
+from reports.analysis.memo import Memo, digest
 from reports.figures import FigureSpec, draw_figure
 from reports.frames import load_frames, pair_state, report_work, score_state
 from scoring.models import Score
@@ -164,10 +164,22 @@ def compute_report(campaign_ids, label_source) -> str | None:
 
 
 def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:
-    """A figure of the report, drawn once per state of the data."""
-    key = f"{cached.key}:{spec.name}:{fmt}"
+    """A figure of the report, drawn once per state of what it draws (not per state of the report:
+    a new judgment leaves the figures against gold labels alone)."""
+    key = f"parasol-figure:{spec.name}:{fmt}:{ANALYSIS_VERSION}:{_figure_digest(cached.report, spec)}"
     data = cache.get(key)
     if data is None:
         data = draw_figure(cached.report, spec, fmt)
         cache.set(key, data, CACHE_SECONDS)
     return data
+
+
+def _figure_digest(report, spec) -> str:
+    """A digest of everything `draw_figure` reads for `spec`."""
+    if spec.kind == "systems":
+        inputs = [report.tables["systems"]]
+    elif spec.kind == "figure2":
+        inputs = [report.points, report.metrics, report.directions, report.summary.get("n_points_sampled_from")]
+    else:
+        inputs = [report.tables[f"curves_{'threshold' if spec.kind == 'thresholds' else 'rank'}"], report.metrics]
+    return digest(repr([spec, *(digest(value) for value in inputs)]))
