@@ -339,7 +339,7 @@ computed = time.perf_counter()
 user, _ = get_user_model().objects.get_or_create(username="bench", defaults={"is_staff": True, "is_superuser": True})
 client = Client()
 client.force_login(user)
-response = client.get(reverse("reports-show-report", args=["bench"]) + "?label=" + sys.argv[1])
+response = client.get(reverse("reports-show-report", args=["bench"]) + "?label=" + sys.argv[1], secure=True)
 assert response.status_code == 200, response.status_code
 paged = time.perf_counter()
 for spec in figure_specs(cached.report):

@@ -15,9 +15,15 @@ def corpora(frame: pd.DataFrame) -> list[str]:
 
 
 def subsets(frame: pd.DataFrame):
-    """(name, rows) for each corpus, then Global (every corpus together)."""
-    for name in corpora(frame):
-        yield name, frame[frame["corpus"] == name]
+    """(name, rows) for each corpus, then Global (every corpus together).
+
+    The corpus names are coded once (the rows of `frame["corpus"] == name`, without comparing
+    every string again for each corpus: on 400,000 pairs that was seconds per report).
+    """
+    codes, names = pd.factorize(frame["corpus"], sort=False, use_na_sentinel=False)
+    for code, name in enumerate(names):
+        rows = codes == code if name == name else np.zeros(len(frame), dtype=bool)  # NaN equals nothing
+        yield str(name), frame[rows]
     yield GLOBAL, frame
 
 
