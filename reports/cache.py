@@ -74,30 +74,43 @@ def cached_report(key) -> CachedReport | None:
     return cache.get(key)
 
 
+def compute_report(campaigns, label_source="human", *, store=None, on_stage=None, **options):
+    """(report, frames): the one way a report is made, for the page, its worker and the `report` command.
+
+    `store` (the cache, for the live page): pairs, score columns and the steps of earlier reports are
+    reused where their inputs did not change (`reports.analysis.memo`); without it all is computed.
+    `options`: the analysis `Settings` (seed, curve points...).
+    """
+    on_stage = on_stage or (lambda text: None)
+    on_stage("reading pairs, judgments and scores")
+    frames = load_frames(campaigns, store=store)
+    on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
+    report = build_report(
+        frames.pairs,
+        frames.judgments,
+        frames.directions,
+        answers=frames.answers,
+        verdicts=frames.verdicts,
+        label_source=label_source,
+        memo=Memo(store),
+        **options,
+    )
+    report.notes = frames.notes + report.notes
+    return report, frames
+
+
 def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
     """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step."""
     key = report_key(campaigns, label_source)
     cached = cache.get(key)
     if cached is None:
-        on_stage = on_stage or (lambda text: None)
-        on_stage("reading pairs, judgments and scores")
-        # Pairs, score columns and the steps of earlier reports are reused where their inputs did not change.
         store = VersionedStore(cache, ANALYSIS_VERSION)
-        frames = load_frames(campaigns, store=store)
-        on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
-        report = build_report(
-            frames.pairs,
-            frames.judgments,
-            frames.directions,
-            answers=frames.answers,
-            verdicts=frames.verdicts,
-            label_source=label_source,
-            max_system_comparisons=settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS,
-            memo=Memo(store),
+        cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
+        report, frames = compute_report(
+            campaigns, label_source, store=store, on_stage=on_stage, max_system_comparisons=cap
         )
-        report.notes = frames.notes + report.notes
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
-        on_stage("storing the report")
+        (on_stage or (lambda text: None))("storing the report")
         cache.set(key, cached, CACHE_SECONDS)
     return cached
 
@@ -142,7 +155,7 @@ def release_computation(key):
     cache.delete(_status_key(key))
 
 
-def compute_report(campaign_ids, label_source) -> str | None:
+def compute_and_cache(campaign_ids, label_source) -> str | None:
     """Compute and cache a report (in a worker), leaving its stage where the page reads it; returns its key.
 
     Campaigns deleted meanwhile mean there is nothing to compute (None).

@@ -15,7 +15,7 @@ from .detector import claim_training, release_training, set_training_status, tra
 @shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
 def compute_report_task(campaign_ids, label_source):
     """Compute a report into the cache; the report page polls until it is there."""
-    return cache.compute_report(campaign_ids, label_source)
+    return cache.compute_and_cache(campaign_ids, label_source)
 
 
 def report_or_status(campaigns, label_source):

@@ -8,11 +8,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
-from reports.analysis import LABEL_SOURCES, TABLE_NAMES, build_report
+from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
+from reports.cache import compute_report, n_real_pairs
 from reports.figures import draw_figure, figure_specs, skipped_figures
-from reports.frames import load_frames
 from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 
@@ -70,20 +70,15 @@ class Command(BaseCommand):
             out.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise CommandError(f"cannot create {out}: {error}") from None
-        frames = load_frames([campaigns[slug] for slug in slugs])
-        if frames.pairs.empty:
+        chosen = [campaigns[slug] for slug in slugs]
+        if not n_real_pairs(chosen):
             raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
-        report = build_report(
-            frames.pairs,
-            frames.judgments,
-            frames.directions,
-            answers=frames.answers,
-            verdicts=frames.verdicts,
-            label_source=options["label_source"],
+        report, frames = compute_report(
+            chosen,
+            options["label_source"],
             seed=options["seed"],
             **({"curve_points": None} if options["full_curves"] else {}),
         )
-        report.notes = frames.notes + report.notes
 
         def write_table(name):
             comments = csv_comments(report, name, TITLES.get(name)) if options["csv_comments"] else ()
@@ -96,7 +91,6 @@ class Command(BaseCommand):
             columns=["metric", "direction", "signature"],
         )
         write_csv(signatures, out / "signatures.csv")
-        chosen = [campaigns[slug] for slug in slugs]
         # PEM's criteria tables, or span_agreement.csv, span_degree.csv and the rest of the span tagging report.
         task, report = task_of(chosen), with_task_tables(report, chosen)
         for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
