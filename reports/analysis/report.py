@@ -182,27 +182,34 @@ class _Steps:
 
     def tables(self, verdicts):
         """Every table by name, and each step's notes by step name."""
-        s, d = self.settings, self.directions
-        labelled = ["corpus", "label"]
-        pair_columns = [c for c in self.frame.columns if c not in self.metrics]
-        corpus_of_pair = self.frame.set_index("pair_id")["corpus"]
+        result, notes = {"oracle": oracle.oracle_table(self.frame, verdicts)}, {}
+        for group in (self._systems, self._classification, self._rankings, self._judges):
+            tables_of_group, notes_of_group = group()
+            result |= tables_of_group
+            notes |= notes_of_group
+        return result, notes
+
+    def _systems(self):
+        s = self.settings
         system_tables, system_notes = self.run(
             "systems",
             ["pair_id", "source", "system", "label"],
             lambda part: systems.system_report(
-                part, self.judgments, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed,
+                part, self.judgments, self.metrics, self.directions, n_bootstrap=s.n_bootstrap, seed=s.seed,
                 max_comparisons=s.max_system_comparisons,
             ),
             judgments=True, settings=(s.n_bootstrap, s.seed, s.max_system_comparisons),
         )  # fmt: skip
+        return system_tables, {"systems": system_notes}
+
+    def _classification(self):
+        """Tables 1, 3 (with the MBD) and 4, the EER, the curves and the AUCs."""
+        s, d, labelled = self.settings, self.directions, ["corpus", "label"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
         thresholds, _ = self.per_metric(
             "thresholds",
             labelled,
-            lambda part, metrics: (
-                classification.threshold_tables(part, metrics, d, self.answers, s.curve_points),
-                [],
-            ),
+            lambda part, metrics: (classification.threshold_tables(part, metrics, d, self.answers, s.curve_points), []),
             answers=self.answers, curve_points=s.curve_points,
         )  # fmt: skip
         mbd, mbd_notes = self.run(
@@ -213,11 +220,9 @@ class _Steps:
             ),
             answers=self.answers, settings=(s.per_label, s.n_draws, s.seed),
         )  # fmt: skip
-        table1, _ = self.per_metric(
-            "table1", labelled, lambda part, metrics: ({"table1": tables.table1(part, metrics, d)}, [])
-        )
+        table1, _ = self.per_metric("table1", labelled, lambda part, ms: ({"table1": tables.table1(part, ms, d)}, []))
         table4, table4_notes = self.run(
-            "table4", [*labelled, "edit_distance"], lambda p: tables.table4(p, self.metrics)
+            "table4", [*labelled, "edit_distance"], lambda part: tables.table4(part, self.metrics)
         )
         auc, auc_tests = self.run(
             "auc",
@@ -225,49 +230,47 @@ class _Steps:
             lambda part: ranking.auc_tables(part, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed),
             settings=(s.n_bootstrap, s.seed),
         )
-        target = ranking.RANK_TARGETS[s.label_source]
+        result = {"table1": table1["table1"], "table3": _with_mbd(thresholds.pop("table3"), mbd), "table4": table4}
+        result |= {**thresholds, "auc": auc, "auc_tests": auc_tests}
+        return result, {"mbd": mbd_notes, "table4": table4_notes}
+
+    def _rankings(self):
+        label_source = self.settings.label_source
         rank_correlation, rank_notes = self.per_metric(
             "rank_correlation",
-            ["corpus", target],
-            lambda part, metrics: _rank_tables(part, metrics, d, s.label_source),
-            label_source=s.label_source,
+            ["corpus", ranking.RANK_TARGETS[label_source]],
+            lambda part, metrics: _rank_tables(part, metrics, self.directions, label_source),
+            label_source=label_source,
         )
+        return rank_correlation, {"rank_correlation": rank_notes}
+
+    def _judges(self):
+        """What reads the judges' answers: their labels, agreement, English levels, and Table 2's ties."""
+        pair_columns = [c for c in self.frame.columns if c not in self.metrics]
+        min_shared = self.settings.min_shared
         agreement_frame, cohen, agreement_notes = self.run(
             "agreement",
             ["pair_id", "corpus"],
             lambda part: agreement.agreement_table(
-                self.judgments, part.set_index("pair_id")["corpus"], min_shared=s.min_shared
+                self.judgments, part.set_index("pair_id")["corpus"], min_shared=min_shared
             ),
-            metrics=[], judgments=True, min_shared=s.min_shared,
+            metrics=[], judgments=True, min_shared=min_shared,
         )  # fmt: skip
         by_group, group_notes = self.run(
             "by_group",
-            [*labelled, "generator", "template"],
-            lambda part: _by_group(part, self.metrics, d, self.judgments, pair_columns, self.frame),
+            ["corpus", "label", "generator", "template"],
+            lambda part: _by_group(part, self.metrics, self.directions, self.judgments, pair_columns, self.frame),
             judgments=True, pair_columns=[self.memo.column(self.frame, c) for c in pair_columns],
         )  # fmt: skip
         result = {
-            "table1": table1["table1"],
-            "table2": self.run("table2", [*labelled, "is_tie"], tables.table2, metrics=[]),
-            "table3": _with_mbd(thresholds["table3"], mbd),
-            "table4": table4,
-            "eer": thresholds["eer"],
-            "labels": label_distribution(self.judgments, corpus_of_pair),
+            "table2": self.run("table2", ["corpus", "label", "is_tie"], tables.table2, metrics=[]),
+            "labels": label_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
             "agreement": agreement_frame,
             "cohen": cohen,
-            "auc": auc,
-            "auc_tests": auc_tests,
-            "rank_correlation": rank_correlation["rank_correlation"],
             "by_english_level": breakdowns.by_english_level(self.judgments, self.frame),
             "by_group": by_group,
-            "curves_threshold": thresholds["curves_threshold"],
-            "curves_rank": thresholds["curves_rank"],
-            "oracle": oracle.oracle_table(self.frame, verdicts),
-            **system_tables,
         }
-        step_notes = {"systems": system_notes, "mbd": mbd_notes, "table4": table4_notes}
-        step_notes |= {"rank_correlation": rank_notes, "agreement": agreement_notes, "by_group": group_notes}
-        return result, step_notes
+        return result, {"agreement": agreement_notes, "by_group": group_notes}
 
 
 def _rank_tables(part, metrics, directions, label_source):
