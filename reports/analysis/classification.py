@@ -304,19 +304,8 @@ def mixed_balanced(
     The half-width is 1.96 x the standard deviation over draws / sqrt(n_draws): a confidence
     interval of the mean, as the paper's small ±0.00 suggest.
     """
-    notes = []
     labelled = frame[frame["label"].notna()]
-    any_larger = False
-    for corpus in corpora(labelled):
-        rows_of_corpus = labelled[labelled["corpus"] == corpus]
-        for value, name in CLASS_NAMES.items():
-            available = int((rows_of_corpus["label"] == value).sum())
-            any_larger = any_larger or available > per_label
-            if available < per_label:
-                notes.append(
-                    f"MBD: corpus {corpus} has {available} labelled {title_for(name).lower()} pair(s), "
-                    f"fewer than {per_label}; each draw uses all {available}."
-                )
+    notes, any_larger = _mbd_notes(labelled, per_label)
     rows = []
     draws_of_mask = {}
     for metric in metrics:
@@ -357,6 +346,22 @@ def mixed_balanced(
             f"MBD: no corpus has more than {per_label} pairs of a label, so every draw is the same and the CIs are 0."
         )
     return pd.DataFrame(rows), notes
+
+
+def _mbd_notes(labelled, per_label):
+    """Notes on the corpora with fewer than `per_label` pairs of a label, and whether any has more."""
+    notes, any_larger = [], False
+    for corpus in corpora(labelled):
+        rows_of_corpus = labelled[labelled["corpus"] == corpus]
+        for value, name in CLASS_NAMES.items():
+            available = int((rows_of_corpus["label"] == value).sum())
+            any_larger = any_larger or available > per_label
+            if available < per_label:
+                notes.append(
+                    f"MBD: corpus {corpus} has {available} labelled {title_for(name).lower()} pair(s), "
+                    f"fewer than {per_label}; each draw uses all {available}."
+                )
+    return notes, any_larger
 
 
 def _mean_ci(values: dict[str, np.ndarray]) -> dict[str, float]:
