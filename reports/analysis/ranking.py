@@ -116,43 +116,9 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
             auc_rows += [{"corpus": corpus, **row} for row in aucs]
             test_rows += [{"corpus": corpus, **row} for row in tests]
             continue
-        observed, resampled = _bootstrap_aucs(oriented, labels, n_bootstrap, seed)
-        for metric, o in oriented.items():
-            scored = ~np.isnan(o)
-            valid = resampled[metric][~np.isnan(resampled[metric])]
-            low, high = np.percentile(valid, [2.5, 97.5]) if len(valid) else (np.nan, np.nan)
-            auc_rows.append(
-                {
-                    "metric": metric,
-                    "corpus": corpus,
-                    "auc": observed[metric],
-                    "ci95_low": low,
-                    "ci95_high": high,
-                    "n": int(scored.sum()),
-                    "n_paraphrase": int(labels[scored].sum()),
-                    "n_non_paraphrase": int((~labels[scored]).sum()),
-                    "n_bootstrap": len(valid),
-                }
-            )
-        for a, b in combinations(oriented, 2):
-            both = ~np.isnan(oriented[a]) & ~np.isnan(oriented[b])
-            if both.all():
-                obs_a, obs_b, boot_a, boot_b = observed[a], observed[b], resampled[a], resampled[b]
-            else:
-                # Paired on the pairs both metrics scored: redo both on those alone.
-                pair_obs, pair_boot = _bootstrap_aucs(
-                    {a: oriented[a][both], b: oriented[b][both]}, labels[both], n_bootstrap, seed
-                )
-                obs_a, obs_b, boot_a, boot_b = pair_obs[a], pair_obs[b], pair_boot[a], pair_boot[b]
-            test_rows.append(
-                {
-                    "corpus": corpus,
-                    "metric_a": a,
-                    "metric_b": b,
-                    "n": int(both.sum()),
-                    **paired_p_value(obs_a, obs_b, boot_a, boot_b),
-                }
-            )
+        aucs, tests = _bootstrap_tables(oriented, labels, n_bootstrap, seed)
+        auc_rows += [{"corpus": corpus, **row} for row in aucs]
+        test_rows += [{"corpus": corpus, **row} for row in tests]
     auc_columns = [
         "metric",
         "corpus",
@@ -166,6 +132,47 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
     ]
     test_columns = ["corpus", "metric_a", "metric_b", "n", "auc_a", "auc_b", "difference", "p_value", "n_bootstrap"]
     return pd.DataFrame(auc_rows, columns=auc_columns), pd.DataFrame(test_rows, columns=test_columns)
+
+
+def _bootstrap_tables(oriented, labels, n_bootstrap, seed):
+    """AUC rows with percentile 95% CIs and paired bootstrap tests of every two metrics, on one set of pairs."""
+    auc_rows, test_rows = [], []
+    observed, resampled = _bootstrap_aucs(oriented, labels, n_bootstrap, seed)
+    for metric, o in oriented.items():
+        scored = ~np.isnan(o)
+        valid = resampled[metric][~np.isnan(resampled[metric])]
+        low, high = np.percentile(valid, [2.5, 97.5]) if len(valid) else (np.nan, np.nan)
+        auc_rows.append(
+            {
+                "metric": metric,
+                "auc": observed[metric],
+                "ci95_low": low,
+                "ci95_high": high,
+                "n": int(scored.sum()),
+                "n_paraphrase": int(labels[scored].sum()),
+                "n_non_paraphrase": int((~labels[scored]).sum()),
+                "n_bootstrap": len(valid),
+            }
+        )
+    for a, b in combinations(oriented, 2):
+        both = ~np.isnan(oriented[a]) & ~np.isnan(oriented[b])
+        if both.all():
+            obs_a, obs_b, boot_a, boot_b = observed[a], observed[b], resampled[a], resampled[b]
+        else:
+            # Paired on the pairs both metrics scored: redo both on those alone.
+            pair_obs, pair_boot = _bootstrap_aucs(
+                {a: oriented[a][both], b: oriented[b][both]}, labels[both], n_bootstrap, seed
+            )
+            obs_a, obs_b, boot_a, boot_b = pair_obs[a], pair_obs[b], pair_boot[a], pair_boot[b]
+        test_rows.append(
+            {
+                "metric_a": a,
+                "metric_b": b,
+                "n": int(both.sum()),
+                **paired_p_value(obs_a, obs_b, boot_a, boot_b),
+            }
+        )
+    return auc_rows, test_rows
 
 
 def _placements(oriented, labels):
