@@ -10,7 +10,7 @@ from annotation.models import Judgment
 from annotation.scale import ANSWERS
 from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
-from annotation.tasktypes.similarity import Similarity
+from annotation.tasktypes.similarity.tasktype import Similarity
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -32,7 +32,6 @@ def test_every_task_type_keeps_the_contract(name):
     for hook in ("answer", "judgment_fields", "aggregate"):
         assert getattr(type(task_type), hook) is not getattr(TaskType, hook), f"{name} lacks {hook}"
     get_template(task_type.judge_template)
-    get_template(task_type.report_section.template)
     judgment_fields = {field.name for field in Judgment._meta.get_fields()}
     assert set(task_type.stored_fields) <= judgment_fields
 

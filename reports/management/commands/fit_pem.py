@@ -5,11 +5,11 @@ import math
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.tasktypes.criteria import ratings_frame
+from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import Campaign
 from reports.analysis.criteria import SPLITS, fit_pem_model
-from reports.criteria_section import NO_SYSTEM, pem_controls_frame
 from reports.frames import load_frames
+from reports.task_sections.criteria import NO_SYSTEM, pem_controls_frame
 from scoring.metrics.pem import FEATURES, MODEL_SETTING, save_model
 
 
