@@ -5,7 +5,8 @@ import math
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.tasktypes.criteria.tasktype import ratings_frame
+from annotation.tasktypes.criteria.tasktype import Criteria, ratings_frame
+from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
 from reports.analysis.criteria import SPLITS, fit_pem_model
 from reports.frames import load_frames
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         found = Campaign.objects.filter(slug=campaign).first()
         if found is None:
             raise CommandError(f"no campaign with slug {campaign!r}")
-        if found.task_type != "criteria":
+        if not isinstance(task_type_of(found), Criteria):
             raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM is fitted on criteria ratings")
         if folds < 2:
             raise CommandError("--folds must be at least 2")
