@@ -20,4 +20,3 @@ def test_every_task_type_has_a_report_section_whose_tables_have_titles(name):
 def test_a_task_type_without_a_report_section_is_refused_naming_those_with_one():
     with pytest.raises(NoTaskSection, match="'ranking'.*task types with one: similarity"):
         task_section("ranking")
-
