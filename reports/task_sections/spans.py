@@ -1,4 +1,5 @@
-"""The span-tagging report of campaigns: their taggings read from the database, analysed by `reports.analysis.spans`.
+"""The report of `spans` and `similarity+spans` campaigns: their taggings read from the database, analysed by
+`reports.analysis.spans` (`SPANS_REPORT`, `SIMILARITY_SPANS_REPORT`).
 
 Tables (each also a CSV of `report --out`): `span_agreement` (ParaTag's word-level kappa,
 span F1 and word accuracy, over all judges then per judge; with 3+ judges the pooled kappa too),
