@@ -17,7 +17,7 @@ from collections import Counter
 
 from django.db import transaction
 
-from annotation.criteria_scale import PEM_CONTROL_SYSTEMS
+from annotation.tasktypes.criteria.scale import PEM_CONTROL_SYSTEMS
 from campaigns.importers import MetadataKeyCap
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from scoring.metrics.words import word_tokens
@@ -33,7 +33,7 @@ def protocol_of(campaign):
 
 
 def controls_per_judge(campaign):
-    if not task_type_of(campaign).uses_controls:
+    if not task_type_of(campaign).control_kinds:
         return 0
     share = protocol_of(campaign).control_share
     if share <= 0:
@@ -151,7 +151,7 @@ def add_pem_controls(campaign, seed=0):
 
     Per source: the source itself; a random source sentence of another pair of the same corpus;
     a sentence of as many words as the source drawn from the unigram distribution of all the
-    campaign's sentences. They carry fixed ratings (`criteria_scale.PEM_CONTROLS`), are scored
+    campaign's sentences. They carry fixed ratings (`annotation.tasktypes.criteria.scale.PEM_CONTROLS`), are scored
     like real pairs and are never shown to a judge. Sources that already have them are skipped.
     """
     real = list(campaign.real_pairs.order_by("pk").values_list("source", "hypothesis", "corpus"))

@@ -10,8 +10,8 @@ import json
 
 from campaigns.models import TRAINING_FEEDBACK_KEYS
 
-from .criteria_scale import CRITERIA, RATINGS
 from .scale import ANSWERS, PARAPHRASE_OF_ANSWER
+from .tasktypes.criteria.scale import CRITERIA, RATINGS
 
 EXPECTED, EXPLANATION = TRAINING_FEEDBACK_KEYS
 

@@ -2,7 +2,7 @@
 
 The training set is the campaign's aggregated taggings: per pair the per-word majority of
 its judges' taggings, or the reference tagging of a pre-tagged import that no judge
-tagged (`reports.spans.span_taggings`). The Django-free work is in
+tagged (`reports.task_sections.spans.span_taggings`). The Django-free work is in
 `scoring.metrics.paratag_training`; this module reads the database, adds the figures
 that need it (the judges' own agreement, the diff baseline) and writes the manifest.
 """
@@ -14,9 +14,9 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from annotation.tagging import SIDES
-from annotation.tasktypes.spans import _changed_words
+from annotation.tasktypes.spans.tasktype import _changed_words
 from reports.analysis.spans import agreement_summary, judge_agreement, majority_tags
-from reports.spans import span_taggings
+from reports.task_sections.spans import span_taggings
 from scoring.metrics import paratag_training as training
 from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.loading import embedded_minilm_path, model_revision

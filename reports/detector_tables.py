@@ -1,7 +1,7 @@
 """The report's detector tables: the stored detectors of a campaign and the `paratag` tags against the judges.
 
-Apart from `reports.detector` (training), which reads the taggings through `reports.spans`:
-`reports.spans` builds these tables, so they must not import it back.
+Apart from `reports.detector` (training), which reads the taggings through `reports.task_sections.spans`:
+`reports.task_sections.spans` builds these tables, so they must not import it back.
 """
 
 import pandas as pd

@@ -12,7 +12,6 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.tasktypes.registry import task_type_of
 from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
@@ -33,8 +32,9 @@ from reports.sections import (
     task_of,
     with_task_tables,
 )
-from reports.spans import SPAN_TABLE_TITLES, is_span_campaign, span_tables
 from reports.standalone import standalone_html
+from reports.task_sections import task_section_of
+from reports.task_sections.spans import SPAN_TABLE_TITLES, span_tables
 from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
@@ -133,8 +133,6 @@ def _render_report(request, campaigns, label_source, page_url):
         "label_source": label_source,
         "label_source_name": title_for(label_source),
         "label_sources": LABEL_SOURCES,
-        # Campaigns compared in one report share a task type (today all are `similarity`).
-        "report_section": task_type_of(campaigns[0]).report_section,
         "page_url": page_url,
         "report": cached.report,
         "notes": notes,
@@ -324,6 +322,7 @@ def export_taggings(request, slug):
 @researcher_required
 def download_span_table(request, slug, name):
     campaign = campaign_for(request, slug)
-    if name not in SPAN_TABLE_TITLES or not is_span_campaign(campaign):
+    # A span table, of a campaign whose task type's report has the span tables.
+    if name not in SPAN_TABLE_TITLES or name not in task_section_of([campaign]).titles:
         raise Http404(f"No span table {name}")
     return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")

@@ -5,7 +5,7 @@ width check and the Chromium tests, which also write the screenshots of docs/img
 """
 
 from annotation import assignment as assign
-from annotation.criteria_scale import CRITERIA
+from annotation.tasktypes.criteria.scale import CRITERIA
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from scoring.metrics.registry import METRICS

@@ -1,26 +1,17 @@
-"""The contract of a task type: the five things the rest of Parasol asks of it.
+"""The contract of a task type: everything the rest of Parasol asks of one, attribute by attribute.
 
-A subclass sets the class attributes and implements the hooks; nothing outside
-its module knows its answers. See README.md beside this file.
+A task type is one package here (`<name>/tasktype.py` holds its `TaskType` subclass)
+registered in `registry.TASK_TYPES`; its report section is registered on the reports
+side (`reports.task_sections`), keyed by the same name. A subclass must set the
+attributes without a default and implement `answer`, `judgment_fields` and
+`aggregate`; everything else has a default that suits a type without it. Nothing
+outside its package knows its answers. See README.md beside this file.
 """
 
 import re
-from dataclasses import dataclass
 
 import pandas as pd
 from django import forms
-
-from annotation.models import ControlKind
-
-
-@dataclass(frozen=True)
-class ReportSection:
-    """What the reports app renders for campaigns of this type: a template fed the campaign's report."""
-
-    name: str
-    title: str
-    template: str
-
 
 # A whole number as a browser sends one: ASCII digits only. Python's int() also reads
 # Arabic-Indic and other Unicode digits, underscores and signs, none of which a page sends.
@@ -57,52 +48,69 @@ class AnswerForm(forms.Form):
 
 
 class TaskType:
+    """A task type; the groups below are what each part of Parasol reads."""
+
+    # --- Identity and welcome (the registry, the campaign forms, `annotation.joining`) ---
+    # The registry key, stored in `Campaign.task_type`.
     name: str
+    # The display name in the campaign forms and the report's protocol appendix.
     title: str
-    # The answer controls, included in the judge's item partial (inside its form).
-    judge_template: str
-    answer_form: type[AnswerForm]
-    # Shown (HTTP 400) when a submitted answer does not validate.
-    invalid_answer_message: str
-    # The `Judgment` fields an answer is stored in (what readers select and pass to `aggregate`).
-    stored_fields: tuple[str, ...]
-    # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
-    pair_columns: list[str]
-    report_section: ReportSection
-    # For adaptive overlap: the answers (values of the first stored field) voting for each side of a
-    # binary outcome, `{1: [...], 0: [...]}`; None when the type has no such outcome (fixed overlap then).
-    binary_votes: dict[int, list] | None = None
     # What the welcome page says the judge will do.
     introduction: str
     # A median answer time (seconds per pair) to estimate a campaign's length with until
     # enough answers of this type are stored to measure it (`annotation.stats.answer_seconds`).
     default_answer_seconds: int
-    # Whether the questions name a sentence's role (the paraphrase, the original): the source
-    # is then always shown first and each sentence is labelled; otherwise the order is random.
-    source_first = False
-    # The guidelines' explanation and worked examples (on the guidelines page and above every pair).
-    guidelines_template = "annotation/_guidelines_content.html"
-    # The kinds of hidden control Parasol builds (annotation.controls): the source as its own
-    # hypothesis and another pair's hypothesis.
-    control_kinds = (ControlKind.IDENTICAL, ControlKind.UNRELATED)
 
-    def guideline_examples(self) -> list:
-        """The worked examples `guidelines_template` shows."""
-        from annotation.guidelines import guideline_examples
-
-        return guideline_examples()
-
-    def control_passed(self, answer, values, expected) -> bool:
-        """Whether an answer (the stored `Answer` and `values`) to a control item matches its expected class."""
-        from annotation.controls import passed
-
-        return answer is not None and answer != "" and passed(answer, expected)
-
+    # --- The judge page (`annotation.views`, `annotation/_item.html`) ---
+    # The answer controls, included in the judge's item partial (inside its form); `judge_context` feeds it.
+    judge_template: str
     # Whether the item shows the two sentences above the answer controls (a type whose
     # controls are the words themselves shows them once, in its own partial).
     shows_pair = True
-    # Hidden control items check the 5-way answer: a type without it shows none.
-    uses_controls = True
+    # Whether the questions name a sentence's role (the paraphrase, the original): the source
+    # is then always shown first and each sentence is labelled; otherwise the order is random.
+    source_first = False
+
+    # --- The form (`annotation.views.answer`) ---
+    # A subclass of `AnswerForm` (which carries `assignment` and `response_ms`) with the answer's fields.
+    answer_form: type[AnswerForm]
+    # Shown (HTTP 400) when a submitted answer does not validate.
+    invalid_answer_message: str
+
+    # --- Answer storage (`annotation.assignment.record_judgment`, the exports) ---
+    # The `Judgment` fields an answer is stored in (what readers select and pass to `aggregate`).
+    stored_fields: tuple[str, ...]
+
+    # --- Aggregation to the pair (the pairs export) ---
+    # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
+    pair_columns: list[str]
+    # For adaptive overlap (`annotation.assignment`, the dashboard's savings): the answers (values
+    # of the first stored field) voting for each side of a binary outcome, `{1: [...], 0: [...]}`;
+    # None when the type has no such outcome (the overlap then stays fixed).
+    binary_votes: dict[int, list] | None = None
+
+    # --- Guidelines (the guidelines page and the panel above every pair) ---
+    # The explanation and worked examples; the template gets `guideline_examples()` as `examples`.
+    guidelines_template = "annotation/_guidelines_content.html"
+
+    # --- Hidden controls (`annotation.controls`, `annotation.reliability`) ---
+    # The kinds of hidden control Parasol builds from the campaign's sentences: "identical" (the
+    # source as its own hypothesis) and "unrelated" (another pair's hypothesis). Empty: the type's
+    # judges get no hidden control at all (neither built nor uploaded ones).
+    control_kinds: tuple[str, ...] = ()
+
+    def guideline_examples(self) -> list:
+        """The worked examples `guidelines_template` shows."""
+        return []
+
+    def control_passed(self, answer, values, expected) -> bool:
+        """Whether an answer (the stored `Answer` and `values`) to a control item matches its expected class.
+
+        The default checks the 5-way answer against the control's expected binary class.
+        """
+        from annotation.controls import passed
+
+        return answer is not None and answer != "" and passed(answer, expected)
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
@@ -116,27 +124,8 @@ class TaskType:
         """Why a valid-looking answer cannot apply to this assignment's pair (a 400), or None."""
         return None
 
-    def feedback(self, judgment) -> dict | None:
-        """Context for `annotation/_feedback.html` after a training answer, or None to move straight on.
-
-        `feedback_rows`: one {question, expected, yours, matches} per part of the answer;
-        `feedback_sides`: a tagging beside its reference; `explanation`: the pair's why.
-        """
-        return None
-
-    def dashboard(self, judgments) -> list[dict]:
-        """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].
-
-        `judgments` is the campaign's counted judgments (a queryset).
-        """
-        return []
-
-    def training_problem(self, metadata) -> str | None:
-        """What is wrong with a training pair's expected answer (`metadata["expected"]`), or None."""
-        return None
-
     def judgment_fields(self, answer) -> dict:
-        """How an answer is stored: the `Judgment` fields to create with it."""
+        """How an answer is stored: the `Judgment` fields to create with it (named in `stored_fields`)."""
         raise NotImplementedError
 
     def aggregate(self, judgments: pd.DataFrame, pair_pks) -> pd.DataFrame:
@@ -145,3 +134,22 @@ class TaskType:
         `judgments` holds the counted judgments: `pair_pk` (the pair's key) and the `stored_fields`.
         """
         raise NotImplementedError
+
+    def feedback(self, judgment) -> dict | None:
+        """Context for `annotation/_feedback.html` after a training answer, or None to move straight on.
+
+        `feedback_rows`: one {question, expected, yours, matches} per part of the answer;
+        `feedback_sides`: a tagging beside its reference; `explanation`: the pair's why.
+        """
+        return None
+
+    def training_problem(self, metadata) -> str | None:
+        """What is wrong with a training pair's expected answer (`metadata["expected"]`), or None."""
+        return None
+
+    def dashboard(self, judgments) -> list[dict]:
+        """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].
+
+        `judgments` is the campaign's counted judgments (a queryset).
+        """
+        return []

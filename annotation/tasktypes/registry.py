@@ -8,10 +8,10 @@ from functools import cache
 from importlib import import_module
 
 TASK_TYPES = {
-    "similarity": "annotation.tasktypes.similarity.Similarity",
-    "criteria": "annotation.tasktypes.criteria.Criteria",
-    "spans": "annotation.tasktypes.spans.Spans",
-    "similarity+spans": "annotation.tasktypes.spans.SimilaritySpans",
+    "similarity": "annotation.tasktypes.similarity.tasktype.Similarity",
+    "criteria": "annotation.tasktypes.criteria.tasktype.Criteria",
+    "spans": "annotation.tasktypes.spans.tasktype.Spans",
+    "similarity+spans": "annotation.tasktypes.spans.tasktype.SimilaritySpans",
 }
 DEFAULT_TASK_TYPE = "similarity"
 

@@ -22,7 +22,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.model_selection import GroupKFold
 
-from annotation.criteria_scale import CRITERIA
+from annotation.tasktypes.criteria.scale import CRITERIA
 from reports.analysis.common import orient
 from reports.analysis.systems import system_correlation
 from scoring.metrics.pem import fit_svr, predict_svr

@@ -10,7 +10,7 @@ from annotation import assignment as assign
 from annotation.joining import join
 from annotation.models import Judgment
 from annotation.stats import campaign_progress
-from annotation.tasktypes.similarity import Similarity
+from annotation.tasktypes.similarity.tasktype import Similarity
 from campaigns.models import Campaign
 from reports.frames import load_frames
 from tests.factories import add_pairs, make_judge, without_controls

@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from annotation import assignment as assign
 from annotation.controls import ensure_control_pairs, protocol_of
-from annotation.criteria_scale import control_passed
 from annotation.models import Judgment
 from annotation.reliability import campaign_reliability
+from annotation.tasktypes.criteria.scale import control_passed
 from campaigns.models import Campaign
 from reports.exports import judgments_frame, pairs_frame
 from tests.factories import make_judge, remember

@@ -1,7 +1,7 @@
 import pytest
 
 from annotation.diff import MAX_HIGHLIGHT_CHARS, word_diff
-from annotation.guidelines import guideline_examples
+from annotation.tasktypes.similarity.guidelines import guideline_examples
 
 
 def changed_words(segments):

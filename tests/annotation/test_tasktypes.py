@@ -6,11 +6,12 @@ from django.template.loader import get_template
 from django.urls import reverse
 
 from annotation import assignment as assign
+from annotation.controls import controls_per_judge
 from annotation.models import Judgment
 from annotation.scale import ANSWERS
 from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
-from annotation.tasktypes.similarity import Similarity
+from annotation.tasktypes.similarity.tasktype import Similarity
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -32,7 +33,8 @@ def test_every_task_type_keeps_the_contract(name):
     for hook in ("answer", "judgment_fields", "aggregate"):
         assert getattr(type(task_type), hook) is not getattr(TaskType, hook), f"{name} lacks {hook}"
     get_template(task_type.judge_template)
-    get_template(task_type.report_section.template)
+    get_template(task_type.guidelines_template)
+    assert set(task_type.control_kinds) <= {"identical", "unrelated"}
     judgment_fields = {field.name for field in Judgment._meta.get_fields()}
     assert set(task_type.stored_fields) <= judgment_fields
 
@@ -82,3 +84,12 @@ def test_the_judge_page_shows_the_task_types_answers(client, campaign):
     page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token])).content.decode()
     assert page.count('<button type="submit" name="label"') == len(ANSWERS)
     assert 'name="label" value="dont_know"' in page
+
+
+@pytest.mark.parametrize(
+    ("name", "has_controls"), [("similarity", True), ("spans", False), ("similarity+spans", True), ("criteria", True)]
+)
+def test_a_type_without_control_kinds_gets_no_hidden_controls(campaign, name, has_controls):
+    campaign.task_type = name
+    campaign.save()
+    assert (controls_per_judge(campaign) > 0) is has_controls

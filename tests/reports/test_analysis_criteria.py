@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from annotation.criteria_scale import PEM_CONTROLS
+from annotation.tasktypes.criteria.scale import PEM_CONTROLS
 from reports.analysis.criteria import (
     CRITERIA,
     alpha_per_criterion,

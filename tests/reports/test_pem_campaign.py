@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from annotation import assignment as assign
 from annotation.controls import add_pem_controls
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
-from reports.criteria_section import criteria_tables
+from reports.task_sections.criteria import criteria_tables
 from scoring.service import pairs_missing, store_scores
 from tests.factories import make_judge
 

@@ -19,7 +19,7 @@ from annotation import assignment as assign
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from reports.detector import human_agreement, tagged_pairs
-from reports.spans import span_tables
+from reports.task_sections.spans import span_tables
 from scoring import service
 from scoring.metrics.paratag import ParaTag, detector_versions, read_manifest
 from scoring.metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source

@@ -3,6 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.controls import add_pem_controls
+from annotation.tasktypes.criteria.tasktype import Criteria
+from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
 
 
@@ -22,7 +24,7 @@ class Command(BaseCommand):
         found = Campaign.objects.filter(slug=campaign).first()
         if found is None:
             raise CommandError(f"no campaign with slug {campaign!r}")
-        if found.task_type != "criteria":
+        if not isinstance(task_type_of(found), Criteria):
             raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM's controls carry criteria ratings")
         count = add_pem_controls(found, seed=seed)
         self.stdout.write(

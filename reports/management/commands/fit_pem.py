@@ -5,11 +5,12 @@ import math
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.tasktypes.criteria import ratings_frame
+from annotation.tasktypes.criteria.tasktype import Criteria, ratings_frame
+from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
 from reports.analysis.criteria import SPLITS, fit_pem_model
-from reports.criteria_section import NO_SYSTEM, pem_controls_frame
 from reports.frames import load_frames
+from reports.task_sections.criteria import NO_SYSTEM, pem_controls_frame
 from scoring.metrics.pem import FEATURES, MODEL_SETTING, save_model
 
 
@@ -33,7 +34,7 @@ class Command(BaseCommand):
         found = Campaign.objects.filter(slug=campaign).first()
         if found is None:
             raise CommandError(f"no campaign with slug {campaign!r}")
-        if found.task_type != "criteria":
+        if not isinstance(task_type_of(found), Criteria):
             raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM is fitted on criteria ratings")
         if folds < 2:
             raise CommandError("--folds must be at least 2")

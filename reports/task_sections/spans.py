@@ -1,4 +1,5 @@
-"""The span-tagging report of campaigns: their taggings read from the database, analysed by `reports.analysis.spans`.
+"""The report of `spans` and `similarity+spans` campaigns: their taggings read from the database, analysed by
+`reports.analysis.spans` (`SPANS_REPORT`, `SIMILARITY_SPANS_REPORT`).
 
 Tables (each also a CSV of `report --out`): `span_agreement` (ParaTag's word-level kappa,
 span F1 and word accuracy, over all judges then per judge; with 3+ judges the pooled kappa too),
@@ -12,11 +13,13 @@ import pandas as pd
 
 from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
-from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Pair
 from reports.analysis import spans
 from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
+
+from .base import SYSTEM_TABLES, SYSTEMS, Section, TaskSection
+from .similarity import AFTER_SYSTEMS, BEFORE_SYSTEMS
 
 REFERENCE_JUDGE = "reference"
 NO_SYSTEM = "(no system)"
@@ -33,14 +36,6 @@ SPAN_TABLE_TITLES = {
     "span_detectors": "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
     "diff baseline and the judges",
 }
-
-
-SPAN_SECTIONS = ("spans", "similarity+spans")
-NO_SYSTEM = "(no system)"
-
-
-def is_span_campaign(campaign):
-    return task_type_of(campaign).report_section.name in SPAN_SECTIONS
 
 
 def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
@@ -105,3 +100,35 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
         "detector_vs_judges": detector_vs_judges(campaigns, taggings, pair_id_of_pk),
         "span_detectors": detector_cards(campaigns),
     }
+
+
+def _no_taggings(report):
+    if all(report.tables.get(name) is None or report.tables[name].empty for name in SPAN_TABLE_TITLES):
+        return "No taggings yet: span agreement appears once judges have tagged pairs (or pairs come pre-tagged)."
+    return None
+
+
+# The by-system table is shown in the Systems section.
+SPANS_SECTION = Section(
+    "spans",
+    "Span tagging and degree of paraphrase",
+    tuple(name for name in SPAN_TABLE_TITLES if name != "span_degree_by_system"),
+    _no_taggings,
+)
+SPANS_REPORT = TaskSection(
+    sections=(SPANS_SECTION, SYSTEMS.with_tables("span_degree_by_system", "systems")),
+    titles=SPAN_TABLE_TITLES,
+    tables=span_tables,
+    five_way=False,
+)
+# The 5-way analysis, the span section before the Systems, which shows both measures.
+SIMILARITY_SPANS_REPORT = TaskSection(
+    sections=(
+        *BEFORE_SYSTEMS,
+        SPANS_SECTION,
+        SYSTEMS.with_tables(*SYSTEM_TABLES, "span_degree_by_system"),
+        *AFTER_SYSTEMS,
+    ),
+    titles=SPAN_TABLE_TITLES,
+    tables=span_tables,
+)

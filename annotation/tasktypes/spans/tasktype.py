@@ -16,8 +16,8 @@ from annotation.tagging import SIDES, majority_word_tags, out_of_range, tags_of
 from annotation.training import explanation_of
 from campaigns.models import Pair, tokens_of
 
-from .base import AnswerForm, ReportSection, TaskType, ascii_whole_number
-from .similarity import Similarity, SimilarityAnswerForm, answer_feedback_row
+from ..base import AnswerForm, TaskType, ascii_whole_number
+from ..similarity.tasktype import Similarity, SimilarityAnswerForm, answer_feedback_row
 
 # No sentence Parasol shows has this many words; more indexes are an attack, not an answer.
 MAX_TAGGED_WORDS = 1000
@@ -73,8 +73,8 @@ class Spans(TaskType):
     default_answer_seconds = 25
     # The words are the answer controls: the pair is not shown a second time above them.
     shows_pair = False
-    # Control items expect a 5-way answer; a tagging alone cannot pass or fail them.
-    uses_controls = False
+    # Control items expect a 5-way answer; a tagging alone cannot pass or fail them: no controls.
+    control_kinds = ()
     answer_form = SpansAnswerForm
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
@@ -88,11 +88,6 @@ class Spans(TaskType):
         "hypothesis_tagged_share",
         "tagged_share",
     ]
-    report_section = ReportSection(
-        name="spans",
-        title=_("Span tagging: agreement and degree of paraphrase"),
-        template="annotation/tasktypes/_spans_report.html",
-    )
 
     def judge_context(self, assignment):
         pair = assignment.pair
@@ -160,7 +155,8 @@ class SimilaritySpans(Spans):
     # The 5-way answer and the tagging: a guess (no stored answers measured it yet), replaced
     # by the measured median once answers are stored.
     default_answer_seconds = 35
-    uses_controls = True
+    # The 5-way answer passes or fails both kinds of control, as in `similarity`.
+    control_kinds = Similarity.control_kinds
     judge_template = "annotation/tasktypes/_similarity_spans.html"
     answer_form = SimilaritySpansAnswerForm
     invalid_answer_message = _(
@@ -169,11 +165,8 @@ class SimilaritySpans(Spans):
     )
     stored_fields = ("label", "values")
     pair_columns = [*Similarity.pair_columns, *Spans.pair_columns]
-    report_section = ReportSection(
-        name="similarity+spans",
-        title=_("Metrics against the judges' labels, and span tagging"),
-        template="annotation/tasktypes/_spans_report.html",
-    )
+    # The guidelines say the pair has two parts, then explain the tagging.
+    guidelines_template = "annotation/tasktypes/_similarity_spans_guidelines.html"
 
     def judge_context(self, assignment):
         return Similarity().judge_context(assignment) | super().judge_context(assignment)

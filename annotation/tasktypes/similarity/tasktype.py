@@ -12,11 +12,12 @@ from django import forms
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from annotation.models import Answer
+from annotation.models import Answer, ControlKind
 from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
 from annotation.training import EXPECTED, expected_answers, explanation_of, parse_expected_answers
 
-from .base import AnswerForm, ReportSection, TaskType
+from ..base import AnswerForm, TaskType
+from . import guidelines
 
 COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
 
@@ -40,16 +41,16 @@ class Similarity(TaskType):
     invalid_answer_message = _("Choose one of the five answers.")
     stored_fields = ("label",)
     pair_columns = ["n_judgments", *COUNT_COLUMN_OF_ANSWER.values(), "majority_label", "paraphrase"]
-    report_section = ReportSection(
-        name="similarity",
-        title=_("Metrics against the judges' labels"),
-        template="annotation/tasktypes/_similarity_report.html",
-    )
+    # Both kinds of hidden control: the 5-way answer can pass or fail either.
+    control_kinds = (ControlKind.IDENTICAL, ControlKind.UNRELATED)
     # The scale's binary mapping: Don't know votes neither way.
     binary_votes = {value: [a for a, vote in PARAPHRASE_OF_ANSWER.items() if vote == value] for value in (0, 1)}
 
     def judge_context(self, assignment):
         return {"answers": Answer.choices}
+
+    def guideline_examples(self):
+        return guidelines.guideline_examples()
 
     def answer(self, cleaned_data):
         return cleaned_data["label"]

@@ -3,19 +3,19 @@
 The judge rates the hypothesis on four criteria (labelled ends, keys 1-5 for the active
 criterion, Enter to send); the four ratings are stored in `Judgment.values` and
 `Judgment.label` stays blank. A pair's result is each criterion's mean and the count
-of every rating. Controls are the source as its own hypothesis (`annotation.criteria_scale`).
+of every rating. Controls are the source as its own hypothesis (`scale` beside this module).
 """
 
 import pandas as pd
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from annotation.criteria_scale import CRITERIA, RATINGS, control_passed
-from annotation.guidelines import criteria_examples
 from annotation.models import ControlKind
 from annotation.training import EXPECTED, explanation_of, parse_expected_ranges
 
-from .base import AnswerForm, ReportSection, TaskType
+from ..base import AnswerForm, TaskType
+from . import guidelines
+from .scale import CRITERIA, RATINGS, control_passed
 
 # Each criterion's title, its question (worded by role: the paraphrase against the original,
 # as PEM rates a paraphrase against its source) and the meaning of its two ends (1 and 5).
@@ -76,12 +76,8 @@ class Criteria(TaskType):
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
     stored_fields = ("values",)
     pair_columns = rating_columns()
+    # PEM's control: the source as its own hypothesis, with fixed expected ratings (`scale`).
     control_kinds = (ControlKind.IDENTICAL,)
-    report_section = ReportSection(
-        name="criteria",
-        title=_("PEM's criteria: judges and metrics"),
-        template="annotation/tasktypes/_criteria_report.html",
-    )
 
     def judge_context(self, assignment):
         criteria = [
@@ -91,7 +87,7 @@ class Criteria(TaskType):
         return {"criteria": criteria}
 
     def guideline_examples(self):
-        return criteria_examples()
+        return guidelines.guideline_examples()
 
     def answer(self, cleaned_data):
         return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
@@ -140,7 +136,7 @@ class Criteria(TaskType):
         return {"label": "", "values": answer}
 
     def control_passed(self, answer, values, expected):
-        # PEM's control: the expected ratings are fixed (criteria_scale), not the pair's gold label.
+        # PEM's control: the expected ratings are fixed (`scale`), not the pair's gold label.
         return control_passed(values)
 
     def aggregate(self, judgments, pair_pks):

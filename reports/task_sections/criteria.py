@@ -1,4 +1,4 @@
-"""The report section of `criteria` campaigns: PEM's tables (reports.analysis.criteria) from the database."""
+"""The report of `criteria` campaigns: PEM's tables (`reports.analysis.criteria`) read from the database."""
 
 import numpy as np
 import pandas as pd
@@ -6,8 +6,8 @@ from django.conf import settings
 from django.core.cache import cache
 from scipy import stats
 
-from annotation.criteria_scale import CRITERIA, PEM_CONTROLS
-from annotation.tasktypes.criteria import ratings_frame
+from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
+from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria
 from reports.cache import CACHE_SECONDS, fingerprint
@@ -15,6 +15,8 @@ from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
 from scoring.models import Score
 from scoring.service import values_under
+
+from .base import SYSTEMS, Section, TaskSection
 
 NO_SYSTEM = "(no system)"
 TITLES = {
@@ -124,3 +126,28 @@ def _inter_judge(judgments, pairs) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def _no_ratings(report):
+    ratings = report.tables.get("criteria_by_system")
+    if ratings is None or ratings.empty:
+        return "No ratings yet: PEM's tables appear once judges have rated pairs on the criteria."
+    return None
+
+
+CRITERIA_REPORT = TaskSection(
+    sections=(
+        # The by-system table is shown in the Systems section.
+        Section(
+            "criteria",
+            "PEM's criteria: judges and metrics",
+            tuple(name for name in TITLES if name != "criteria_by_system"),
+            _no_ratings,
+        ),
+        # Criteria campaigns have no paraphrase label: their systems are compared on the criteria.
+        SYSTEMS.with_tables("criteria_by_system", "systems"),
+    ),
+    titles=TITLES,
+    tables=criteria_tables,
+    five_way=False,
+)

@@ -1,0 +1,63 @@
+"""What a task type's report shows: its page sections, in order, and the tables it reads from the database.
+
+A `Section` is one part of the report page (its tables, or the one line saying why it has
+nothing to show); a `TaskSection` is the whole report of one task type, registered in
+`reports.task_sections.TASK_SECTIONS` under the task type's name.
+"""
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+TABLE_TEMPLATE = "reports/_section.html"
+
+
+def no_pairs(report):
+    return None if report.summary["n_pairs"] else "No pairs yet: import pairs into the campaign."
+
+
+def no_systems(report):
+    if report.tables["systems"].empty:
+        return "No pair names its system: import pairs with a system column, or set the campaign's System keys."
+    return None
+
+
+@dataclass(frozen=True)
+class Section:
+    slug: str  # the anchor of the section on the page (#report-<slug>)
+    title: str
+    tables: tuple[str, ...] = ()
+    reason: Callable = no_pairs  # report -> why there is nothing to show, or None
+    template: str = TABLE_TEMPLATE
+
+    def with_tables(self, *tables) -> "Section":
+        """This section showing `tables` instead (the Systems section shows each type's own measure)."""
+        return dataclasses.replace(self, tables=tables)
+
+
+SYSTEM_TABLES = ("systems", "system_pairwise", "system_correlation")
+# Every task type's report compares the systems; each type swaps in the tables of its own measure.
+SYSTEMS = Section("systems", "Systems", SYSTEM_TABLES, no_systems, "reports/_systems.html")
+
+
+@dataclass(frozen=True)
+class TaskSection:
+    """The report of one task type's campaigns."""
+
+    # The page's sections, in order (each shows report tables, or tables this type adds).
+    sections: tuple[Section, ...]
+    # The tables `tables` adds, by name, with their titles (the report's own have theirs in
+    # `reports.analysis.present.TITLES`); each is offered as CSV and LaTeX like the report's.
+    titles: dict[str, str] = dataclasses.field(default_factory=dict)
+    # campaigns -> {name: DataFrame}: the tables read from the database beside the report's
+    # (their names are `titles`; one may replace a report table, as criteria's `system_correlation`).
+    tables: Callable | None = None
+    # Whether the campaigns carry the 5-way answer: the similarity analysis's notes, Figure 2
+    # and the curves then apply; otherwise only notes on other matters and the systems figure.
+    five_way: bool = True
+
+    def with_tables(self, report, campaigns):
+        """`report` with the tables `tables` reads added, unless it has them already."""
+        if self.tables is None or all(name in report.tables for name in self.titles):
+            return report
+        return dataclasses.replace(report, tables={**report.tables, **self.tables(campaigns)})
