@@ -24,27 +24,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-TASK_TYPES = ("similarity", "criteria", "spans", "similarity+spans")
 SIMILARITY_ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")
 CRITERIA = ("adequacy", "fluency", "dissimilarity", "overall")
 JUDGES = 5
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def answer_for(task_type, rng, pair):
-    def tagging():
-        return {
-            side: sorted(rng.sample(range(len(pair.words(side))), k=rng.randint(0, 2)))
-            for side in ("source", "hypothesis")
-        }
+def _tagging(rng, pair):
+    return {
+        side: sorted(rng.sample(range(len(pair.words(side))), k=rng.randint(0, 2))) for side in ("source", "hypothesis")
+    }
 
-    if task_type == "similarity":
-        return rng.choice(SIMILARITY_ANSWERS)
-    if task_type == "criteria":
-        return {criterion: rng.randint(1, 5) for criterion in CRITERIA}
-    if task_type == "spans":
-        return tagging()
-    return {"label": rng.choice(SIMILARITY_ANSWERS[:4]), "tagging": tagging()}
+
+# A seeded answer of each task type, as its judge page would send it.
+ANSWER_OF_TASK = {
+    "similarity": lambda rng, pair: rng.choice(SIMILARITY_ANSWERS),
+    "criteria": lambda rng, pair: {criterion: rng.randint(1, 5) for criterion in CRITERIA},
+    "spans": _tagging,
+    "similarity+spans": lambda rng, pair: {"label": rng.choice(SIMILARITY_ANSWERS[:4]), "tagging": _tagging(rng, pair)},
+}
 
 
 def build(task_type, rng):
@@ -76,7 +74,7 @@ def build(task_type, rng):
             assignment = judge.assignments.create(
                 pair=pair, position=position, top=("source", "hypothesis")[position % 2]
             )
-            assign.record_judgment(assignment, answer_for(task_type, rng, pair))
+            assign.record_judgment(assignment, ANSWER_OF_TASK[task_type](rng, pair))
     return campaign
 
 
@@ -143,7 +141,7 @@ def main():
 
     call_command("migrate", "--noinput", verbosity=0)
     rng = random.Random(31)
-    campaigns = [build(task_type, rng) for task_type in TASK_TYPES]
+    campaigns = [build(task_type, rng) for task_type in ANSWER_OF_TASK]
     fix_times()
     add_scores(campaigns, rng)
     for campaign in campaigns:

@@ -53,14 +53,14 @@ class Fluency(TaskType):
     def judgment_fields(self, answer):
         return {"label": "", "values": answer}
 
-    def aggregate(self, judgments, pair_ids):
+    def aggregate(self, judgments, pair_pks):
         fluent = pd.DataFrame(
-            {"pair_id": judgments["pair_id"], "fluent": [v.get("fluent") for v in judgments["values"]]}
+            {"pair_pk": judgments["pair_pk"], "fluent": [v.get("fluent") for v in judgments["values"]]}
             if len(judgments)
-            else {"pair_id": [], "fluent": []}
+            else {"pair_pk": [], "fluent": []}
         )
-        by_pair = fluent.groupby("pair_id")["fluent"]
-        index = pd.Index(pair_ids)
+        by_pair = fluent.groupby("pair_pk")["fluent"]
+        index = pd.Index(pair_pks)
         return pd.DataFrame(
             {
                 "n_judgments": by_pair.size().reindex(index, fill_value=0).astype("int64"),
