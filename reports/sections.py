@@ -23,7 +23,7 @@ SIMILARITY_NOTE_WORDS = ("4-point scale", "human label", "majority label", "brea
 
 
 class _Titles(Mapping):
-    """Every table's title: the report's, then those of each registered task type's tables (read when asked)."""
+    """Every table's title, from the declarations: the report's, then each registered task type's (read when asked)."""
 
     def _all(self):
         return {**REPORT_TITLES, **{name: title for s in task_sections() for name, title in s.titles.items()}}

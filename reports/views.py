@@ -34,7 +34,7 @@ from reports.sections import (
 )
 from reports.standalone import standalone_html
 from reports.task_sections import task_section_of
-from reports.task_sections.spans import SPAN_TABLE_TITLES, span_tables
+from reports.task_sections.spans import SPAN_TABLE_NAMES, span_tables
 from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
@@ -323,6 +323,6 @@ def export_taggings(request, slug):
 def download_span_table(request, slug, name):
     campaign = campaign_for(request, slug)
     # A span table, of a campaign whose task type's report has the span tables.
-    if name not in SPAN_TABLE_TITLES or name not in task_section_of([campaign]).titles:
+    if name not in SPAN_TABLE_NAMES or name not in task_section_of([campaign]).titles:
         raise Http404(f"No span table {name}")
     return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")

@@ -7,6 +7,7 @@ Every internal name goes through `reports.analysis.vocabulary` (`title_for`, `me
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
@@ -14,35 +15,11 @@ import numpy as np
 import pandas as pd
 
 from reports.analysis import latex as latex_writer
+from reports.analysis.classification import RATE_NAMES
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.analysis.vocabulary import VALUE_TITLES, metric_title, title_for
 from scoring.metrics.registry import METRICS
 
-TITLES = {
-    "table2": "Table 2 — corpus sizes and labels",
-    "table1": "Table 1 — mean ± standard deviation of each metric, by label",
-    "table3": (
-        "Table 3 — classification at the best a-posteriori threshold (the strictest of tied ones), "
-        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the MBD"
-    ),
-    "table4": "Table 4 — Pearson correlation with the edit distance inside each class",
-    "eer": "Equal error rate (non-paraphrases as spoofs)",
-    "labels": "Answers given by the judges",
-    "agreement": "Inter-annotator agreement",
-    "auc": "ROC AUC with bootstrap 95% CI",
-    "auc_tests": "Paired bootstrap tests of AUC differences",
-    "rank_correlation": "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
-    "by_english_level": "Judges by English level",
-    "by_group": "Metrics by generator, template and judges' English level",
-    "cohen": "Cohen's kappa of every two judges sharing enough pairs",
-    "curves_threshold": "Accuracy, F1, recall and precision at every threshold",
-    "curves_rank": "Accuracy, F1, recall and precision at every rank",
-    "oracle": "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
-    "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
-    "systems": "Systems: the judges' paraphrase rate [95% CI over sources], answers and each metric's mean",
-    "system_pairwise": "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
-    "system_correlation": "System-level correlation of each metric with the paraphrase rate (criteria: mean Overall)",
-}
 ORACLE_PARTS = {
     "verdict_by_label": "Verdict by label (Table 2)",
     "agreement": "Verdict = label",
@@ -54,7 +31,6 @@ ORACLE_PARTS = {
     "accuracy_by_acceptance": "Verdict = label, accepted vs rejected",
     "consistency": "Self-consistency (pairs per value)",
 }
-RATES = ["accuracy", "f1", "recall", "precision"]
 DIGITS = 2
 PRECISION = "Numbers to two decimals."
 
@@ -180,7 +156,7 @@ def _table3(report, frame):
     records = []
     for row in frame.to_dict("records"):
         column = (row["metric"], row["threshold_kind"])
-        for key in [*RATES, "threshold"]:
+        for key in [*RATE_NAMES, "threshold"]:
             ci = row.get(f"{key}_ci95")
             value = row[key]
             # An MBD interval that prints as [x, x] is no interval: every balanced draw held the same pairs.
@@ -191,7 +167,7 @@ def _table3(report, frame):
             records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
     long = pd.DataFrame(records)
     rows = pd.MultiIndex.from_tuples(
-        [(c, r) for c in _corpus_order(report, long) for r in [*RATES, "threshold"]], names=["Corpus", "Measure"]
+        [(c, r) for c in _corpus_order(report, long) for r in [*RATE_NAMES, "threshold"]], names=["Corpus", "Measure"]
     )
     columns = list(dict.fromkeys(long["column"]))
     keyed = long.assign(row=list(zip(long["corpus"], long["rate"])))
@@ -417,7 +393,7 @@ def _system_correlation(report, frame):
     return Shown(table, bold, caption)
 
 
-def _criteria_by_system(report, frame):
+def criteria_by_system_layout(report, frame):
     """Systems as rows, criteria as columns: each mean rating with its 95% interval."""
     has_ci = "ci_low" in frame
     cells = [
@@ -436,7 +412,7 @@ def _criteria_by_system(report, frame):
     return Shown(table, best_cells(values, axis=0), caption)
 
 
-def _criteria_metrics(report, frame):
+def criteria_metrics_layout(report, frame):
     """Metrics as rows; per criterion, the sentence- and system-level correlations."""
     long = frame.melt(id_vars=["metric", "criterion"], value_vars=["sentence_level", "system_level"], var_name="level")
     long["column"] = list(zip(long["criterion"], long["level"]))
@@ -453,7 +429,7 @@ def _criteria_metrics(report, frame):
     return Shown(table, best_cells(values, axis=0), caption)
 
 
-def _criteria_pem_fit(report, frame):
+def criteria_pem_fit_layout(report, frame):
     """PEM's fits, one row per feature set ("PEM", "every metric"), the metrics of each named in the caption."""
     kinds, given = [], []
     for value in frame["features"]:
@@ -465,24 +441,98 @@ def _criteria_pem_fit(report, frame):
     return Shown(result.table, caption=caption)
 
 
-FORMATTERS = {
-    "table1": _table1,
-    "table2": _table2,
-    "table3": _table3,
-    "table4": _table4,
-    "eer": _eer,
-    "labels": _labels,
-    "agreement": _agreement,
-    "auc": _auc,
-    "rank_correlation": _rank_correlation,
-    "oracle": _oracle,
-    "systems": _systems,
-    "system_pairwise": _system_pairwise,
-    "system_correlation": _system_correlation,
-    "criteria_by_system": _criteria_by_system,
-    "criteria_metrics": _criteria_metrics,
-    "criteria_pem_fit": _criteria_pem_fit,
-}
+@dataclass(frozen=True)
+class Table:
+    """A report table, declared once: its file name, title, the step computing it, its layout, its page section."""
+
+    name: str  # the CSV's and the download's name
+    title: str
+    build: str = ""  # the step group of `report._Steps` computing it; "" for a table a task type reads itself
+    layout: Callable | None = None  # (report, frame) -> Shown or frame, as the page and LaTeX print it; None: as is
+    section: str | None = None  # the slug of the page section showing it in the 5-way report; None: a download only
+
+
+# The 5-way report's tables, in the order a reader meets their files (README.md lists their columns).
+TABLES = (
+    Table(
+        "table1", "Table 1 — mean ± standard deviation of each metric, by label", "classification", _table1, "scores"
+    ),
+    Table("table2", "Table 2 — corpus sizes and labels", "judges", _table2, "corpora"),
+    Table(
+        "table3",
+        "Table 3 — classification at the best a-posteriori threshold (the strictest of tied ones), "
+        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the MBD",
+        "classification",
+        _table3,
+        "classification",
+    ),
+    Table(
+        "table4",
+        "Table 4 — Pearson correlation with the edit distance inside each class",
+        "classification",
+        _table4,
+        "scores",
+    ),
+    Table("eer", "Equal error rate (non-paraphrases as spoofs)", "classification", _eer, "classification"),
+    Table("labels", "Answers given by the judges", "judges", _labels, "judges"),
+    Table("agreement", "Inter-annotator agreement", "judges", _agreement, "agreement"),
+    Table("cohen", "Cohen's kappa of every two judges sharing enough pairs", "judges"),
+    Table("auc", "ROC AUC with bootstrap 95% CI", "classification", _auc, "classification"),
+    Table("auc_tests", "Paired bootstrap tests of AUC differences", "classification", section="classification"),
+    Table(
+        "rank_correlation",
+        "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
+        "rankings",
+        _rank_correlation,
+        "ranking",
+    ),
+    Table("by_english_level", "Judges by English level", "judges", section="judges"),
+    Table("by_group", "Metrics by generator, template and judges' English level", "judges", section="groups"),
+    Table("curves_threshold", "Accuracy, F1, recall and precision at every threshold", "classification"),
+    Table("curves_rank", "Accuracy, F1, recall and precision at every rank", "classification"),
+    Table(
+        "oracle",
+        "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
+        "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
+        "oracle",
+        _oracle,
+        "oracle",
+    ),
+    Table(
+        "systems",
+        "Systems: the judges' paraphrase rate [95% CI over sources], answers and each metric's mean",
+        "systems",
+        _systems,
+        "systems",
+    ),
+    Table(
+        "system_pairwise",
+        "Systems compared pairwise on shared sources (sign test, paired bootstrap)",
+        "systems",
+        _system_pairwise,
+        "systems",
+    ),
+    Table(
+        "system_correlation",
+        "System-level correlation of each metric with the paraphrase rate (criteria: mean Overall)",
+        "systems",
+        _system_correlation,
+        "systems",
+    ),
+)
+SPECS = {table.name: table for table in TABLES}
+TITLES = {table.name: table.title for table in TABLES}
+
+
+def tables_in(section: str) -> tuple[str, ...]:
+    """The 5-way report's tables a page section shows, in file order."""
+    return tuple(table.name for table in TABLES if table.section == section)
+
+
+def spec_of(report, name) -> Table:
+    """The declaration of table `name` of `report` (the report's own, or one its task type added)."""
+    specs = getattr(report, "specs", None) or SPECS
+    return specs.get(name) or Table(name, title_for(name))
 
 
 def shown(report, name) -> Shown | None:
@@ -490,7 +540,7 @@ def shown(report, name) -> Shown | None:
     frame = report.tables[name]
     if frame.empty:
         return None
-    result = FORMATTERS.get(name, _as_is)(report, frame)
+    result = (spec_of(report, name).layout or _as_is)(report, frame)
     return result if isinstance(result, Shown) else Shown(result)
 
 
@@ -539,7 +589,7 @@ def csv_comments(report, name, title=None) -> list[str]:
     """
     frame = report.tables[name]
     lines = [
-        title or TITLES.get(name, title_for(name)),
+        title or spec_of(report, name).title,
         "Read with pandas.read_csv(path, comment='#'); columns as named below.",
     ]
     lines += [f"column {column}: {title_for(column)}" for column in frame.columns if title_for(column) != column]
@@ -647,7 +697,7 @@ def latex(report, name, title=None) -> str | None:
     if result is None:
         return None
     flat, bold = _flat(result)
-    caption = f"{title or TITLES.get(name, title_for(name))}. {result.caption}"
+    caption = f"{title or spec_of(report, name).title}. {result.caption}"
     stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
     return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold, stub=max(stub, 1))
 

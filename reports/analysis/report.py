@@ -9,30 +9,11 @@ from reports.analysis import agreement, breakdowns, classification, oracle, rank
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.memo import Memo
+from reports.analysis.present import SPECS, TABLES
 from scoring.metrics.registry import title_of
 
-# The files a report writes, in the order a reader meets them; README.md lists their columns.
-TABLE_NAMES = [
-    "table1",
-    "table2",
-    "table3",
-    "table4",
-    "eer",
-    "labels",
-    "agreement",
-    "cohen",
-    "auc",
-    "auc_tests",
-    "rank_correlation",
-    "by_english_level",
-    "by_group",
-    "curves_threshold",
-    "curves_rank",
-    "oracle",
-    "systems",
-    "system_pairwise",
-    "system_correlation",
-]
+# The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
+TABLE_NAMES = [table.name for table in TABLES]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
 
 
@@ -59,6 +40,8 @@ class Report:
     points: pd.DataFrame  # per pair (a random sample on large corpora): label, edit distance and scores
     summary: dict
     notes: list[str] = field(default_factory=list)
+    # Each table's declaration (`present.Table`): the report's own, and those its task type adds.
+    specs: dict = field(default_factory=lambda: dict(SPECS))
 
 
 def build_report(
@@ -181,15 +164,21 @@ class _Steps:
         return tables_of, list(dict.fromkeys(note for p in parts for note in p[1]))
 
     def tables(self, verdicts):
-        """Every table by name, and each step's notes by step name."""
-        result, notes = {"oracle": oracle.oracle_table(self.frame, verdicts)}, {}
-        for group in (self._systems, self._classification, self._rankings, self._judges):
-            tables_of_group, notes_of_group = group()
+        """Every table by name, and each step's notes by step name: each step group of `present.TABLES` in turn."""
+        result, notes = {}, {}
+        for group in dict.fromkeys(table.build for table in TABLES):
+            tables_of_group, notes_of_group = getattr(self, f"_{group}")(verdicts)
+            declared = {table.name for table in TABLES if table.build == group}
+            if set(tables_of_group) != declared:  # a step and the declarations must agree
+                raise AssertionError(f"step {group} made {sorted(tables_of_group)}, declared {sorted(declared)}")
             result |= tables_of_group
             notes |= notes_of_group
         return result, notes
 
-    def _systems(self):
+    def _oracle(self, verdicts):
+        return {"oracle": oracle.oracle_table(self.frame, verdicts)}, {}
+
+    def _systems(self, _verdicts):
         s = self.settings
         system_tables, system_notes = self.run(
             "systems",
@@ -202,7 +191,7 @@ class _Steps:
         )  # fmt: skip
         return system_tables, {"systems": system_notes}
 
-    def _classification(self):
+    def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER, the curves and the AUCs."""
         s, d, labelled = self.settings, self.directions, ["corpus", "label"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
@@ -234,7 +223,7 @@ class _Steps:
         result |= {**thresholds, "auc": auc, "auc_tests": auc_tests}
         return result, {"mbd": mbd_notes, "table4": table4_notes}
 
-    def _rankings(self):
+    def _rankings(self, _verdicts):
         label_source = self.settings.label_source
         rank_correlation, rank_notes = self.per_metric(
             "rank_correlation",
@@ -244,7 +233,7 @@ class _Steps:
         )
         return rank_correlation, {"rank_correlation": rank_notes}
 
-    def _judges(self):
+    def _judges(self, _verdicts):
         """What reads the judges' answers: their labels, agreement, English levels, and Table 2's ties."""
         pair_columns = [c for c in self.frame.columns if c not in self.metrics]
         min_shared = self.settings.min_shared

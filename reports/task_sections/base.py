@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from reports.analysis.present import Table, tables_in
+
 TABLE_TEMPLATE = "reports/_section.html"
 
 
@@ -35,7 +37,7 @@ class Section:
         return dataclasses.replace(self, tables=tables)
 
 
-SYSTEM_TABLES = ("systems", "system_pairwise", "system_correlation")
+SYSTEM_TABLES = tables_in("systems")
 # Every task type's report compares the systems; each type swaps in the tables of its own measure.
 SYSTEMS = Section("systems", "Systems", SYSTEM_TABLES, no_systems, "reports/_systems.html")
 
@@ -46,18 +48,27 @@ class TaskSection:
 
     # The page's sections, in order (each shows report tables, or tables this type adds).
     sections: tuple[Section, ...]
-    # The tables `tables` adds, by name, with their titles (the report's own have theirs in
-    # `reports.analysis.present.TITLES`); each is offered as CSV and LaTeX like the report's.
-    titles: dict[str, str] = dataclasses.field(default_factory=dict)
+    # The tables `tables` adds, each declared once (`reports.analysis.present.Table`: name, title,
+    # layout, section; the report's own are `present.TABLES`); each is offered as CSV and LaTeX.
+    declared: tuple[Table, ...] = ()
     # campaigns -> {name: DataFrame}: the tables read from the database beside the report's
-    # (their names are `titles`; one may replace a report table, as criteria's `system_correlation`).
+    # (those `declared`; one may replace a report table, as criteria's `system_correlation`).
     tables: Callable | None = None
     # Whether the campaigns carry the 5-way answer: the similarity analysis's notes, Figure 2
     # and the curves then apply; otherwise only notes on other matters and the systems figure.
     five_way: bool = True
 
+    @property
+    def titles(self) -> dict[str, str]:
+        return {table.name: table.title for table in self.declared}
+
     def with_tables(self, report, campaigns):
-        """`report` with the tables `tables` reads added, unless it has them already."""
+        """`report` with the tables `tables` reads, and their declarations, added unless it has them already."""
+        specs = {**report.specs, **{table.name: table for table in self.declared}}
         if self.tables is None or all(name in report.tables for name in self.titles):
-            return report
-        return dataclasses.replace(report, tables={**report.tables, **self.tables(campaigns)})
+            return report if specs == report.specs else dataclasses.replace(report, specs=specs)
+        return dataclasses.replace(report, tables={**report.tables, **self.tables(campaigns)}, specs=specs)
+
+    def tables_in(self, section: str) -> tuple[str, ...]:
+        """The tables this type adds that a page section shows, in declared order."""
+        return tuple(table.name for table in self.declared if table.section == section)

@@ -9,7 +9,8 @@ from scipy import stats
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
-from reports.analysis import criteria
+from reports.analysis import criteria, present
+from reports.analysis.present import Table
 from reports.cache import CACHE_SECONDS, fingerprint
 from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
@@ -19,17 +20,45 @@ from scoring.service import values_under
 from .base import SYSTEMS, Section, TaskSection
 
 NO_SYSTEM = "(no system)"
-TITLES = {
-    "criteria_by_system": "Each criterion by system: mean rating with its 95% interval (PEM)",
-    "criteria_inter_judge": "Inter-judge Pearson correlation, averaged over judge pairs (PEM Table 1)",
-    "criteria_vs_overall": "Each criterion against Overall (PEM Table 2)",
-    "criteria_metrics": "Metrics against Overall and Adequacy, sentence and system level",
-    "criteria_alpha": "Krippendorff's alpha (interval) per criterion",
-    "criteria_system_correlation": "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
-    "criteria_pem_fit": "PEM's fit: SVR from the metric scores to Overall (PEM's three features; every metric), "
-    "Pearson on held-out sources",
-    "criteria_pem_judges": "PEM on held-out sources against the human mean and each judge (PEM Table 3)",
-}
+# PEM's tables, each declared once; the by-system one is shown in the Systems section.
+CRITERIA_TABLES = (
+    Table(
+        "criteria_by_system",
+        "Each criterion by system: mean rating with its 95% interval (PEM)",
+        layout=present.criteria_by_system_layout,
+        section="systems",
+    ),
+    Table(
+        "criteria_inter_judge",
+        "Inter-judge Pearson correlation, averaged over judge pairs (PEM Table 1)",
+        section="criteria",
+    ),
+    Table("criteria_vs_overall", "Each criterion against Overall (PEM Table 2)", section="criteria"),
+    Table(
+        "criteria_metrics",
+        "Metrics against Overall and Adequacy, sentence and system level",
+        layout=present.criteria_metrics_layout,
+        section="criteria",
+    ),
+    Table("criteria_alpha", "Krippendorff's alpha (interval) per criterion", section="criteria"),
+    Table(
+        "criteria_system_correlation",
+        "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
+        section="criteria",
+    ),
+    Table(
+        "criteria_pem_fit",
+        "PEM's fit: SVR from the metric scores to Overall (PEM's three features; every metric), "
+        "Pearson on held-out sources",
+        layout=present.criteria_pem_fit_layout,
+        section="criteria",
+    ),
+    Table(
+        "criteria_pem_judges",
+        "PEM on held-out sources against the human mean and each judge (PEM Table 3)",
+        section="criteria",
+    ),
+)
 
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
@@ -141,13 +170,13 @@ CRITERIA_REPORT = TaskSection(
         Section(
             "criteria",
             "PEM's criteria: judges and metrics",
-            tuple(name for name in TITLES if name != "criteria_by_system"),
+            tuple(table.name for table in CRITERIA_TABLES if table.section == "criteria"),
             _no_ratings,
         ),
         # Criteria campaigns have no paraphrase label: their systems are compared on the criteria.
         SYSTEMS.with_tables("criteria_by_system", "systems"),
     ),
-    titles=TITLES,
+    declared=CRITERIA_TABLES,
     tables=criteria_tables,
     five_way=False,
 )

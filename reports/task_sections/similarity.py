@@ -3,6 +3,8 @@
 Its sections show the report's own tables; it reads nothing more from the database.
 """
 
+from reports.analysis.present import tables_in
+
 from .base import SYSTEMS, Section, TaskSection
 
 
@@ -59,16 +61,16 @@ def _no_metrics(report):
 
 # The sections before the Systems section and after it (`similarity+spans` puts its own between).
 BEFORE_SYSTEMS = (
-    Section("corpora", "Corpora and labels", ("table2",)),
-    Section("judges", "The judges' answers", ("labels", "by_english_level"), _no_judgments),
-    Section("agreement", "Agreement between judges", ("agreement",), _no_shared_pairs),
-    Section("scores", "Scores by label", ("table1", "table4"), _no_labelled_scores),
-    Section("classification", "Metrics as classifiers", ("table3", "eer", "auc", "auc_tests"), _no_labelled_scores),
-    Section("ranking", "Rank correlation with the labels", ("rank_correlation",), _no_ordinal_answers),
-    Section("groups", "By generator, template and English level", ("by_group",), _no_groups),
+    Section("corpora", "Corpora and labels", tables_in("corpora")),
+    Section("judges", "The judges' answers", tables_in("judges"), _no_judgments),
+    Section("agreement", "Agreement between judges", tables_in("agreement"), _no_shared_pairs),
+    Section("scores", "Scores by label", tables_in("scores"), _no_labelled_scores),
+    Section("classification", "Metrics as classifiers", tables_in("classification"), _no_labelled_scores),
+    Section("ranking", "Rank correlation with the labels", tables_in("ranking"), _no_ordinal_answers),
+    Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups),
 )
 AFTER_SYSTEMS = (
-    Section("oracle", "The LLM as an oracle", ("oracle",), _no_oracle),
+    Section("oracle", "The LLM as an oracle", tables_in("oracle"), _no_oracle),
     Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
 )
 

@@ -15,6 +15,7 @@ from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from reports.analysis import spans
+from reports.analysis.present import Table
 from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
@@ -23,19 +24,57 @@ from .similarity import AFTER_SYSTEMS, BEFORE_SYSTEMS
 
 REFERENCE_JUDGE = "reference"
 NO_SYSTEM = "(no system)"
-SPAN_TABLE_TITLES = {
-    "span_agreement": "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
-    "span_agreement_pairs": "Span agreement between every two judges",
-    "span_agreement_test2": "Span agreement after ParaTag's Test2 filter (pairs with a span F1 below 0.4 dropped)",
-    "span_degree_by_corpus": "Degree of paraphrase (share of tagged words) by corpus; pairs within θ = 0.05",
-    "span_degree_by_system": "Degree of paraphrase (share of tagged words) by system; pairs within θ = 0.05",
-    "span_correlation": "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
-    "span_degree": "Degree of paraphrase per pair",
-    "detector_vs_judges": "ParaTag detector (the ParaTag metric) against each judge and the majority: "
-    "word accuracy, span F1, kappa",
-    "span_detectors": "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
-    "diff baseline and the judges",
-}
+# The span tagging's tables, each declared once; the by-system one is shown in the Systems section.
+SPAN_TABLES = (
+    Table(
+        "span_agreement",
+        "Span agreement (ParaTag): word-level kappa, span F1, word accuracy, overall and per judge",
+        section="spans",
+    ),
+    Table(
+        "span_agreement_pairs",
+        "Span agreement between every two judges",
+        section="spans",
+    ),
+    Table(
+        "span_agreement_test2",
+        "Span agreement after ParaTag's Test2 filter (pairs with a span F1 below 0.4 dropped)",
+        section="spans",
+    ),
+    Table(
+        "span_degree_by_corpus",
+        "Degree of paraphrase (share of tagged words) by corpus; pairs within θ = 0.05",
+        section="spans",
+    ),
+    Table(
+        "span_degree_by_system",
+        "Degree of paraphrase (share of tagged words) by system; pairs within θ = 0.05",
+        section="systems",
+    ),
+    Table(
+        "span_correlation",
+        "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
+        section="spans",
+    ),
+    Table(
+        "span_degree",
+        "Degree of paraphrase per pair",
+        section="spans",
+    ),
+    Table(
+        "detector_vs_judges",
+        "ParaTag detector (the ParaTag metric) against each judge and the majority: word accuracy, span F1, kappa",
+        section="spans",
+    ),
+    Table(
+        "span_detectors",
+        "ParaTag detectors trained on this campaign: held-out test figures (Table 3) beside the "
+        "diff baseline and the judges",
+        section="spans",
+    ),
+)
+
+SPAN_TABLE_NAMES = tuple(table.name for table in SPAN_TABLES)
 
 
 def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
@@ -103,7 +142,7 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
 
 
 def _no_taggings(report):
-    if all(report.tables.get(name) is None or report.tables[name].empty for name in SPAN_TABLE_TITLES):
+    if all(report.tables.get(name) is None or report.tables[name].empty for name in SPAN_TABLE_NAMES):
         return "No taggings yet: span agreement appears once judges have tagged pairs (or pairs come pre-tagged)."
     return None
 
@@ -112,12 +151,12 @@ def _no_taggings(report):
 SPANS_SECTION = Section(
     "spans",
     "Span tagging and degree of paraphrase",
-    tuple(name for name in SPAN_TABLE_TITLES if name != "span_degree_by_system"),
+    tuple(table.name for table in SPAN_TABLES if table.section == "spans"),
     _no_taggings,
 )
 SPANS_REPORT = TaskSection(
     sections=(SPANS_SECTION, SYSTEMS.with_tables("span_degree_by_system", "systems")),
-    titles=SPAN_TABLE_TITLES,
+    declared=SPAN_TABLES,
     tables=span_tables,
     five_way=False,
 )
@@ -129,6 +168,6 @@ SIMILARITY_SPANS_REPORT = TaskSection(
         SYSTEMS.with_tables(*SYSTEM_TABLES, "span_degree_by_system"),
         *AFTER_SYSTEMS,
     ),
-    titles=SPAN_TABLE_TITLES,
+    declared=SPAN_TABLES,
     tables=span_tables,
 )

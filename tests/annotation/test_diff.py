@@ -42,7 +42,7 @@ def test_a_substitution_highlights_exactly_the_substituted_words_on_both_sides()
 
 
 def test_the_guidelines_same_meaning_example_highlights_only_what_changed():
-    example = next(e for e in guideline_examples() if e["label"] == "same_meaning")
+    example = next(e for e in guideline_examples() if e["answer"] == "same_meaning")
     assert changed_words(example["first"]) == ["was written by"]
     assert changed_words(example["second"]) == ["wrote"]
 
