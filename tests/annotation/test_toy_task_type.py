@@ -21,6 +21,7 @@ from annotation.tasktypes.base import AnswerForm, TaskType
 from campaigns import models as campaign_models
 from campaigns.models import Campaign
 from reports import task_sections
+from reports.analysis.present import Table
 from reports.exports import pairs_frame
 from reports.frames import counted_judgments
 from reports.task_sections.base import SYSTEMS, Section, TaskSection
@@ -81,7 +82,7 @@ def _no_answers(report):
 
 FLUENCY_REPORT = TaskSection(
     sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems")),
-    titles={"toy_fluency": "Share of answers calling the hypothesis fluent"},
+    declared=(Table("toy_fluency", "Share of answers calling the hypothesis fluent", section="toy_fluency"),),
     tables=fluency_tables,
     five_way=False,
 )
