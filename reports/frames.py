@@ -79,13 +79,11 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
         .order_by("campaign_id", "pk")
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
-    records, metadatas = [], []
-    for *columns, metadata in raw_rows(rows):
-        columns[1] = slug_of[columns[1]]
-        metadata = _as_dict(metadata)
-        records.append((*columns, *(metadata.get(key) for key in METADATA_COLUMNS)))
-        metadatas.append(metadata)
-    pairs = pd.DataFrame.from_records(records, columns=[*PAIR_TABLE_COLUMNS, *METADATA_COLUMNS])
+    pairs = pd.DataFrame.from_records(raw_rows(rows), columns=[*PAIR_TABLE_COLUMNS, "metadata"])
+    metadatas = [_as_dict(metadata) for metadata in pairs.pop("metadata")]
+    pairs["campaign"] = pairs["campaign"].map(slug_of).astype(object)
+    for key in METADATA_COLUMNS:
+        pairs[key] = pd.Series([metadata.get(key) for metadata in metadatas], index=pairs.index, dtype=object)
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
     pairs["system"] = pd.Series("", index=pairs.index, dtype=object)
     for slug, keys in keys_of.items():

@@ -33,8 +33,13 @@ def system_names(pairs: pd.DataFrame, keys=None) -> pd.Series:
     if not keys:
         return pd.Series("", index=pairs.index, dtype=object)
     parts = pairs[keys].fillna("").astype(str)
-    joined = parts.apply(lambda row: " / ".join(value for value in row if value), axis=1)
-    return joined.astype(object) if len(parts) else pd.Series("", index=pairs.index, dtype=object)
+    # " / ".join of the filled values, column by column (a row-wise apply takes seconds on 400,000 pairs).
+    joined = parts.iloc[:, 0].to_numpy(dtype=object)
+    for position in range(1, len(keys)):
+        value = parts.iloc[:, position].to_numpy(dtype=object)
+        separator = np.where((joined != "") & (value != ""), " / ", "")
+        joined = joined + separator + value
+    return pd.Series(joined, index=pairs.index, dtype=object)
 
 
 def source_weights(n_sources: int, n_bootstrap: int, seed: int, chunk: int = 200):

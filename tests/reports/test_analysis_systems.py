@@ -165,3 +165,19 @@ def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note()
     assert any("cover the 5 systems with the most labelled pairs" in note for note in notes)
     uncapped, notes = system_report(frame, judgments, [], {}, n_bootstrap=20)
     assert len(uncapped["system_pairwise"]) == 45 and not any("cover the" in note for note in notes)
+
+
+@pytest.mark.parametrize("keys", [["generator", "template"], ["template"], ["generator", "template", "generator"]])
+def test_system_names_join_the_filled_keys_as_a_row_by_row_join_would(keys):
+    import random
+
+    rng = random.Random(7)
+    pairs = pd.DataFrame(
+        {
+            "generator": [rng.choice([None, "", "g1", "g/2", np.nan]) for _ in range(300)],
+            "template": [rng.choice([None, "", "t1", 3]) for _ in range(300)],
+        },
+        index=range(5, 305),
+    )
+    expected = pairs[keys].fillna("").astype(str).apply(lambda row: " / ".join(v for v in row if v), axis=1)
+    assert system_names(pairs, keys).tolist() == expected.tolist()
