@@ -81,9 +81,10 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     )
     pairs = pd.DataFrame.from_records(raw_rows(rows), columns=[*PAIR_TABLE_COLUMNS, "metadata"])
     metadatas = [_as_dict(metadata) for metadata in pairs.pop("metadata")]
-    pairs["campaign"] = pairs["campaign"].map(slug_of).astype(object)
-    for key in METADATA_COLUMNS:
-        pairs[key] = pd.Series([metadata.get(key) for metadata in metadatas], index=pairs.index, dtype=object)
+    # Columns built as `from_records` infers them (strings as pandas' string dtype), the campaign's slug first.
+    pairs["campaign"] = pd.Series(pairs["campaign"].map(slug_of).tolist(), index=pairs.index)
+    values = [tuple(metadata.get(key) for key in METADATA_COLUMNS) for metadata in metadatas]
+    pairs[list(METADATA_COLUMNS)] = pd.DataFrame.from_records(values, columns=METADATA_COLUMNS, index=pairs.index)
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
     pairs["system"] = pd.Series("", index=pairs.index, dtype=object)
     for slug, keys in keys_of.items():
