@@ -18,7 +18,7 @@ from campaigns.models import Campaign, Pair
 from reports.analysis import build_report
 from reports.analysis.memo import Memo, digest
 from reports.figures import FigureSpec, draw_figure
-from reports.frames import load_frames, pair_state, report_work, score_state
+from reports.frames import DataState, data_state, load_frames, report_work
 from scoring.models import Score
 
 ANALYSIS_VERSION = "4"  # bump when the analysis changes, to drop cached reports
@@ -26,21 +26,19 @@ CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 
 
-def fingerprint(campaigns) -> str:
-    """Changes whenever a report of these campaigns could change."""
-    pairs = Pair.objects.filter(campaign__in=campaigns, is_training=False).aggregate(
-        n=Count("id"), last=Max("id"), gold=Sum("gold_label")
-    )
+def fingerprint(campaigns, state: DataState | None = None) -> str:
+    """Changes whenever a report of these campaigns could change; `state`: their `DataState`, when already read."""
+    state = state or data_state(campaigns)
     judgments = (
         Judgment.objects.filter(pair__campaign__in=campaigns)
         .counted()
         .aggregate(n=Count("id"), last=Max("id"), judges=Sum("judge_id"))
     )
-    # The real pairs' scores by signature (read from the index alone), then the few of other pairs.
+    # The real pairs' scores by signature (read from the index alone, in `state`), then the few of other pairs.
     other_scores = Score.objects.filter(
         Q(pair__is_training=True) | Q(pair__is_control=True), pair__campaign__in=campaigns
     ).aggregate(n=Count("id"), last=Max("id"))
-    parts = [ANALYSIS_VERSION, pair_state(campaigns), pairs, judgments, score_state(campaigns), other_scores]
+    parts = [ANALYSIS_VERSION, state.pairs, judgments, state.score_state(), other_scores]
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
 
 
@@ -65,16 +63,16 @@ class CachedReport:
     key: str
 
 
-def report_key(campaigns, label_source) -> str:
+def report_key(campaigns, label_source, state: DataState | None = None) -> str:
     cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS  # a report under another cap is another report
-    return f"parasol-report:{label_source}:{cap}:{fingerprint(campaigns)}"
+    return f"parasol-report:{label_source}:{cap}:{fingerprint(campaigns, state)}"
 
 
 def cached_report(key) -> CachedReport | None:
     return cache.get(key)
 
 
-def compute_report(campaigns, label_source="human", *, store=None, on_stage=None, **options):
+def compute_report(campaigns, label_source="human", *, store=None, state=None, on_stage=None, **options):
     """(report, frames): the one way a report is made, for the page, its worker and the `report` command.
 
     `store` (the cache, for the live page): pairs, score columns and the steps of earlier reports are
@@ -83,7 +81,7 @@ def compute_report(campaigns, label_source="human", *, store=None, on_stage=None
     """
     on_stage = on_stage or (lambda text: None)
     on_stage("reading pairs, judgments and scores")
-    frames = load_frames(campaigns, store=store)
+    frames = load_frames(campaigns, store=store, state=state)
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
     report = build_report(
         frames.pairs,
@@ -99,15 +97,19 @@ def compute_report(campaigns, label_source="human", *, store=None, on_stage=None
     return report, frames
 
 
-def get_report(campaigns, label_source="human", on_stage=None) -> CachedReport:
-    """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step."""
-    key = report_key(campaigns, label_source)
+def get_report(campaigns, label_source="human", on_stage=None, state=None) -> CachedReport:
+    """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step.
+
+    `state`: the campaigns' `DataState`, when the caller has read it (it is read once per request).
+    """
+    state = state or data_state(campaigns)
+    key = report_key(campaigns, label_source, state)
     cached = cache.get(key)
     if cached is None:
         store = VersionedStore(cache, ANALYSIS_VERSION)
         cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
         report, frames = compute_report(
-            campaigns, label_source, store=store, on_stage=on_stage, max_system_comparisons=cap
+            campaigns, label_source, store=store, state=state, on_stage=on_stage, max_system_comparisons=cap
         )
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
         (on_stage or (lambda text: None))("storing the report")

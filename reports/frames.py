@@ -272,13 +272,58 @@ def _signatures_and_notes(groups):
 MAX_EXCLUDED_IN_SPAN = 5_000
 
 
-def real_pair_span(campaigns):
+@dataclass
+class DataState:
+    """What a report of some campaigns is computed from, read cheaply (no score, no sentence is read).
+
+    `pairs`: counts, pk bounds and gold sums of the real pairs and of every non-training pair, and
+    each campaign's slug, last edit and system keys; `span`: `real_pair_span`; `groups`: the scores'
+    signature groups (`scoring.service.signature_groups`). Scores are only ever added (they go with
+    their pair), so equal groups (count and newest id per signature) are equal scores.
+    """
+
+    pairs: dict
+    span: tuple | None
+    groups: dict
+
+    def score_state(self) -> list[tuple]:
+        return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in self.groups.values() for g in found]
+
+
+def data_state(campaigns) -> DataState:
+    campaigns = list(campaigns)
+    pairs = _pair_state(campaigns)
+    span = real_pair_span(campaigns, pairs)
+    groups = signature_groups(_real_scores(campaigns)) if span is None else signature_groups_in(span)
+    return DataState(pairs, span, groups)
+
+
+def _pair_state(campaigns) -> dict:
+    """One pass over the campaigns' pairs: the real ones (count, pk bounds, gold sum) and the non-training ones."""
+    real = Q(is_training=False, is_control=False)
+    found = Pair.objects.filter(campaign__in=campaigns, is_training=False).aggregate(
+        n=Count("pk", filter=real),
+        first=Min("pk", filter=real),
+        last=Max("pk", filter=real),
+        gold=Sum("gold_label", filter=real),
+        n_with_controls=Count("pk"),
+        last_with_controls=Max("pk"),
+        gold_with_controls=Sum("gold_label"),
+    )
+    # Read again, not taken from the objects given: a page may hold a campaign older than its last edit.
+    edited = Campaign.objects.filter(pk__in=[c.pk for c in campaigns]).order_by("pk")
+    found["campaigns"] = list(edited.values_list("pk", "slug", "updated_at", "system_keys"))
+    return found
+
+
+def real_pair_span(campaigns, pairs=None):
     """(after, last, excluded pks): the real pairs of `campaigns` as a pk range less the other pairs inside it.
 
     None when the range holds too many other pairs (campaigns imported in turns) to be worth it.
     An import allocates a campaign's pks in a row, so usually nothing is excluded and no pair is read.
+    `pairs`: their `_pair_state`, when already read.
     """
-    found = _real_pairs(campaigns).aggregate(first=Min("pk"), last=Max("pk"), n=Count("pk"))
+    found = pairs or _pair_state(list(campaigns))
     if not found["n"]:
         return 0, 0, []
     first, last, excluded = found["first"], found["last"], []
@@ -291,30 +336,22 @@ def real_pair_span(campaigns):
     return first - 1, last, excluded
 
 
-def _signature_groups(campaigns, span=False):
-    span = real_pair_span(campaigns) if span is False else span
-    return signature_groups(_real_scores(campaigns)) if span is None else signature_groups_in(span)
+def _signature_groups(campaigns):
+    return data_state(campaigns).groups
 
 
-def score_state(campaigns) -> list[tuple]:
-    """(metric, signature, count, newest id) of every signature the campaigns' scores use: scores are only
-    ever added (they go with their pair), so an equal state is an equal set of scores."""
-    groups = _signature_groups(campaigns)
-    return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in groups.values() for g in found]
-
-
-def latest_metric_scores(campaigns, signatures=None, pk_range=None, store=None) -> Scores:
+def latest_metric_scores(campaigns, signatures=None, pk_range=None, store=None, state=None) -> Scores:
     """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`.
 
     Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
     `store` (a cache): each column is kept there per signature and read again only for the scores added since.
+    `state`: the campaigns' `DataState`, when already read.
     """
     if signatures is None and pk_range is None:
-        span = real_pair_span(campaigns)
-        if span is not None:
-            groups = _signature_groups(campaigns, span)
-            signatures, notes = _signatures_and_notes(groups)
-            columns = {m: _column(campaigns, span, found[0], store) for m, found in groups.items()}
+        state = state or data_state(campaigns)
+        if state.span is not None:
+            signatures, notes = _signatures_and_notes(state.groups)
+            columns = {m: _column(campaigns, state.span, found[0], store) for m, found in state.groups.items()}
             return Scores(_wide(columns, signatures), signatures, notes)
     notes = []
     if signatures is None:
@@ -397,22 +434,27 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",), store=None) -> Frames:
+def load_frames(campaigns, fields=("label",), store=None, state=None) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
     `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
     `store` (a cache, for the report): the pairs (their edit distances in place of the hypotheses)
-    and each metric's column are kept there and read again only when they changed.
+    and each metric's column are kept there and read again only when they changed. `state`: the
+    campaigns' `DataState`, when already read (the page reads it for the report's key).
     """
     campaigns = list(campaigns)
-    pairs, pks = _report_pairs(campaigns, store) if store is not None else _pairs_frame(campaigns)
+    if store is not None:
+        state = state or data_state(campaigns)
+        pairs, pks = _report_pairs(campaigns, store, state)
+    else:
+        pairs, pks = _pairs_frame(campaigns)
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
     judgments = counted_judgments(campaigns, fields=fields)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
-    scores = latest_metric_scores(campaigns, store=store)
+    scores = latest_metric_scores(campaigns, store=store, state=state)
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
@@ -436,17 +478,9 @@ def _pairs_frame(campaigns):
     return pairs, table["pk"].to_numpy()
 
 
-def pair_state(campaigns) -> tuple:
-    """What the report's pairs are made of: changes when a pair is added, deleted or edited, or a campaign is."""
-    found = _real_pairs(campaigns).aggregate(n=Count("pk"), last=Max("pk"), gold=Sum("gold_label"))
-    # Read again, not taken from the objects given: a page may hold a campaign older than its last edit.
-    edited = Campaign.objects.filter(pk__in=[c.pk for c in campaigns]).order_by("pk")
-    return (*found.values(), list(edited.values_list("pk", "slug", "updated_at", "system_keys")))
-
-
-def _report_pairs(campaigns, store):
+def _report_pairs(campaigns, store, state):
     """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state."""
-    key = f"parasol-pairs:{digest_of(pair_state(campaigns))}"
+    key = f"parasol-pairs:{digest_of(state.pairs)}"
     kept = store.get(key)
     if kept is None:
         pairs, pks = _pairs_frame(campaigns)

@@ -26,7 +26,8 @@ def report_or_status(campaigns, label_source):
     and the page polls until the report is in the cache. A broker that cannot be reached
     means the request computes it after all.
     """
-    key = cache.report_key(campaigns, label_source)
+    state = cache.data_state(campaigns)  # read once for the key and, if computed here, the report
+    key = cache.report_key(campaigns, label_source, state)
     cached = cache.cached_report(key)
     if cached is not None:
         return cached, None
@@ -34,14 +35,14 @@ def report_or_status(campaigns, label_source):
     if status is not None:  # a worker is on it: the page polls, and the work is not measured again each time
         return None, status
     if cache.fits_in_request(campaigns):
-        return cache.get_report(campaigns, label_source), None
+        return cache.get_report(campaigns, label_source, state=state), None
     claimed = cache.claim_computation(key)
     if claimed is not None:
         try:
             compute_report_task.apply_async(args=[[c.pk for c in campaigns], label_source], queue="cpu", retry=False)
         except Exception:  # the broker is down: compute here rather than wait for nobody
             cache.release_computation(key)
-            return cache.get_report(campaigns, label_source), None
+            return cache.get_report(campaigns, label_source, state=state), None
     # No status: the worker finished (or gave up) between two reads; the next poll finds out which.
     return None, cache.computation_status(key) or claimed or {"stage": "finishing", "started": timezone.now()}
 
