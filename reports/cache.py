@@ -81,7 +81,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     """
     on_stage = on_stage or (lambda text: None)
     on_stage("reading pairs, judgments and scores")
-    frames = load_frames(campaigns, store=store, state=state)
+    frames = load_frames(campaigns, store=store, state=state, hypotheses=False)
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
     report = build_report(
         frames.pairs,

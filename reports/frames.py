@@ -434,7 +434,7 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",), store=None, state=None) -> Frames:
+def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses=True) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
@@ -442,13 +442,14 @@ def load_frames(campaigns, fields=("label",), store=None, state=None) -> Frames:
     `store` (a cache, for the report): the pairs (their edit distances in place of the hypotheses)
     and each metric's column are kept there and read again only when they changed. `state`: the
     campaigns' `DataState`, when already read (the page reads it for the report's key).
+    `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
     """
     campaigns = list(campaigns)
     if store is not None:
         state = state or data_state(campaigns)
         pairs, pks = _report_pairs(campaigns, store, state)
     else:
-        pairs, pks = _pairs_frame(campaigns)
+        pairs, pks = _pairs_frame(campaigns) if hypotheses else _with_edit_distances(*_pairs_frame(campaigns))
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
     judgments = counted_judgments(campaigns, fields=fields)
@@ -483,11 +484,15 @@ def _report_pairs(campaigns, store, state):
     key = f"parasol-pairs:{digest_of(state.pairs)}"
     kept = store.get(key)
     if kept is None:
-        pairs, pks = _pairs_frame(campaigns)
-        pairs["edit_distance"] = edit_distances(pairs["source"].tolist(), pairs.pop("hypothesis").tolist())
-        kept = (pairs, pks)
+        kept = _with_edit_distances(*_pairs_frame(campaigns))
         store.set(key, kept, COLUMN_SECONDS)
     return kept
+
+
+def _with_edit_distances(pairs, pks):
+    """The hypotheses are read once, for the edit distances; dropping them halves the sentences kept."""
+    pairs["edit_distance"] = edit_distances(pairs["source"].tolist(), pairs.pop("hypothesis").tolist())
+    return pairs, pks
 
 
 def _directions(metrics):
