@@ -9,6 +9,7 @@ nothing (its transaction rolled back), so running it again is safe.
 import logging
 import random
 import time
+from collections.abc import Iterator
 from functools import wraps
 
 from django.conf import settings
@@ -55,6 +56,15 @@ def raw_rows(values_list) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def raw_row_chunks(values_list, size=50_000) -> Iterator[list[tuple]]:
+    """`raw_rows` a chunk at a time: the rows of a large table are never all held as tuples at once."""
+    sql, params = values_list.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        while chunk := cursor.fetchmany(size):
+            yield chunk
 
 
 def forget_logged_queries():

@@ -17,7 +17,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Campaign, Pair
-from parasol.db import raw_rows
+from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
@@ -79,7 +79,10 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
         .order_by("campaign_id", "pk")
         .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
     )
-    pairs = pd.DataFrame.from_records(raw_rows(rows), columns=[*PAIR_TABLE_COLUMNS, "metadata"])
+    # Read a chunk at a time: 400,000 rows of sentences as tuples were 350 MB at once.
+    columns = [*PAIR_TABLE_COLUMNS, "metadata"]
+    chunks = [pd.DataFrame.from_records(chunk, columns=columns) for chunk in raw_row_chunks(rows)]
+    pairs = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame.from_records([], columns=columns)
     metadatas = [_as_dict(metadata) for metadata in pairs.pop("metadata")]
     # Columns built as `from_records` infers them (strings as pandas' string dtype), the campaign's slug first.
     pairs["campaign"] = pd.Series(pairs["campaign"].map(slug_of).tolist(), index=pairs.index)

@@ -267,8 +267,11 @@ def draw_balanced(corpus, labels, *, per_label: int, n_draws: int, seed: int) ->
             if len(group) <= per_label:
                 blocks.append(np.broadcast_to(group, (n_draws, len(group))))
             else:
-                keys = rng.random((n_draws, len(group)))
-                picked = np.argpartition(keys, per_label - 1, axis=1)[:, :per_label]
+                # Draw by draw: the same numbers as one (n_draws x group) array, without holding it
+                # (100 draws of a 240,000-pair group were 400 MB of keys and positions at once).
+                picked = np.empty((n_draws, per_label), dtype=np.intp)
+                for draw in range(n_draws):
+                    picked[draw] = np.argpartition(rng.random(len(group)), per_label - 1)[:per_label]
                 blocks.append(group[picked])
     return np.concatenate(blocks, axis=1) if blocks else np.empty((n_draws, 0), dtype=int)
 

@@ -250,3 +250,20 @@ def test_closest_first_is_the_stable_descending_sort(seed):
         scores[rng.random(n) < 0.1] = -np.inf
     assert np.array_equal(closest_first(scores), np.argsort(-scores, kind="stable"))
     assert len(closest_first(np.empty(0))) == 0
+
+
+def test_the_balanced_draws_are_those_of_one_array_of_keys_drawn_at_once():
+    """Drawn draw by draw (to bound memory), the positions equal those of one (draws x group) array of keys."""
+    from reports.analysis.classification import draw_balanced
+
+    rng = np.random.default_rng(3)
+    corpus, labels = rng.choice(["a", "b"], 2_000), rng.random(2_000) < 0.4
+    expected_rng = np.random.default_rng(11)
+    blocks = []
+    for name in dict.fromkeys(corpus):
+        for value in (True, False):
+            group = np.flatnonzero((corpus == name) & (labels == value))
+            keys = expected_rng.random((30, len(group)))
+            blocks.append(group[np.argpartition(keys, 44, axis=1)[:, :45]])
+    expected = np.concatenate(blocks, axis=1)
+    assert np.array_equal(draw_balanced(corpus, labels, per_label=45, n_draws=30, seed=11), expected)
