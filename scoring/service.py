@@ -107,7 +107,7 @@ def store_scores(metric, signature, pair_ids, values, details=None):
                 (pair_id, metric, signature, float(value), detail, created_at)
                 for pair_id, value, detail in zip(pair_ids, values, details)
             ]
-            cursor.executemany(_INSERT.format(table=Score._meta.db_table, rows="(%s, %s, %s, %s, %s, %s)"), rows)
+            cursor.executemany(_INSERT.format(table=Score._meta.db_table, rows="VALUES (%s, %s, %s, %s, %s, %s)"), rows)
 
 
 _INSERT = (
