@@ -3,9 +3,9 @@
 import pandas as pd
 import pytest
 
+from reports import figures
 from reports.analysis import build_report
 from reports.analysis.figures import MARKER_AREA, PRINT_WIDTH_INCHES
-from reports import figures
 from reports.figures import draw_figure, draw_figures, figure_specs, skipped_figures
 from tests.reports.test_analysis_report import data
 
