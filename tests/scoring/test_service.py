@@ -68,3 +68,25 @@ def test_it_never_scores_control_items(campaign):
     campaign.pairs.create(external_id="control-1", source="A.", hypothesis="A.", gold_label=1, is_control=True)
     assert service.score_pairs("lev", list(campaign.pairs.values_list("pk", flat=True))) == 0
     assert not Score.objects.exists()
+
+
+def test_stored_scores_split_into_statements_under_the_parameter_limit_are_each_stored_once(pairs, monkeypatch):
+    from django.db import connection
+
+    # A limit of 10 parameters: 3 for the whole statement, then 2 rows of 3 per statement.
+    monkeypatch.setattr(connection.features, "max_query_params", 10)
+    ids = [pair.pk for pair in pairs]
+    details = [{"answer": f"raw {i}"} for i in range(5)]
+    service.store_scores("lev", "metric:lev|test", ids, [0.1, 0.2, 0.3, 0.4, 0.5], details)
+    service.store_scores("lev", "metric:lev|test", ids, [9.0] * 5, details)  # a retried batch changes nothing
+    stored = list(Score.objects.order_by("pair_id").values_list("pair_id", "value", "details", "signature"))
+    assert stored == [(pk, v, d, "metric:lev|test") for pk, v, d in zip(ids, [0.1, 0.2, 0.3, 0.4, 0.5], details)]
+
+
+def test_the_inline_scoring_of_a_campaign_pages_past_every_scored_pair(campaign, settings):
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 2
+    pairs = add_pairs(campaign, 5)
+    service.score_pairs("lev", [pairs[1].pk, pairs[3].pk])  # holes in the pages
+    assert service.score_campaign_inline(campaign, "lev") == 3
+    assert Score.objects.filter(metric="lev").count() == 5
+    assert service.score_campaign_inline(campaign, "lev") == 0
