@@ -5,6 +5,7 @@ rate) is never written: `figure_specs` leaves it out and `skipped_figures` says 
 `draw_figures` draws several at once in worker processes, each sent only its figure's data.
 """
 
+import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -113,18 +114,24 @@ def _workers(n_figures: int) -> int:
     return min(cpus, n_figures) if cpus > 1 and n_figures > 1 else 0
 
 
-def draw_figures(report, specs, formats) -> dict[tuple[FigureSpec, str], bytes]:
+def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSpec, str], bytes]:
     """Every figure of `specs` in every format of `formats`, drawn once per figure, in parallel where it can.
 
     Forked workers share the parent's memory instead of importing matplotlib again (about
     2 s each); each is sent only the data of the figure it draws, and a figure saved in several
-    formats is laid out once.
+    formats is laid out once. `workers`: processes (0: draw here), default one per CPU.
     """
     drawings = [_drawing(report, spec) for spec in specs]
-    workers = _workers(len(specs))
+    workers = _workers(len(specs)) if workers is None else workers
     if workers:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
+        # Frozen objects are skipped by the workers' garbage collector, which would otherwise
+        # touch, and so copy, every page of the parent's objects.
+        gc.freeze()
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
+        finally:
+            gc.unfreeze()
     else:
         drawn = [_draw_in_formats(drawing, formats) for drawing in drawings]
     return {(spec, fmt): data for spec, by_format in zip(specs, drawn) for fmt, data in by_format.items()}

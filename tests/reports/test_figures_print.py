@@ -61,13 +61,12 @@ def test_a_corpus_without_labels_loses_only_its_own_figures():
     assert any("— A" in note for note in skipped_figures(partial))
 
 
-def test_draw_figures_gives_each_figure_as_drawn_alone_in_every_format(monkeypatch):
+def test_draw_figures_gives_each_figure_as_drawn_alone_in_every_format():
     full = report()
     specs = figure_specs(full)
-    in_workers = draw_figures(full, specs, ["png", "svg", "pdf"])
+    in_workers = draw_figures(full, specs, ["png", "svg", "pdf"], workers=2)
     assert set(in_workers) == {(spec, fmt) for spec in specs for fmt in ("png", "svg", "pdf")}
-    monkeypatch.setattr(figures, "_workers", lambda n_figures: 0)
-    alone = draw_figures(full, specs, ["png"])
+    alone = draw_figures(full, specs, ["png"], workers=0)
     for spec in specs:
         # The same pixels whether drawn in a worker process, with other formats, or alone (PNG bytes).
         assert in_workers[(spec, "png")] == alone[(spec, "png")] == draw_figure(full, spec, "png")
