@@ -1,15 +1,22 @@
-"""Which figures a report has, and drawing one of them (the drawing itself is `reports.analysis.figures`).
+"""Which figures a report has, and drawing them (the drawing itself is `reports.analysis.figures`).
 
 A figure with nothing to draw (no labelled pair in a corpus, no system with a paraphrase
 rate) is never written: `figure_specs` leaves it out and `skipped_figures` says why in a note.
+`draw_figures` draws several at once in worker processes, each sent only its figure's data.
 """
 
+import gc
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from reports.analysis import curves_figure, figure2, systems_figure
+from reports.analysis.figures import in_formats
+from reports.analysis.labels import GLOBAL
 
 
-@dataclass
+@dataclass(frozen=True)
 class FigureSpec:
     name: str  # in URLs and file names
     title: str
@@ -65,17 +72,66 @@ def skipped_figures(report, kinds=None) -> list[str]:
     return [f"Not drawn ({reason}): {'; '.join(titles)}." for reason, titles in skipped.items()]
 
 
-def draw_figure(report, spec: FigureSpec, fmt: str) -> bytes:
+def _drawing(report, spec: FigureSpec):
+    """(drawing function, arguments) of `spec`, with only the rows and columns it draws."""
     if spec.kind == "systems":
-        return systems_figure(report.tables["systems"], fmt=fmt)
+        return systems_figure, (report.tables["systems"],), {}
     if spec.kind == "figure2":
-        return figure2(
-            report.points,
-            report.metrics,
-            report.directions,
-            corpus=spec.corpus,
-            fmt=fmt,
-            sampled_from=report.summary.get("n_points_sampled_from"),
+        points = report.points
+        if spec.corpus != GLOBAL:
+            points = points[points["corpus"] == spec.corpus]
+        points = points[["corpus", "label", "edit_distance", *report.metrics]]
+        sampled_from = report.summary.get("n_points_sampled_from")
+        return (
+            figure2,
+            (points, report.metrics, report.directions),
+            {"corpus": spec.corpus, "sampled_from": sampled_from},
         )
     x = "threshold" if spec.kind == "thresholds" else "rank"
-    return curves_figure(report.tables[f"curves_{x}"], report.metrics, corpus=spec.corpus, x=x, fmt=fmt)
+    curves = report.tables[f"curves_{x}"]
+    return curves_figure, (curves[curves["corpus"] == spec.corpus], report.metrics), {"corpus": spec.corpus, "x": x}
+
+
+def draw_figure(report, spec: FigureSpec, fmt: str | None) -> bytes:
+    """One figure in `fmt` (png, svg or pdf; None: the matplotlib Figure itself)."""
+    draw, args, kwargs = _drawing(report, spec)
+    return draw(*args, fmt=fmt, **kwargs)
+
+
+def _draw_in_formats(drawing, formats):
+    draw, args, kwargs = drawing
+    return in_formats(draw, *args, formats=formats, **kwargs)
+
+
+def _workers(n_figures: int) -> int:
+    """Worker processes for `n_figures`: one per CPU this process may use, none inside a daemon.
+
+    A Celery prefork worker is a daemon, and a daemon may not start processes: it draws alone.
+    """
+    if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return min(cpus, n_figures) if cpus > 1 and n_figures > 1 else 0
+
+
+def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSpec, str], bytes]:
+    """Every figure of `specs` in every format of `formats`, drawn once per figure, in parallel where it can.
+
+    Forked workers share the parent's memory instead of importing matplotlib again (about
+    2 s each); each is sent only the data of the figure it draws, and a figure saved in several
+    formats is laid out once. `workers`: processes (0: draw here), default one per CPU.
+    """
+    drawings = [_drawing(report, spec) for spec in specs]
+    workers = _workers(len(specs)) if workers is None else workers
+    if workers:
+        # Frozen objects are skipped by the workers' garbage collector, which would otherwise
+        # touch, and so copy, every page of the parent's objects.
+        gc.freeze()
+        try:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+                drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
+        finally:
+            gc.unfreeze()
+    else:
+        drawn = [_draw_in_formats(drawing, formats) for drawing in drawings]
+    return {(spec, fmt): data for spec, by_format in zip(specs, drawn) for fmt, data in by_format.items()}

@@ -84,40 +84,77 @@ def _score_and_store(metric_scorer, metric, signature, rows):
 def store_scores(metric, signature, pair_pks, values, details=None):
     """Insert the scores in one transaction, skipping (pair, metric, signature) rows that already exist.
 
-    Plain tuples through one prepared INSERT (executemany) rather than model
-    instances: building and compiling a Score per row cost several times the
-    time `lev` takes to score it. ON CONFLICT DO NOTHING on the unique
-    constraint (SQLite and PostgreSQL) keeps a retried batch from doubling.
+    Plain tuples through prepared INSERTs rather than model instances: building and
+    compiling a Score per row cost several times the time `lev` takes to score it.
+    ON CONFLICT DO NOTHING on the unique constraint (SQLite and PostgreSQL) keeps a
+    retried batch from doubling.
     """
-    table = Score._meta.db_table
     created_at = connection.ops.adapt_datetimefield_value(timezone.now())
     if details:
         field = Score._meta.get_field("details")
         details = [field.get_db_prep_save(detail, connection) for detail in details]
     else:
         details = [None] * len(pair_pks)
-    rows = [
-        (pair_pk, metric, signature, float(value), detail, created_at)
-        for pair_pk, value, detail in zip(pair_pks, values, details)
-    ]
-    sql = (
-        f"INSERT INTO {table} (pair_id, metric, signature, value, details, created_at) "
-        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (pair_id, metric, signature) DO NOTHING"
-    )
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+        if connection.vendor == "sqlite":
+            _insert_sqlite(cursor, metric, signature, created_at, pair_pks, values, details)
+        else:
+            rows = [
+                (pair_pk, metric, signature, float(value), detail, created_at)
+                for pair_pk, value, detail in zip(pair_pks, values, details)
+            ]
+            cursor.executemany(_INSERT.format(table=Score._meta.db_table, rows="VALUES (%s, %s, %s, %s, %s, %s)"), rows)
+
+
+_INSERT = (
+    "INSERT INTO {table} (pair_id, metric, signature, value, details, created_at) {rows} "
+    "ON CONFLICT (pair_id, metric, signature) DO NOTHING"
+)
+
+
+def _insert_sqlite(cursor, metric, signature, created_at, pair_pks, values, details):
+    """One statement per chunk of rows, metric, signature and time bound once: a quarter less
+    work for SQLite than one INSERT per row. (WHERE true: SQLite's upsert after a SELECT needs it.)"""
+    per_row = 3
+    chunk = max(1, (connection.features.max_query_params - 3) // per_row)
+    for start in range(0, len(pair_pks), chunk):
+        part = range(start, min(start + chunk, len(pair_pks)))
+        select = (
+            "SELECT column1, %s, %s, column2, column3, %s FROM (VALUES "
+            + ", ".join(["(%s, %s, %s)"] * len(part))
+            + ") WHERE true"
+        )
+        params = [metric, signature, created_at]
+        for i in part:
+            params += (pair_pks[i], float(values[i]), details[i])
+        cursor.execute(_INSERT.format(table=Score._meta.db_table, rows=select), params)
 
 
 def missing_batches(metric, signature, campaign, size):
-    """Keyset pagination over the campaign's unscored pairs: each query starts after the last pk seen."""
-    last = 0
+    """Keyset pagination over the campaign's unscored pairs: each query starts after the last pk seen.
+
+    The query is compiled once and run again with each page's lower bound: building it
+    through the ORM for every page of 1,000 pairs cost more than reading the page.
+    """
+    first = -1  # no pk is negative: the one parameter that holds the lower bound
+    page = pairs_missing(metric, signature, campaign=campaign).filter(pk__gt=first).order_by("pk")
+    sql, params = page.values_list("pk", "source", "hypothesis")[:size].query.sql_with_params()
+    params = list(params)
+    if params.count(first) != 1:
+        raise AssertionError(f"the page query's lower bound is not its only {first}: {params}")
+    bound = params.index(first)
     while True:
-        page = pairs_missing(metric, signature, campaign=campaign).filter(pk__gt=last).order_by("pk")
-        rows = list(page.values_list("pk", "source", "hypothesis")[:size])
+        rows = _fetch(sql, params)
         if not rows:
             return
         yield rows
-        last = rows[-1][0]
+        params[bound] = rows[-1][0]
+
+
+def _fetch(sql, params):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 def batches(ids, size):

@@ -6,6 +6,7 @@
   (paper, Figures 3-8) or of the rank (Figures 9-14) for one corpus or Global.
 """
 
+import functools
 import io
 import math
 
@@ -67,12 +68,19 @@ def _bytes(figure, fmt):
 def styled(draw):
     """Draw with the print-size type of STYLE (matplotlib's rc settings, for this figure only)."""
 
+    @functools.wraps(draw)  # its qualified name too, so that worker processes can be sent it (pickle)
     def drawing(*args, **kwargs):
         with matplotlib.rc_context(STYLE):
             return draw(*args, **kwargs)
 
-    drawing.__doc__, drawing.__name__ = draw.__doc__, draw.__name__
     return drawing
+
+
+def in_formats(draw, *args, formats, **kwargs) -> dict[str, bytes]:
+    """{fmt: bytes} of the figure `draw(*args, **kwargs)`, laid out once and saved in each of `formats`."""
+    with matplotlib.rc_context(STYLE):
+        figure = draw(*args, fmt=None, **kwargs)
+        return {fmt: _bytes(figure, fmt) for fmt in formats}
 
 
 @styled

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from reports.analysis.common import orient, subsets
+from reports.analysis.rank_correlation import Ranks, kendall_tau_b, spearman
 
 CHUNK_CELLS = 2_000_000  # resamples x pairs processed at once, to bound memory
 # Above this many labelled pairs in a subset, the bootstrap (B x n work) gives way to
@@ -302,21 +303,24 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
             notes.append("No gold label: rank correlations with the gold labels are undefined.")
         else:
             notes.append("No judgment on the 4-point scale yet: rank correlations with the judges are undefined.")
-    parts = list(subsets(judged))
+    # Each subset's labels are ranked once, shared by every metric that scored all its pairs.
+    parts = [(corpus, rows, rows[target].to_numpy(dtype=float)) for corpus, rows in subsets(judged)]
+    label_ranks = [Ranks(labels) for _, _, labels in parts]
     for metric in metrics:
-        for corpus, rows_of_corpus in parts:
+        for (corpus, rows_of_corpus, labels), ranks_of_labels in zip(parts, label_ranks):
             scored = rows_of_corpus[metric].notna().to_numpy()
             scores = orient(rows_of_corpus[metric].to_numpy(dtype=float)[scored], directions[metric])
-            labels = rows_of_corpus[target].to_numpy(dtype=float)[scored]
+            if not scored.all():
+                labels = labels[scored]
             row = {"metric": metric, "corpus": corpus, "against": target, "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
-                spearman = stats.spearmanr(scores, labels)
-                kendall = stats.kendalltau(scores, labels)
+                score_ranks = Ranks(scores)
+                if not scored.all():
+                    ranks_of_labels = Ranks(labels)
+                spearman_rho, spearman_p = spearman(score_ranks, ranks_of_labels)
+                kendall_tau, kendall_p = kendall_tau_b(score_ranks, ranks_of_labels, scores, labels)
                 row.update(
-                    spearman_rho=spearman.statistic,
-                    spearman_p=spearman.pvalue,
-                    kendall_tau=kendall.statistic,
-                    kendall_p=kendall.pvalue,
+                    spearman_rho=spearman_rho, spearman_p=spearman_p, kendall_tau=kendall_tau, kendall_p=kendall_p
                 )
             rows.append(row)
     columns = ["metric", "corpus", "against", "n", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p"]

@@ -3,9 +3,10 @@
 import pandas as pd
 import pytest
 
+from reports import figures
 from reports.analysis import build_report
 from reports.analysis.figures import MARKER_AREA, PRINT_WIDTH_INCHES
-from reports.figures import draw_figure, figure_specs, skipped_figures
+from reports.figures import draw_figure, draw_figures, figure_specs, skipped_figures
 from tests.reports.test_analysis_report import data
 
 DIRECTIONS = {"lev": "lower", "bleu": "higher", "parapluie_direct": "higher"}
@@ -58,3 +59,22 @@ def test_a_corpus_without_labels_loses_only_its_own_figures():
     corpora = {spec.corpus for spec in figure_specs(partial)}
     assert corpora == {"Global", "B"}
     assert any("— A" in note for note in skipped_figures(partial))
+
+
+def test_draw_figures_gives_each_figure_as_drawn_alone_in_every_format():
+    full = report()
+    specs = figure_specs(full)
+    in_workers = draw_figures(full, specs, ["png", "svg", "pdf"], workers=2)
+    assert set(in_workers) == {(spec, fmt) for spec in specs for fmt in ("png", "svg", "pdf")}
+    alone = draw_figures(full, specs, ["png"], workers=0)
+    for spec in specs:
+        # The same pixels whether drawn in a worker process, with other formats, or alone (PNG bytes).
+        assert in_workers[(spec, "png")] == alone[(spec, "png")] == draw_figure(full, spec, "png")
+        assert in_workers[(spec, "svg")].startswith(b"<?xml") and in_workers[(spec, "pdf")].startswith(b"%PDF")
+
+
+def test_the_figures_are_drawn_in_worker_processes_where_there_are_cpus_to_spare(monkeypatch):
+    monkeypatch.setattr(figures.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert figures._workers(9) == 2 and figures._workers(1) == 0
+    monkeypatch.setattr(figures.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert figures._workers(9) == 0

@@ -26,12 +26,15 @@ def score_one_batch(pairs):
         return 0
 
     raw = connection.connection
-    raw.set_progress_handler(count_step, 100)
+    sqlite = connection.vendor == "sqlite"  # steps are SQLite's; PostgreSQL counts queries only
+    if sqlite:
+        raw.set_progress_handler(count_step, 100)
     try:
         with CaptureQueriesContext(connection) as queries:
             assert service.score_pairs("lev", ids) == len(ids)
     finally:
-        raw.set_progress_handler(None, 0)
+        if sqlite:
+            raw.set_progress_handler(None, 0)
     return len(queries.captured_queries), steps[0]
 
 

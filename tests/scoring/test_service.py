@@ -74,3 +74,25 @@ def test_language_model_metrics_go_to_the_gpu_queue_in_small_batches(settings):
     settings.PARASOL_SCORING_BATCH_SIZE, settings.PARASOL_CPU_SCORING_BATCH_SIZE = 3, 700
     assert (service.queue_of("parapluie_direct"), service.batch_size("parapluie_direct")) == ("gpu", 3)
     assert (service.queue_of("lev"), service.batch_size("lev")) == ("cpu", 700)
+
+
+def test_stored_scores_split_into_statements_under_the_parameter_limit_are_each_stored_once(pairs, monkeypatch):
+    from django.db import connection
+
+    # A limit of 10 parameters: 3 for the whole statement, then 2 rows of 3 per statement.
+    monkeypatch.setattr(connection.features, "max_query_params", 10)
+    ids = [pair.pk for pair in pairs]
+    details = [{"answer": f"raw {i}"} for i in range(5)]
+    service.store_scores("lev", "metric:lev|test", ids, [0.1, 0.2, 0.3, 0.4, 0.5], details)
+    service.store_scores("lev", "metric:lev|test", ids, [9.0] * 5, details)  # a retried batch changes nothing
+    stored = list(Score.objects.order_by("pair_id").values_list("pair_id", "value", "details", "signature"))
+    assert stored == [(pk, v, d, "metric:lev|test") for pk, v, d in zip(ids, [0.1, 0.2, 0.3, 0.4, 0.5], details)]
+
+
+def test_the_inline_scoring_of_a_campaign_pages_past_every_scored_pair(campaign, settings):
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 2
+    pairs = add_pairs(campaign, 5)
+    service.score_pairs("lev", [pairs[1].pk, pairs[3].pk])  # holes in the pages
+    assert service.score_campaign_inline(campaign, "lev") == 3
+    assert Score.objects.filter(metric="lev").count() == 5
+    assert service.score_campaign_inline(campaign, "lev") == 0

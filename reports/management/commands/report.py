@@ -12,7 +12,7 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
-from reports.figures import draw_figure, figure_specs, skipped_figures
+from reports.figures import draw_figures, figure_specs, skipped_figures
 from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 
@@ -103,9 +103,8 @@ class Command(BaseCommand):
             _write_latex(report, task, out)
         if not options["no_figures"] and report.metrics:
             formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
-            for spec in figure_specs(report):
-                for fmt in formats:
-                    (out / f"{_file_stem(spec)}.{fmt}").write_bytes(draw_figure(report, spec, fmt))
+            for (spec, fmt), data in draw_figures(report, figure_specs(report), formats).items():
+                (out / f"{_file_stem(spec)}.{fmt}").write_bytes(data)
         if options["html"]:
             page = standalone_html([campaigns[slug] for slug in slugs], report, frames.signatures)
             (out / "report.html").write_text(page, encoding="utf-8")
