@@ -259,6 +259,12 @@ def values_in(span, metric, signature, newer_than=0):
     return raw_rows(scores.values_list("pair_id", "value"))
 
 
+def values_by_pair(span, metric, signature):
+    """[(value,), ...] of (metric, signature) on a pair span in pair order: when every pair of the span
+    has a score, the pks are the span's and need not be read (a quarter of the reading time)."""
+    return raw_rows(_in_span(metric, signature, span).order_by("pair_id").values_list("value"))
+
+
 def latest_signatures(scores):
     """The signature each metric's tables use: its most recent one."""
     return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}

@@ -66,12 +66,13 @@ class Memo:
     def step(self, name: str, inputs: dict, compute):
         """`compute()`, or its stored result when a step `name` ran before on inputs with the same digests.
 
-        `inputs`: what the step reads, each a digest (str, e.g. from `column`) or a value to digest.
+        `inputs()`: what the step reads, each a digest (str, e.g. from `column`) or a value to digest;
+        called only when there is a store (digesting 400,000-row columns costs time a cold run saves).
         """
         if self.store is None:
             self.computed.append(name)
             return compute()
-        parts = sorted((key, value if isinstance(value, str) else digest(value)) for key, value in inputs.items())
+        parts = sorted((key, value if isinstance(value, str) else digest(value)) for key, value in inputs().items())
         key = f"{self.namespace}:{name}:{digest(repr(parts))}"
         found = self.store.get(key)
         if found is not None:

@@ -140,16 +140,29 @@ class _Steps:
     def __init__(self, frame, judgments, metrics, directions, answers, settings, memo):
         self.frame, self.judgments, self.metrics = frame, judgments, metrics
         self.directions, self.answers, self.settings, self.memo = directions, answers or {}, settings, memo
+        # The corpus as categories for the steps that split by corpus only: coded once, not once a step.
+        self.corpus = frame["corpus"].astype("category")
 
-    def run(self, name, columns, compute, *, metrics=None, judgments=False, **values):
-        """`compute(part)` on the frame's `columns` (+ `metrics`), through the memo."""
+    def run(self, name, columns, compute, *, metrics=None, judgments=False, also_reads=(), **values):
+        """`compute(part)` on the frame's `columns` (+ `metrics`), through the memo.
+
+        `also_reads`: columns of the frame the step reads besides its part (keyed on them too).
+        """
         metrics = self.metrics if metrics is None else metrics
         columns = [*(c for c in columns if c in self.frame), *metrics]
-        inputs = {f"column:{c}": self.memo.column(self.frame, c) for c in columns}
-        inputs |= {"metrics": metrics, "directions": [self.directions[m] for m in metrics], **values}
-        if judgments:
-            inputs["judgments"] = self.memo.value(self.judgments)
-        return self.memo.step(name, inputs, lambda: compute(self.frame[columns]))
+
+        def inputs():  # digested only when there is a store to look results up in
+            found = {f"column:{c}": self.memo.column(self.frame, c) for c in [*columns, *also_reads]}
+            found |= {"metrics": metrics, "directions": [self.directions[m] for m in metrics], **values}
+            if judgments:
+                found["judgments"] = self.memo.value(self.judgments)
+            return found
+
+        return self.memo.step(name, inputs, lambda: compute(self._part(columns, judgments)))
+
+    def _part(self, columns, judgments):
+        part = self.frame[columns]
+        return part.assign(corpus=self.corpus) if "corpus" in columns and not judgments else part
 
     def per_metric(self, name, columns, compute, **values):
         """A step run once per metric, its tables concatenated in metric order: a metric's part is reused
@@ -224,14 +237,15 @@ class _Steps:
         return result, {"mbd": mbd_notes, "table4": table4_notes}
 
     def _rankings(self, _verdicts):
+        """One step for every metric: each corpus's labels are ranked once and shared by all metrics."""
         label_source = self.settings.label_source
-        rank_correlation, rank_notes = self.per_metric(
+        rank_correlation, rank_notes = self.run(
             "rank_correlation",
             ["corpus", ranking.RANK_TARGETS[label_source]],
-            lambda part, metrics: _rank_tables(part, metrics, self.directions, label_source),
+            lambda part: ranking.rank_correlations(part, self.metrics, self.directions, label_source),
             label_source=label_source,
         )
-        return rank_correlation, {"rank_correlation": rank_notes}
+        return {"rank_correlation": rank_correlation}, {"rank_correlation": rank_notes}
 
     def _judges(self, _verdicts):
         """What reads the judges' answers: their labels, agreement, English levels, and Table 2's ties."""
@@ -249,7 +263,7 @@ class _Steps:
             "by_group",
             ["corpus", "label", "generator", "template"],
             lambda part: _by_group(part, self.metrics, self.directions, self.judgments, pair_columns, self.frame),
-            judgments=True, pair_columns=[self.memo.column(self.frame, c) for c in pair_columns],
+            judgments=True, also_reads=pair_columns,
         )  # fmt: skip
         result = {
             "table2": self.run("table2", ["corpus", "label", "is_tie"], tables.table2, metrics=[]),
@@ -260,11 +274,6 @@ class _Steps:
             "by_group": by_group,
         }
         return result, {"agreement": agreement_notes, "by_group": group_notes}
-
-
-def _rank_tables(part, metrics, directions, label_source):
-    table, notes = ranking.rank_correlations(part, metrics, directions, label_source)
-    return {"rank_correlation": table}, notes
 
 
 def _by_group(part, metrics, directions, judgments, pair_columns, frame):
