@@ -55,6 +55,11 @@ class VersionedStore:
         self.cache.set(f"{key}:v{self.version}", value, timeout)
 
 
+def report_store() -> VersionedStore:
+    """Where the live report keeps what it reuses (pairs, score columns, steps, signature groups)."""
+    return VersionedStore(cache, ANALYSIS_VERSION)
+
+
 @dataclass
 class CachedReport:
     report: object
@@ -102,11 +107,11 @@ def get_report(campaigns, label_source="human", on_stage=None, state=None) -> Ca
 
     `state`: the campaigns' `DataState`, when the caller has read it (it is read once per request).
     """
-    state = state or data_state(campaigns)
+    state = state or data_state(campaigns, report_store())
     key = report_key(campaigns, label_source, state)
     cached = cache.get(key)
     if cached is None:
-        store = VersionedStore(cache, ANALYSIS_VERSION)
+        store = report_store()
         cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
         report, frames = compute_report(
             campaigns, label_source, store=store, state=state, on_stage=on_stage, max_system_comparisons=cap

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from django.db import connection
 from django.db.models import Count, Max, Min, Q, Sum
 
 from annotation.models import Judge, Judgment
@@ -300,12 +301,33 @@ class DataState:
         return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in self.groups.values() for g in found]
 
 
-def data_state(campaigns) -> DataState:
+def data_state(campaigns, store=None) -> DataState:
+    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups on SQLite (`_groups`)."""
     campaigns = list(campaigns)
     pairs = _pair_state(campaigns)
     span = real_pair_span(campaigns, pairs)
-    groups = signature_groups(_real_scores(campaigns)) if span is None else signature_groups_in(span)
-    return DataState(pairs, span, groups)
+    return DataState(pairs, span, _groups(campaigns, pairs, span, store))
+
+
+def _groups(campaigns, pairs, span, store):
+    """The signature groups of the campaigns' scores, kept in `store` on SQLite while no score is added.
+
+    SQLite lets one writer at a time insert, and a score's id (AUTOINCREMENT: never reused) is given
+    inside its writer's transaction, so ids are committed in order: while the newest id of the whole
+    table stays, no score was added anywhere. Scores go only with their pairs, which `pairs` counts.
+    PostgreSQL commits ids out of order: there the groups are counted each time.
+    """
+    if span is None:
+        return signature_groups(_real_scores(campaigns))
+    if store is None or connection.vendor != "sqlite":
+        return signature_groups_in(span)
+    newest = Score.objects.aggregate(newest=Max("id"))["newest"]
+    key = f"parasol-groups:{digest_of((pairs, span, newest))}"
+    groups = store.get(key)
+    if groups is None:
+        groups = signature_groups_in(span)
+        store.set(key, groups, COLUMN_SECONDS)
+    return groups
 
 
 def _pair_state(campaigns) -> dict:

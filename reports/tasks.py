@@ -26,7 +26,7 @@ def report_or_status(campaigns, label_source):
     and the page polls until the report is in the cache. A broker that cannot be reached
     means the request computes it after all.
     """
-    state = cache.data_state(campaigns)  # read once for the key and, if computed here, the report
+    state = cache.data_state(campaigns, cache.report_store())  # read once: the key and, if computed here, the report
     key = cache.report_key(campaigns, label_source, state)
     cached = cache.cached_report(key)
     if cached is not None:

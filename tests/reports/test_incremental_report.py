@@ -16,7 +16,7 @@ from campaigns.models import Pair
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
 from reports.analysis.memo import Memo
-from reports.frames import load_frames
+from reports.frames import data_state, load_frames
 from scoring.models import Score
 from tests.factories import make_judge, without_controls
 
@@ -77,7 +77,7 @@ def live(campaign, label_source):
     from django.core.cache import cache
 
     store = report_cache.VersionedStore(cache, report_cache.ANALYSIS_VERSION)
-    frames = load_frames([campaign], store=store)
+    frames = load_frames([campaign], store=store, state=data_state([campaign], store))
     memo = Memo(store)
     report = build_report(
         frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source, memo=memo
