@@ -54,6 +54,14 @@ class VersionedStore:
     def set(self, key, value, timeout=CACHE_SECONDS):
         self.cache.set(f"{key}:v{self.version}", value, timeout)
 
+    def get_or_set(self, key, compute, timeout=CACHE_SECONDS):
+        """The value under `key`, or `compute()` stored there (not read back: the pairs are tens of MB)."""
+        found = self.get(key)
+        if found is None:
+            found = compute()
+            self.set(key, found, timeout)
+        return found
+
 
 def report_store() -> VersionedStore:
     """Where the live report keeps what it reuses (pairs, score columns, steps, signature groups)."""
@@ -187,11 +195,7 @@ def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:
     """A figure of the report, drawn once per state of what it draws (not per state of the report:
     a new judgment leaves the figures against gold labels alone)."""
     key = f"parasol-figure:{spec.name}:{fmt}:{ANALYSIS_VERSION}:{_figure_digest(cached.report, spec)}"
-    data = cache.get(key)
-    if data is None:
-        data = draw_figure(cached.report, spec, fmt)
-        cache.set(key, data, CACHE_SECONDS)
-    return data
+    return cache.get_or_set(key, lambda: draw_figure(cached.report, spec, fmt), CACHE_SECONDS)
 
 
 def _figure_digest(report, spec) -> str:

@@ -323,11 +323,7 @@ def _groups(campaigns, pairs, span, store):
         return signature_groups_in(span)
     newest = Score.objects.aggregate(newest=Max("id"))["newest"]
     key = f"parasol-groups:{digest_of((pairs, span, newest))}"
-    groups = store.get(key)
-    if groups is None:
-        groups = signature_groups_in(span)
-        store.set(key, groups, COLUMN_SECONDS)
-    return groups
+    return store.get_or_set(key, lambda: signature_groups_in(span), COLUMN_SECONDS)
 
 
 def _pair_state(campaigns) -> dict:
@@ -518,11 +514,7 @@ def _pairs_frame(campaigns):
 def _report_pairs(campaigns, store, state):
     """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state."""
     key = f"parasol-pairs:{digest_of(state.pairs)}"
-    kept = store.get(key)
-    if kept is None:
-        kept = _with_edit_distances(*_pairs_frame(campaigns))
-        store.set(key, kept, COLUMN_SECONDS)
-    return kept
+    return store.get_or_set(key, lambda: _with_edit_distances(*_pairs_frame(campaigns)), COLUMN_SECONDS)
 
 
 def _with_edit_distances(pairs, pks):

@@ -64,11 +64,7 @@ CRITERIA_TABLES = (
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
     key = f"parasol-criteria:{fingerprint(campaigns)}"
-    tables = cache.get(key)
-    if tables is None:
-        tables = _criteria_tables(campaigns)
-        cache.set(key, tables, CACHE_SECONDS)
-    return tables
+    return cache.get_or_set(key, lambda: _criteria_tables(campaigns), CACHE_SECONDS)
 
 
 def _criteria_tables(campaigns):
