@@ -167,10 +167,12 @@ AXES_VERBOSE = False
 ROOT_URLCONF = "parasol.urls"
 WSGI_APPLICATION = "parasol.wsgi.application"
 
+# The project's templates, then each task type's own (annotation/tasktypes/<type>/templates/):
+# a task type is one package, its judge partial and guidelines included.
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", *sorted((BASE_DIR / "annotation" / "tasktypes").glob("*/templates"))],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
