@@ -52,7 +52,11 @@ def raw_rows(values_list) -> list[tuple]:
     For hundreds of thousands of ids, floats and strings the ORM's conversion costs seconds;
     JSON comes back as the driver gives it (text on SQLite), so callers decode what they read.
     """
-    sql, params = values_list.query.sql_with_params()
+    return fetch_rows(*values_list.query.sql_with_params())
+
+
+def fetch_rows(sql, params) -> list[tuple]:
+    """The rows of one SQL statement as the cursor returns them (a query compiled once, run many times)."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

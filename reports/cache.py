@@ -92,7 +92,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     reused where their inputs did not change (`reports.analysis.memo`); without it all is computed.
     `options`: the analysis `Settings` (seed, curve points...).
     """
-    on_stage = on_stage or (lambda text: None)
+    on_stage = on_stage or _quiet
     on_stage("reading pairs, judgments and scores")
     frames = load_frames(campaigns, store=store, state=state, hypotheses=False)
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
@@ -110,6 +110,10 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     return report, frames
 
 
+def _quiet(text):
+    """A stage nobody listens to."""
+
+
 def get_report(campaigns, label_source="human", on_stage=None, state=None) -> CachedReport:
     """The report of `campaigns`, computed once per state of their data; `on_stage(text)` hears each step.
 
@@ -125,7 +129,7 @@ def get_report(campaigns, label_source="human", on_stage=None, state=None) -> Ca
             campaigns, label_source, store=store, state=state, on_stage=on_stage, max_system_comparisons=cap
         )
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
-        (on_stage or (lambda text: None))("storing the report")
+        (on_stage or _quiet)("storing the report")
         cache.set(key, cached, CACHE_SECONDS)
     return cached
 

@@ -5,7 +5,6 @@ these functions only; what they compute from the frames lives in `reports.analys
 (the statistics) and `reports.exports` (the CSV files).
 """
 
-import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Campaign, Pair
 from parasol.db import raw_row_chunks, raw_rows
+from reports.analysis.memo import digest
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
@@ -322,7 +322,7 @@ def _groups(campaigns, pairs, span, store):
     if store is None or connection.vendor != "sqlite":
         return signature_groups_in(span)
     newest = Score.objects.aggregate(newest=Max("id"))["newest"]
-    key = f"parasol-groups:{digest_of((pairs, span, newest))}"
+    key = f"parasol-groups:{digest((pairs, span, newest))}"
     return store.get_or_set(key, lambda: signature_groups_in(span), COLUMN_SECONDS)
 
 
@@ -340,18 +340,17 @@ def _pair_state(campaigns) -> dict:
     return found
 
 
-def real_pair_span(campaigns, pairs=None):
+def real_pair_span(campaigns, pairs):
     """(after, last, excluded pks): the real pairs of `campaigns` as a pk range less the other pairs inside it.
 
     None when the range holds too many other pairs (campaigns imported in turns) to be worth it.
     An import allocates a campaign's pks in a row, so usually nothing is excluded and no pair is read.
-    `pairs`: their `_pair_state`, when already read.
+    `pairs`: their `_pair_state`.
     """
-    found = pairs or _pair_state(list(campaigns))
-    if not found["n"]:
+    if not pairs["n"]:
         return 0, 0, []
-    first, last, excluded = found["first"], found["last"], []
-    if last - first + 1 != found["n"]:
+    first, last, excluded = pairs["first"], pairs["last"], []
+    if last - first + 1 != pairs["n"]:
         inside = Pair.objects.filter(pk__gte=first, pk__lte=last)
         others = inside.exclude(campaign__in=list(campaigns), is_training=False, is_control=False)
         excluded = list(others.values_list("pk", flat=True)[: MAX_EXCLUDED_IN_SPAN + 1])
@@ -399,7 +398,7 @@ def _column(campaigns, span, group, store):
     add up to the count (an insert committed out of id order), the whole column is read again.
     """
     metric, signature, n, latest = group["metric"], group["signature"], group["n"], group["latest"]
-    key = f"parasol-column:{digest_of((sorted(c.pk for c in campaigns), span, metric, signature))}"
+    key = f"parasol-column:{digest((sorted(c.pk for c in campaigns), span, metric, signature))}"
     kept = store.get(key) if store is not None else None
     if kept is not None and (kept["n"], kept["latest"]) == (n, latest):
         return kept["column"]
@@ -421,10 +420,6 @@ def _read_column(span, metric, signature, n):
         values = np.array(values_by_pair(span, metric, signature), dtype=float).reshape(-1)
         return pd.Series(values, index=np.arange(after + 1, last + 1, dtype=np.int64))
     return _value_series(values_in(span, metric, signature))
-
-
-def digest_of(value) -> str:
-    return hashlib.blake2b(repr(value).encode(), digest_size=16).hexdigest()
 
 
 COLUMN_SECONDS = 7 * 24 * 3600
@@ -513,7 +508,7 @@ def _pairs_frame(campaigns):
 
 def _report_pairs(campaigns, store, state):
     """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state."""
-    key = f"parasol-pairs:{digest_of(state.pairs)}"
+    key = f"parasol-pairs:{digest(state.pairs)}"
     return store.get_or_set(key, lambda: _with_edit_distances(*_pairs_frame(campaigns)), COLUMN_SECONDS)
 
 

@@ -14,7 +14,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
-from parasol.db import forget_logged_queries, raw_rows
+from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 from scoring.metrics.registry import GPU, get_metric, metric_names, queue_of, title_of
 
 from .models import Score
@@ -144,17 +144,11 @@ def missing_batches(metric, signature, campaign, size):
         raise AssertionError(f"the page query's lower bound is not its only {first}: {params}")
     bound = params.index(first)
     while True:
-        rows = _fetch(sql, params)
+        rows = fetch_rows(sql, params)
         if not rows:
             return
         yield rows
         params[bound] = rows[-1][0]
-
-
-def _fetch(sql, params):
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
 
 
 def batches(ids, size):
@@ -204,6 +198,11 @@ def signature_groups(scores):
     rows = scores.values("metric", "signature").annotate(latest=Max("id"), n=Count("id")).order_by("-latest")
     for group in rows:
         groups.setdefault(group["metric"], []).append(group)
+    return _in_registry_order(groups)
+
+
+def _in_registry_order(groups):
+    """Groups by metric in registry order, unregistered names last by name."""
     order = {name: i for i, name in enumerate(metric_names())}
     return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
 
@@ -244,8 +243,7 @@ def signature_groups_in(span):
             groups.setdefault(metric, []).append({"metric": metric, "signature": signature, **found})
     for found in groups.values():
         found.sort(key=lambda group: -group["latest"])
-    order = {name: i for i, name in enumerate(metric_names())}
-    return dict(sorted(groups.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+    return _in_registry_order(groups)
 
 
 def values_in(span, metric, signature, newer_than=0):

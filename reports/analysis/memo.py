@@ -47,21 +47,20 @@ class Memo:
         self.namespace = namespace
         self.computed: list[str] = []
         self.reused: list[str] = []
-        self._column_digests: dict[tuple[int, str | None], str] = {}
+        self._digests: dict[tuple[int, str | None], str] = {}
 
     def column(self, frame: pd.DataFrame, name: str) -> str:
         """The digest of one column of a frame, computed once per frame and column in this run."""
-        key = (id(frame), name)
-        if key not in self._column_digests:
-            self._column_digests[key] = digest(frame[name])
-        return self._column_digests[key]
+        return self._once((id(frame), name), lambda: frame[name])
 
     def value(self, value) -> str:
         """The digest of a value read by several steps (the judgments), computed once in this run."""
-        key = (id(value), None)
-        if key not in self._column_digests:
-            self._column_digests[key] = digest(value)
-        return self._column_digests[key]
+        return self._once((id(value), None), lambda: value)
+
+    def _once(self, key, read) -> str:
+        if key not in self._digests:
+            self._digests[key] = digest(read())
+        return self._digests[key]
 
     def step(self, name: str, inputs: dict, compute):
         """`compute()`, or its stored result when a step `name` ran before on inputs with the same digests.

@@ -133,7 +133,7 @@ def _summary(frame, judgments, directions, points, n_labelled):
 class _Steps:
     """The report's steps, each run through the memo on exactly the columns its key covers.
 
-    A step is handed only the columns it declares (`_columns`), so it cannot read anything its
+    A step is handed only the columns it declares (`run`), so it cannot read anything its
     stored result would not be keyed on; steps that read the judgments are keyed on them too.
     """
 
