@@ -333,7 +333,11 @@ class Pair(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="unique_pair_id_per_campaign"),
         ]
-        indexes = [models.Index(fields=["campaign", "is_training"])]
+        indexes = [
+            # Covers the report's state of a campaign (count, pk bounds and gold sum of its real pairs):
+            # read from this index alone, never from the rows and their sentences.
+            models.Index(fields=["campaign", "is_training", "is_control", "gold_label"], name="pair_state"),
+        ]
 
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)

@@ -9,10 +9,11 @@ import gc
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from reports.analysis import curves_figure, figure2, systems_figure
-from reports.analysis.figures import in_formats
+from reports.analysis.figures import in_formats, warm_up
 from reports.analysis.labels import GLOBAL
 
 
@@ -110,28 +111,63 @@ def _workers(n_figures: int) -> int:
     """
     if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
         return 0
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cpus = _cpus()
     return min(cpus, n_figures) if cpus > 1 and n_figures > 1 else 0
 
 
-def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSpec, str], bytes]:
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@contextmanager
+def figure_workers(workers=None):
+    """Processes that will draw a report's figures, started now, before the report is computed.
+
+    Forked while this process is still small (before it reads any pair), each imports matplotlib
+    and lays out a first figure on the CPU the computation leaves idle, so that the figures later
+    cost only their drawing. Yields None where no process may be started (a daemon, one CPU).
+    `workers`: processes (0: none), default one per CPU.
+    """
+    workers = _workers(_cpus()) if workers is None else workers
+    if not workers:
+        yield None
+        return
+    # The children never query the database (they exit without closing what they inherited).
+    # With fork, the pool starts all its processes at the first job; each runs `warm_up` first.
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=warm_up)
+    pool.submit(int)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def draw_figures(report, specs, formats, *, workers=None, pool=None) -> dict[tuple[FigureSpec, str], bytes]:
     """Every figure of `specs` in every format of `formats`, drawn once per figure, in parallel where it can.
 
-    Forked workers share the parent's memory instead of importing matplotlib again (about
-    2 s each); each is sent only the data of the figure it draws, and a figure saved in several
-    formats is laid out once. `workers`: processes (0: draw here), default one per CPU.
+    Each worker is sent only the data of the figure it draws, and a figure saved in several formats
+    is laid out once. `pool`: the processes of `figure_workers`; without one, processes forked now
+    (sharing this process's memory instead of importing matplotlib again); `workers`: how many
+    (0: draw here), default one per CPU.
     """
     drawings = [_drawing(report, spec) for spec in specs]
+    if pool is not None:
+        drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
+        return _by_spec_and_format(specs, drawn)
     workers = _workers(len(specs)) if workers is None else workers
     if workers:
         # Frozen objects are skipped by the workers' garbage collector, which would otherwise
         # touch, and so copy, every page of the parent's objects.
         gc.freeze()
         try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as forked:
+                drawn = list(forked.map(_draw_in_formats, drawings, [formats] * len(specs)))
         finally:
             gc.unfreeze()
     else:
         drawn = [_draw_in_formats(drawing, formats) for drawing in drawings]
+    return _by_spec_and_format(specs, drawn)
+
+
+def _by_spec_and_format(specs, drawn):
     return {(spec, fmt): data for spec, by_format in zip(specs, drawn) for fmt, data in by_format.items()}

@@ -72,6 +72,14 @@ def _as_dict(stored) -> dict:
     return stored if isinstance(stored, dict) else {}
 
 
+def _distinct_metadata(stored) -> tuple[np.ndarray, list[dict]]:
+    """(each row's code, the distinct metadata as dicts): a corpus of 400,000 pairs repeats a handful of them,
+    so each is decoded once. SQLite gives the JSON text, PostgreSQL the decoded value (keyed by its JSON)."""
+    texts = [text if isinstance(text, str) else json.dumps(text, sort_keys=True) for text in stored]
+    codes, distinct = pd.factorize(np.array(texts, dtype=object))
+    return codes, [_as_dict(text) for text in distinct]
+
+
 def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
@@ -91,19 +99,21 @@ def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
     columns = [*PAIR_TABLE_COLUMNS, "metadata"]
     chunks = [pd.DataFrame.from_records(chunk, columns=columns) for chunk in raw_row_chunks(rows)]
     pairs = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame.from_records([], columns=columns)
-    metadatas = [_as_dict(metadata) for metadata in pairs.pop("metadata")]
+    codes, metadatas = _distinct_metadata(pairs.pop("metadata").to_numpy(dtype=object))
     # Columns built as `from_records` infers them (strings as pandas' string dtype), the campaign's slug first.
     pairs["campaign"] = pd.Series(pairs["campaign"].map(slug_of).tolist(), index=pairs.index)
     values = [tuple(metadata.get(key) for key in METADATA_COLUMNS) for metadata in metadatas]
-    pairs[list(METADATA_COLUMNS)] = pd.DataFrame.from_records(values, columns=METADATA_COLUMNS, index=pairs.index)
+    distinct = pd.DataFrame.from_records(values, columns=METADATA_COLUMNS)
+    pairs[list(METADATA_COLUMNS)] = distinct.take(codes).set_axis(pairs.index)
     pairs["gold_label"] = pairs["gold_label"].astype("Int64")
     pairs["system"] = pd.Series("", index=pairs.index, dtype=object)
     for slug, keys in keys_of.items():
         rows_of_campaign = (pairs["campaign"] == slug).to_numpy()
         if rows_of_campaign.any():
-            chosen = [m for m, keep in zip(metadatas, rows_of_campaign) if keep]
-            metadata = pd.DataFrame(chosen, index=range(len(chosen)))
-            pairs.loc[rows_of_campaign, "system"] = system_names(metadata, keys).to_numpy()
+            # Named once per distinct metadata of the campaign (in order of appearance), then spread to its pairs.
+            own = np.unique(codes[rows_of_campaign])
+            names = system_names(pd.DataFrame([metadatas[code] for code in own], index=range(len(own))), keys)
+            pairs.loc[rows_of_campaign, "system"] = names.to_numpy()[np.searchsorted(own, codes[rows_of_campaign])]
     return pairs
 
 

@@ -10,16 +10,11 @@ import functools
 import io
 import math
 
-import matplotlib
 import numpy as np
 
-matplotlib.use("Agg")
-
-from matplotlib.figure import Figure  # noqa: E402
-
-from reports.analysis.common import evenly_spaced, is_parapluie  # noqa: E402
-from reports.analysis.labels import GLOBAL  # noqa: E402
-from reports.analysis.vocabulary import metric_title, title_for  # noqa: E402
+from reports.analysis.common import evenly_spaced, is_parapluie
+from reports.analysis.labels import GLOBAL
+from reports.analysis.vocabulary import metric_title, title_for
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -40,11 +35,34 @@ MARKER_AREA = 14  # points²: a marker about 4 pt across at print size
 RATE_STYLES = {"accuracy": "tab:orange", "f1": "tab:blue", "recall": "black", "precision": "tab:purple"}
 
 
+def _matplotlib():
+    """matplotlib on its Agg canvas, imported on the first drawing: a report's tables need none of its second."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return matplotlib
+
+
+def _figure(**options):
+    from matplotlib.figure import Figure
+
+    _matplotlib()
+    return Figure(**options)
+
+
+def warm_up():
+    """Import matplotlib and lay out one small figure (its fonts, the Agg canvas) ahead of the real ones."""
+    with _matplotlib().rc_context(STYLE):
+        figure, axes = _grid(1)
+        axes[0].set_title("warm-up")
+        _bytes(figure, "png")
+
+
 def _grid(n_panels, width=2.3, height=2.0, columns=3):
     columns = min(columns, max(n_panels, 1))
     rows = max(1, math.ceil(n_panels / columns))
     # Fixed margins: constrained layout measured every tick label again and took half the drawing time.
-    figure = Figure(figsize=(width * columns, height * rows))
+    figure = _figure(figsize=(width * columns, height * rows))
     inches = height * rows
     top = 1 - 0.55 / inches
     figure.subplots_adjust(left=0.08, right=0.98, bottom=0.45 / inches, top=top, wspace=0.38, hspace=0.7)
@@ -70,7 +88,7 @@ def styled(draw):
 
     @functools.wraps(draw)  # its qualified name too, so that worker processes can be sent it (pickle)
     def drawing(*args, **kwargs):
-        with matplotlib.rc_context(STYLE):
+        with _matplotlib().rc_context(STYLE):
             return draw(*args, **kwargs)
 
     return drawing
@@ -78,7 +96,7 @@ def styled(draw):
 
 def in_formats(draw, *args, formats, **kwargs) -> dict[str, bytes]:
     """{fmt: bytes} of the figure `draw(*args, **kwargs)`, laid out once and saved in each of `formats`."""
-    with matplotlib.rc_context(STYLE):
+    with _matplotlib().rc_context(STYLE):
         figure = draw(*args, fmt=None, **kwargs)
         return {fmt: _bytes(figure, fmt) for fmt in formats}
 
@@ -150,7 +168,7 @@ def curves_figure(curves, metrics, *, corpus=GLOBAL, x="threshold", fmt="png") -
 def systems_figure(systems, *, fmt="png") -> bytes:
     """Systems ranked by the human paraphrase rate, with their bootstrap 95% CIs over sources."""
     ranked = systems.dropna(subset=["paraphrase_rate"]).sort_values("paraphrase_rate")
-    figure = Figure(figsize=(PRINT_WIDTH_INCHES * 0.7, 0.9 + 0.3 * max(len(ranked), 1)), layout="constrained")
+    figure = _figure(figsize=(PRINT_WIDTH_INCHES * 0.7, 0.9 + 0.3 * max(len(ranked), 1)), layout="constrained")
     axis = figure.subplots()
     rates = ranked["paraphrase_rate"].to_numpy(float)
     errors = np.vstack([rates - ranked["ci_low"].to_numpy(float), ranked["ci_high"].to_numpy(float) - rates])

@@ -20,19 +20,77 @@ import pandas as pd
 
 
 def digest(value) -> str:
-    """A digest of a Series, DataFrame, array or plain value: equal digests, equal values (and dtypes, index)."""
+    """A digest of a Series, DataFrame, array or plain value: equal digests, equal values (and dtypes, index).
+
+    The bytes hashed determine the values exactly (numbers as stored, strings as their lengths and
+    text), so two digests are equal only for equal values; equal values may still, rarely, differ in
+    digest (0.0 and -0.0, a RangeIndex and the same labels listed), which only costs a recomputation.
+    """
     hasher = hashlib.blake2b(digest_size=16)
-    if isinstance(value, pd.Series | pd.DataFrame):
-        hasher.update(repr((type(value).__name__, getattr(value, "name", None), _dtypes(value))).encode())
-        hasher.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
-        if isinstance(value, pd.DataFrame):
-            hasher.update(repr(list(value.columns)).encode())
+    if isinstance(value, pd.DataFrame):
+        hasher.update(repr(("DataFrame", list(value.columns), _dtypes(value))).encode())
+        _hash_index(hasher, value.index)
+        for i in range(value.shape[1]):
+            _hash_values(hasher, value.iloc[:, i].array)
+    elif isinstance(value, pd.Series):
+        hasher.update(repr(("Series", value.name, str(value.dtype))).encode())
+        _hash_index(hasher, value.index)
+        _hash_values(hasher, value.array)
     elif isinstance(value, np.ndarray):
         hasher.update(repr((value.dtype.str, value.shape)).encode())
         hasher.update(np.ascontiguousarray(value).tobytes() if value.dtype != object else pickle.dumps(value))
     else:
         hasher.update(repr(value).encode())
     return hasher.hexdigest()
+
+
+def _hash_index(hasher, index):
+    if isinstance(index, pd.RangeIndex):
+        hasher.update(repr(("range", index.start, index.stop, index.step, index.name)).encode())
+    else:
+        hasher.update(repr(("index", str(index.dtype), index.names)).encode())
+        _hash_values(hasher, index.array)
+
+
+def _hash_values(hasher, array):
+    """Hash what determines `array`'s values: raw bytes of numbers, or lengths and text of strings.
+
+    Masked arrays (Int64, boolean) add their mask; categoricals their codes and categories;
+    anything else goes through pandas' own (slower) element hash.
+    """
+    hasher.update(repr((type(array).__name__, str(array.dtype), len(array))).encode())
+    if isinstance(array, pd.Categorical):
+        hasher.update(array.codes.tobytes())
+        _hash_values(hasher, array.categories.array)
+    elif isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray | pd.arrays.FloatingArray):
+        data, mask = array._data, array._mask  # noqa: SLF001 - pandas' masked arrays: values and mask
+        hasher.update(np.where(mask, 0, data).tobytes())
+        hasher.update(mask.tobytes())
+    elif isinstance(array.dtype, np.dtype) and array.dtype.kind in "biufcmM":  # numbers, times: their bytes
+        hasher.update(np.ascontiguousarray(np.asarray(array)).tobytes())
+    elif not _hash_strings(hasher, np.asarray(array, dtype=object)):
+        hasher.update(pd.util.hash_array(np.asarray(array, dtype=object)).tobytes())
+
+
+# None, pandas' NA and NaN are all missing, but a step may tell them apart: each is hashed as itself.
+MISSING_KINDS = {type(None): 0, type(pd.NA): 1, float: 2, np.float64: 3}
+
+
+def _hash_strings(hasher, values) -> bool:
+    """Strings and missing values (None, NaN, NA) as their lengths, gaps and text; False if any is not one."""
+    missing = pd.isna(values)
+    texts = values[~missing]
+    if not all(type(text) is str for text in texts):
+        return False
+    kinds = np.fromiter((MISSING_KINDS.get(type(gap), -1) for gap in values[missing]), dtype=np.int8)
+    if (kinds < 0).any():
+        return False
+    hasher.update(kinds.tobytes())
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    hasher.update(missing.tobytes())
+    hasher.update(lengths.tobytes())
+    hasher.update("".join(texts).encode("utf-8", "surrogatepass"))
+    return True
 
 
 def _dtypes(value):

@@ -10,7 +10,7 @@ the statistics and p-values are equal (==) to scipy's, which tests/reports check
 """
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 # Above this many cells (distinct values of one variable times those of the other) the level
 # by level count would be slower than scipy's merge sort: scipy then computes Kendall's tau.
@@ -91,6 +91,8 @@ def kendall_tau_b(x: Ranks, y: Ranks, x_values, y_values) -> tuple[float, float]
     with too many distinct values on both sides go to scipy itself.
     """
     size = x.n
+    from scipy import stats  # only here: importing scipy.stats costs half a second a report would not spend
+
     if min(x.n_values, y.n_values) * max(x.n_values, y.n_values) > MAX_LEVEL_CELLS:
         result = stats.kendalltau(x_values, y_values)
         return result.statistic, result.pvalue

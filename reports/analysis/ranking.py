@@ -10,7 +10,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from reports.analysis.common import orient, subsets
 from reports.analysis.rank_correlation import Ranks, kendall_tau_b, spearman
@@ -257,7 +257,7 @@ def delong_tables(oriented_by_metric, labels):
             (auc_a, auc_b), s = aucs_and_covariance([a, b], both)
             variance = s[0, 0] + s[1, 1] - 2 * s[0, 1]
             difference = auc_a - auc_b
-            p = 2 * stats.norm.sf(abs(difference) / np.sqrt(variance)) if variance > 0 else float(difference == 0)
+            p = 2 * special.ndtr(-abs(difference) / np.sqrt(variance)) if variance > 0 else float(difference == 0)
             row.update(auc_a=auc_a, auc_b=auc_b, difference=difference, p_value=float(p))
         test_rows.append(row)
     return auc_rows, test_rows

@@ -11,14 +11,21 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from annotation.scale import DONT_KNOW, ORDINAL_OF_ANSWER
 from reports.analysis.common import orient
 
 SYSTEM_KEYS_DEFAULT = ("generator", "template")
 MIN_SYSTEMS_FOR_CORRELATION = 4
-CORRELATIONS = {"pearson": stats.pearsonr, "spearman": stats.spearmanr, "kendall": stats.kendalltau}
+# Each column's scipy.stats function, by name: scipy.stats is imported when systems are compared, not before
+# (it costs half a second that a report without systems would spend for nothing).
+CORRELATIONS = {"pearson": "pearsonr", "spearman": "spearmanr", "kendall": "kendalltau"}
+
+
+def _scipy_stats():
+    from scipy import stats
+
+    return stats
 
 
 def system_names(pairs: pd.DataFrame, keys=None) -> pd.Series:
@@ -179,7 +186,7 @@ def pairwise_systems(frame, n_bootstrap=1000, seed=0, max_comparisons=None) -> p
 def _paired_tests(difference: np.ndarray, n_bootstrap: int, seed: int) -> dict:
     n = len(difference)
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
-    p_sign = stats.binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else np.nan
+    p_sign = _scipy_stats().binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else np.nan
     p_bootstrap = np.nan
     if n:
         means = np.concatenate([weights @ difference / n for weights in source_weights(n, n_bootstrap, seed)])
@@ -215,7 +222,8 @@ def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, hum
         human_draws = bootstrap_system_means(both_known, human, n_bootstrap, seed)
         metric_draws = bootstrap_system_means(both_known, metric, n_bootstrap, seed)
         row = {"metric": metric, "n_systems": len(means), "meaningful": len(means) >= MIN_SYSTEMS_FOR_CORRELATION}
-        for name, function in CORRELATIONS.items():
+        for name, function_name in CORRELATIONS.items():
+            function = getattr(_scipy_stats(), function_name)
             row[name] = _correlation(function, means[human], means[metric])
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _draw_interval(function, human_draws, metric_draws)
         rows.append(row)

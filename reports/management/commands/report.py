@@ -1,6 +1,7 @@
 """Write a campaign report to a folder: tables as CSV (and LaTeX), figures as PNG (and SVG, PDF), one HTML file."""
 
 import re
+from contextlib import nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
-from reports.figures import draw_figures, figure_specs, skipped_figures
+from reports.figures import draw_figures, figure_specs, figure_workers, skipped_figures
 from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 
@@ -73,6 +74,11 @@ class Command(BaseCommand):
         chosen = [campaigns[slug] for slug in slugs]
         if not n_real_pairs(chosen):
             raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
+        figures = nullcontext() if options["no_figures"] else figure_workers()
+        with figures as pool:  # its processes start now, while the report is computed
+            self._write(chosen, campaigns, slugs, out, options, pool)
+
+    def _write(self, chosen, campaigns, slugs, out, options, pool):
         report, frames = compute_report(
             chosen,
             options["label_source"],
@@ -103,7 +109,7 @@ class Command(BaseCommand):
             _write_latex(report, task, out)
         if not options["no_figures"] and report.metrics:
             formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
-            for (spec, fmt), data in draw_figures(report, figure_specs(report), formats).items():
+            for (spec, fmt), data in draw_figures(report, figure_specs(report), formats, pool=pool).items():
                 (out / f"{_file_stem(spec)}.{fmt}").write_bytes(data)
         if options["html"]:
             page = standalone_html([campaigns[slug] for slug in slugs], report, frames.signatures)
