@@ -13,11 +13,13 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   whose scores must equal the 1-worker run's, one per pair;
 - report: `report --label-source gold` with lev, bleu and 7 more metrics whose scores
   are synthetic (noisy functions of the gold label: nobody scores 400k pairs with an
-  LLM on 2 CPU cores), cold (the command uses no cache);
+  LLM on 2 CPU cores), cold (the command uses no cache); its peak RSS is the largest process's
+  (the command's: the workers it forks share its pages);
 - live page: the report as the page gets it (`reports.cache.get_report`, the worker's work, then
   the page and its figures through Django's test client), each in a fresh process (a restarted
-  worker): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000 pairs
-  before), against the gold labels and against the judges';
+  worker: nothing in memory; its modules and URLs loaded, as a running server's are, before the
+  clock starts): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000
+  pairs before), against the gold labels and against the judges';
 - export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
 """
 
@@ -332,6 +334,8 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from reports.cache import figure_bytes, get_report
 from reports.figures import figure_specs
+from django.urls import get_resolver
+get_resolver().url_patterns  # a running server's process: its URLs loaded (at its first request), no report state
 campaign = Campaign.objects.get(slug="bench")
 start = time.perf_counter()
 cached = get_report([campaign], sys.argv[1])

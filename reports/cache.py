@@ -85,16 +85,18 @@ def cached_report(key) -> CachedReport | None:
     return cache.get(key)
 
 
-def compute_report(campaigns, label_source="human", *, store=None, state=None, on_stage=None, **options):
+def compute_report(campaigns, label_source="human", *, store=None, state=None, on_stage=None, workers=None, **options):
     """(report, frames): the one way a report is made, for the page, its worker and the `report` command.
 
     `store` (the cache, for the live page): pairs, score columns and the steps of earlier reports are
     reused where their inputs did not change (`reports.analysis.memo`); without it all is computed.
+    `workers` (the command's `reports.workers.ReportWorkers`): they read the score columns while this
+    process reads the pairs, and as many processes compute the analysis's step groups at once.
     `options`: the analysis `Settings` (seed, curve points...).
     """
     on_stage = on_stage or _quiet
     on_stage("reading pairs, judgments and scores")
-    frames = load_frames(campaigns, store=store, state=state, hypotheses=False)
+    frames = load_frames(campaigns, store=store, state=state, hypotheses=False, workers=workers)
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
     report = build_report(
         frames.pairs,
@@ -104,6 +106,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
         verdicts=frames.verdicts,
         label_source=label_source,
         memo=Memo(store),
+        workers=workers.count if workers is not None else 0,
         **options,
     )
     report.notes = frames.notes + report.notes

@@ -5,16 +5,13 @@ rate) is never written: `figure_specs` leaves it out and `skipped_figures` says 
 `draw_figures` draws several at once in worker processes, each sent only its figure's data.
 """
 
-import gc
-import multiprocessing
-import os
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 
 from reports.analysis import curves_figure, figure2, systems_figure
-from reports.analysis.figures import in_formats, warm_up
+from reports.analysis.figures import in_formats
 from reports.analysis.labels import GLOBAL
+from reports.analysis.parallel import run_forked, usable_workers
 
 
 @dataclass(frozen=True)
@@ -105,68 +102,31 @@ def _draw_in_formats(drawing, formats):
 
 
 def _workers(n_figures: int) -> int:
-    """Worker processes for `n_figures`: one per CPU this process may use, none inside a daemon.
-
-    A Celery prefork worker is a daemon, and a daemon may not start processes: it draws alone.
-    """
-    if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
-        return 0
-    cpus = _cpus()
-    return min(cpus, n_figures) if cpus > 1 and n_figures > 1 else 0
-
-
-def _cpus() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
-@contextmanager
-def figure_workers(workers=None):
-    """Processes that will draw a report's figures, started now, before the report is computed.
-
-    Forked while this process is still small (before it reads any pair), each imports matplotlib
-    and lays out a first figure on the CPU the computation leaves idle, so that the figures later
-    cost only their drawing. Yields None where no process may be started (a daemon, one CPU).
-    `workers`: processes (0: none), default one per CPU.
-    """
-    workers = _workers(_cpus()) if workers is None else workers
-    if not workers:
-        yield None
-        return
-    # The children never query the database (they exit without closing what they inherited).
-    # With fork, the pool starts all its processes at the first job; each runs `warm_up` first.
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=warm_up)
-    pool.submit(int)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(cancel_futures=True)
+    """Worker processes for `n_figures`: one per CPU this process may use (`usable_workers`), none for one figure."""
+    return min(usable_workers(), n_figures) if n_figures > 1 else 0
 
 
 def draw_figures(report, specs, formats, *, workers=None, pool=None) -> dict[tuple[FigureSpec, str], bytes]:
     """Every figure of `specs` in every format of `formats`, drawn once per figure, in parallel where it can.
 
-    Each worker is sent only the data of the figure it draws, and a figure saved in several formats
-    is laid out once. `pool`: the processes of `figure_workers`; without one, processes forked now
-    (sharing this process's memory instead of importing matplotlib again); `workers`: how many
-    (0: draw here), default one per CPU.
+    A figure saved in several formats is laid out once. `pool`: the processes of
+    `reports.workers.report_workers` (`draw_figures_later`); without one, processes forked
+    now (`run_forked`: they share this process's memory instead of importing matplotlib
+    again); `workers`: how many (0 or 1: draw here), default one per CPU.
     """
-    drawings = [_drawing(report, spec) for spec in specs]
     if pool is not None:
-        drawn = list(pool.map(_draw_in_formats, drawings, [formats] * len(specs)))
-        return _by_spec_and_format(specs, drawn)
+        return draw_figures_later(report, specs, formats, pool)()
+    drawings = [_drawing(report, spec) for spec in specs]
     workers = _workers(len(specs)) if workers is None else workers
-    if workers:
-        # Frozen objects are skipped by the workers' garbage collector, which would otherwise
-        # touch, and so copy, every page of the parent's objects.
-        gc.freeze()
-        try:
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as forked:
-                drawn = list(forked.map(_draw_in_formats, drawings, [formats] * len(specs)))
-        finally:
-            gc.unfreeze()
-    else:
-        drawn = [_draw_in_formats(drawing, formats) for drawing in drawings]
+    drawn = run_forked([partial(_draw_in_formats, drawing, formats) for drawing in drawings], workers)
     return _by_spec_and_format(specs, drawn)
+
+
+def draw_figures_later(report, specs, formats, pool):
+    """`draw_figures` started now in `pool` (`report_workers`), each worker sent only its figure's data:
+    returns the function that waits for them, so that the caller writes its tables meanwhile."""
+    drawn = pool.map(_draw_in_formats, [_drawing(report, spec) for spec in specs], [formats] * len(specs))
+    return lambda: _by_spec_and_format(specs, list(drawn))
 
 
 def _by_spec_and_format(specs, drawn):

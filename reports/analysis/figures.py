@@ -50,14 +50,6 @@ def _figure(**options):
     return Figure(**options)
 
 
-def warm_up():
-    """Import matplotlib and lay out one small figure (its fonts, the Agg canvas) ahead of the real ones."""
-    with _matplotlib().rc_context(STYLE):
-        figure, axes = _grid(1)
-        axes[0].set_title("warm-up")
-        _bytes(figure, "png")
-
-
 def _grid(n_panels, width=2.3, height=2.0, columns=3):
     columns = min(columns, max(n_panels, 1))
     rows = max(1, math.ceil(n_panels / columns))

@@ -66,7 +66,7 @@ def _hash_values(hasher, array):
         data, mask = array._data, array._mask  # noqa: SLF001 - pandas' masked arrays: values and mask
         hasher.update(np.where(mask, 0, data).tobytes())
         hasher.update(mask.tobytes())
-    elif isinstance(array.dtype, np.dtype) and array.dtype.kind in "biufcmM":  # numbers, times: their bytes
+    elif _numpy_kind(array) in tuple("biufcmM"):  # numbers, times: their bytes
         hasher.update(np.ascontiguousarray(np.asarray(array)).tobytes())
     elif not _hash_strings(hasher, np.asarray(array, dtype=object)):
         hasher.update(pd.util.hash_array(np.asarray(array, dtype=object)).tobytes())
@@ -76,20 +76,34 @@ def _hash_values(hasher, array):
 MISSING_KINDS = {type(None): 0, type(pd.NA): 1, float: 2, np.float64: 3}
 
 
+def _numpy_kind(array) -> str:
+    """The kind of the numpy array holding `array`'s values ("f" for float64...), "" for any other array."""
+    if isinstance(array, np.ndarray):
+        return array.dtype.kind
+    dtype = getattr(array.dtype, "numpy_dtype", None)  # NumpyExtensionArray's dtype wraps a numpy dtype
+    return dtype.kind if isinstance(array, pd.arrays.NumpyExtensionArray) and isinstance(dtype, np.dtype) else ""
+
+
 def _hash_strings(hasher, values) -> bool:
-    """Strings and missing values (None, NaN, NA) as their lengths, gaps and text; False if any is not one."""
+    """Strings and missing values (None, NaN, NA) as their gaps and text; False if any value is neither.
+
+    The texts are joined with NUL, which none of them holds (checked: else their lengths are hashed too),
+    so the joined text splits back into exactly those strings.
+    """
     missing = pd.isna(values)
     texts = values[~missing]
-    if not all(type(text) is str for text in texts):
+    try:
+        joined = "\x00".join(texts)
+    except TypeError:  # not all strings
         return False
     kinds = np.fromiter((MISSING_KINDS.get(type(gap), -1) for gap in values[missing]), dtype=np.int8)
     if (kinds < 0).any():
         return False
-    hasher.update(kinds.tobytes())
-    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     hasher.update(missing.tobytes())
-    hasher.update(lengths.tobytes())
-    hasher.update("".join(texts).encode("utf-8", "surrogatepass"))
+    hasher.update(kinds.tobytes())
+    if joined.count("\x00") != max(len(texts) - 1, 0):
+        hasher.update(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)).tobytes())
+    hasher.update(joined.encode("utf-8", "surrogatepass"))
     return True
 
 

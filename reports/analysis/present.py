@@ -477,8 +477,8 @@ TABLES = (
     Table("labels", "Answers given by the judges", "judges", _labels, "judges"),
     Table("agreement", "Inter-annotator agreement", "judges", _agreement, "agreement"),
     Table("cohen", "Cohen's kappa of every two judges sharing enough pairs", "judges"),
-    Table("auc", "ROC AUC with bootstrap 95% CI", "classification", _auc, "classification"),
-    Table("auc_tests", "Paired bootstrap tests of AUC differences", "classification", section="classification"),
+    Table("auc", "ROC AUC with bootstrap 95% CI", "auc", _auc, "classification"),
+    Table("auc_tests", "Paired bootstrap tests of AUC differences", "auc", section="classification"),
     Table(
         "rank_correlation",
         "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",

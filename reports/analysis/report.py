@@ -1,6 +1,7 @@
 """The whole analysis of one label source, from the pairs, judgments and metric directions."""
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -9,12 +10,15 @@ from reports.analysis import agreement, breakdowns, classification, oracle, rank
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.memo import Memo
+from reports.analysis.parallel import run_forked
 from reports.analysis.present import SPECS, TABLES
 from scoring.metrics.registry import title_of
 
 # The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
 TABLE_NAMES = [table.name for table in TABLES]
 POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
+# The step groups that take longest on a large corpus (each sorts every metric), handed out first.
+LONGEST_GROUPS = ("classification", "auc")
 
 
 @dataclass
@@ -52,6 +56,7 @@ def build_report(
     answers=None,
     verdicts=None,
     memo: Memo | None = None,
+    workers: int = 0,
     **options,
 ) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
@@ -62,6 +67,7 @@ def build_report(
     yes/no answer setting, shown beside its threshold-0 rows; `verdicts`: the LLM oracle's
     verdicts per pair (`oracle.verdicts_frame`), if any. `memo` reuses the steps whose inputs
     did not change since an earlier report (the live page); the tables are the same either way.
+    `workers` (without a memo store): processes forked to compute the step groups at once (`parallel`).
     """
     settings = Settings(**options)
     memo = memo or Memo()
@@ -69,7 +75,7 @@ def build_report(
     metrics, metric_notes = _scored_metrics(frame, directions)
     notes += metric_notes + tables.corpus_notes(frame)
     steps = _Steps(frame, judgments, metrics, directions, answers, settings, memo)
-    result, step_notes = steps.tables(verdicts)
+    result, step_notes = steps.tables(verdicts, workers if memo.store is None else 0)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
     notes += step_notes["systems"] + _scale_notes(frame, settings)
     notes += [
@@ -176,11 +182,16 @@ class _Steps:
         tables_of = {key: pd.concat([p[0][key] for p in parts], ignore_index=True) for key in parts[0][0]}
         return tables_of, list(dict.fromkeys(note for p in parts for note in p[1]))
 
-    def tables(self, verdicts):
-        """Every table by name, and each step's notes by step name: each step group of `present.TABLES` in turn."""
+    def tables(self, verdicts, workers=0):
+        """Every table by name, and each step's notes by step name: each step group of `present.TABLES`.
+
+        The groups read nothing of each other: with `workers`, forked processes compute them at once
+        (the longest first), with a memo that keeps nothing (a child's store would be the parent's).
+        """
         result, notes = {}, {}
-        for group in dict.fromkeys(table.build for table in TABLES):
-            tables_of_group, notes_of_group = getattr(self, f"_{group}")(verdicts)
+        groups = sorted(dict.fromkeys(table.build for table in TABLES), key=lambda group: group not in LONGEST_GROUPS)
+        computed = run_forked([partial(getattr(self, f"_{group}"), verdicts) for group in groups], workers)
+        for group, (tables_of_group, notes_of_group) in zip(groups, computed):
             declared = {table.name for table in TABLES if table.build == group}
             if set(tables_of_group) != declared:  # a step and the declarations must agree
                 raise AssertionError(f"step {group} made {sorted(tables_of_group)}, declared {sorted(declared)}")
@@ -205,7 +216,7 @@ class _Steps:
         return system_tables, {"systems": system_notes}
 
     def _classification(self, _verdicts):
-        """Tables 1, 3 (with the MBD) and 4, the EER, the curves and the AUCs."""
+        """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
         s, d, labelled = self.settings, self.directions, ["corpus", "label"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
         thresholds, _ = self.per_metric(
@@ -226,15 +237,19 @@ class _Steps:
         table4, table4_notes = self.run(
             "table4", [*labelled, "edit_distance"], lambda part: tables.table4(part, self.metrics)
         )
+        result = {"table1": table1["table1"], "table3": _with_mbd(thresholds.pop("table3"), mbd), "table4": table4}
+        return result | thresholds, {"mbd": mbd_notes, "table4": table4_notes}
+
+    def _auc(self, _verdicts):
+        """The AUCs with their intervals, and the tests of their differences."""
+        s, d = self.settings, self.directions
         auc, auc_tests = self.run(
             "auc",
-            labelled,
+            ["corpus", "label"],
             lambda part: ranking.auc_tables(part, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed),
             settings=(s.n_bootstrap, s.seed),
         )
-        result = {"table1": table1["table1"], "table3": _with_mbd(thresholds.pop("table3"), mbd), "table4": table4}
-        result |= {**thresholds, "auc": auc, "auc_tests": auc_tests}
-        return result, {"mbd": mbd_notes, "table4": table4_notes}
+        return {"auc": auc, "auc_tests": auc_tests}, {}
 
     def _rankings(self, _verdicts):
         """One step for every metric: each corpus's labels are ranked once and shared by all metrics."""

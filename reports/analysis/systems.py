@@ -222,8 +222,7 @@ def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, hum
         human_draws = bootstrap_system_means(both_known, human, n_bootstrap, seed)
         metric_draws = bootstrap_system_means(both_known, metric, n_bootstrap, seed)
         row = {"metric": metric, "n_systems": len(means), "meaningful": len(means) >= MIN_SYSTEMS_FOR_CORRELATION}
-        for name, function_name in CORRELATIONS.items():
-            function = getattr(_scipy_stats(), function_name)
+        for name, function in CORRELATIONS.items():
             row[name] = _correlation(function, means[human], means[metric])
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _draw_interval(function, human_draws, metric_draws)
         rows.append(row)
@@ -233,10 +232,11 @@ def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, hum
 
 
 def _correlation(function, x, y) -> float:
+    """`function` (a name in scipy.stats) of x and y; NaN below three points or with a constant side."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return np.nan
-    return float(function(x, y)[0])
+    return float(getattr(_scipy_stats(), function)(x, y)[0])
 
 
 def _draw_interval(function, human_draws, metric_draws):

@@ -1,7 +1,6 @@
 """Write a campaign report to a folder: tables as CSV (and LaTeX), figures as PNG (and SVG, PDF), one HTML file."""
 
 import re
-from contextlib import nullcontext
 from pathlib import Path
 
 import pandas as pd
@@ -13,9 +12,10 @@ from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
-from reports.figures import draw_figures, figure_specs, figure_workers, skipped_figures
+from reports.figures import draw_figures, draw_figures_later, figure_specs, skipped_figures
 from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
+from reports.workers import report_workers
 
 
 def _file_stem(spec):
@@ -61,6 +61,11 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        # Forked first, before any query: they may then read the scores (`reports.workers`).
+        with report_workers() as workers:
+            self._report(options, workers)
+
+    def _report(self, options, workers):
         slugs = list(dict.fromkeys(options["campaigns"]))
         campaigns = {c.slug: c for c in Campaign.objects.filter(slug__in=slugs)}
         missing = [slug for slug in slugs if slug not in campaigns]
@@ -74,17 +79,19 @@ class Command(BaseCommand):
         chosen = [campaigns[slug] for slug in slugs]
         if not n_real_pairs(chosen):
             raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
-        figures = nullcontext() if options["no_figures"] else figure_workers()
-        with figures as pool:  # its processes start now, while the report is computed
-            self._write(chosen, campaigns, slugs, out, options, pool)
+        self._write(chosen, campaigns, slugs, out, options, workers)
 
-    def _write(self, chosen, campaigns, slugs, out, options, pool):
+    def _write(self, chosen, campaigns, slugs, out, options, workers):
         report, frames = compute_report(
             chosen,
             options["label_source"],
             seed=options["seed"],
             **({"curve_points": None} if options["full_curves"] else {}),
+            workers=workers,
         )
+        formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
+        drawing = not options["no_figures"] and report.metrics
+        figures = self._start_figures(report, formats, workers) if drawing else dict  # drawn while tables are written
 
         def write_table(name):
             comments = csv_comments(report, name, TITLES.get(name)) if options["csv_comments"] else ()
@@ -107,10 +114,8 @@ class Command(BaseCommand):
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
             _write_latex(report, task, out)
-        if not options["no_figures"] and report.metrics:
-            formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]
-            for (spec, fmt), data in draw_figures(report, figure_specs(report), formats, pool=pool).items():
-                (out / f"{_file_stem(spec)}.{fmt}").write_bytes(data)
+        for (spec, fmt), data in figures().items():
+            (out / f"{_file_stem(spec)}.{fmt}").write_bytes(data)
         if options["html"]:
             page = standalone_html([campaigns[slug] for slug in slugs], report, frames.signatures)
             (out / "report.html").write_text(page, encoding="utf-8")
@@ -120,3 +125,11 @@ class Command(BaseCommand):
             f"Report of {', '.join(slugs)} ({options['label_source']} labels): {report.summary['n_labelled']} of "
             f"{report.summary['n_pairs']} pairs labelled, {len(report.metrics)} metric(s); written to {out}"
         )
+
+    @staticmethod
+    def _start_figures(report, formats, workers):
+        """The function returning the figures: started in `workers` when there are some, else drawn when called."""
+        specs = figure_specs(report)
+        if workers is not None:
+            return draw_figures_later(report, specs, formats, workers.pool)
+        return lambda: draw_figures(report, specs, formats)

@@ -1,0 +1,62 @@
+"""The digest a live report keys its reused steps on: equal only for equal values, the same in every process."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reports.analysis.memo import digest
+
+EXAMPLES = {
+    "floats": pd.Series([0.5, np.nan, 2.0], name="bleu"),
+    "strings": pd.Series(["qqp", "paws", None], dtype="str", name="corpus"),
+    "objects": pd.Series(["a", None, "b"], dtype=object, name="generator"),
+    "labels": pd.Series([1, None, 0], dtype="Int64", name="label"),
+    "categories": pd.Series(["b", "a", "b"], dtype="category", name="corpus"),
+    "frame": pd.DataFrame({"pair_id": ["1", "2"], "label": ["same_meaning", "dont_know"], "n": [1, 2]}),
+}
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_a_digest_is_the_same_in_another_process(name):
+    """Object pointers or a process's hash seed must never enter a digest: a restarted worker reuses the steps."""
+    code = (
+        "import sys; sys.path.insert(0, '.');"
+        "from tests.reports.test_memo_digest import EXAMPLES; from reports.analysis.memo import digest;"
+        f"print(digest(EXAMPLES[{name!r}]))"
+    )
+    other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert other == digest(EXAMPLES[name])
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        (["ab", "c"], ["a", "bc"]),  # same text, split elsewhere
+        (["a\x00b"], ["a", "b"]),  # a string holding the separator
+        (["", ""], [""]),
+        (["a", None], ["a", np.nan]),  # missing values of different kinds
+        (["a", None], ["a", "None"]),
+        (["1"], [1]),
+    ],
+)
+def test_different_values_have_different_digests(first, second):
+    assert digest(pd.Series(first, dtype=object)) != digest(pd.Series(second, dtype=object))
+
+
+def test_values_under_a_mask_do_not_count_but_the_mask_does():
+    left = pd.Series([1, None, 3], dtype="Int64")
+    right = left.copy()
+    right.array._data[1] = 99  # what lies under the mask is not a value
+    assert digest(left) == digest(right)
+    assert digest(left) != digest(pd.Series([1, 0, 3], dtype="Int64"))
+
+
+def test_dtype_name_and_index_are_part_of_a_digest():
+    values = pd.Series([1.0, 2.0], name="x")
+    assert digest(values) != digest(values.rename("y"))
+    assert digest(values) != digest(values.astype("float32"))
+    assert digest(values) != digest(values.set_axis([5, 6]))
+    assert digest(values) != digest(pd.Series([1.0, 2.5], name="x"))
