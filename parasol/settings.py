@@ -228,13 +228,16 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Computed reports are cached on disk, so every web worker on the host shares
-# them and a Redis outage does not take the report pages down.
+# them and a Redis outage does not take the report pages down. Floats that barely
+# compress are stored as they are (`parasol.filecache`). A live report keeps a few
+# dozen entries per state (pairs, score columns, steps; superseded reports are
+# deleted): past MAX_ENTRIES Django drops a third of them at random, columns included.
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "BACKEND": "parasol.filecache.FileCache",
         "LOCATION": env_str("PARASOL_CACHE_DIR", str(BASE_DIR / "var" / "cache")),
         "TIMEOUT": 24 * 3600,
-        "OPTIONS": {"MAX_ENTRIES": 200},
+        "OPTIONS": {"MAX_ENTRIES": 1000},
     }
 }
 # Web and workers on separate machines share computed reports through Redis instead of a folder.

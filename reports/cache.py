@@ -134,7 +134,19 @@ def get_report(campaigns, label_source="human", on_stage=None, state=None) -> Ca
         cached = CachedReport(report, frames.signatures, timezone.now(), key)
         (on_stage or _quiet)("storing the report")
         cache.set(key, cached, CACHE_SECONDS)
+        _forget_superseded(campaigns, label_source, key)
     return cached
+
+
+def _forget_superseded(campaigns, label_source, key):
+    """Delete the report this one replaces (of the same campaigns and labels, an older state of their data):
+    a live campaign makes one per new judgment, and nothing asks for an older state again."""
+    cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
+    latest = f"parasol-report-latest:{label_source}:{cap}:{sorted(c.pk for c in campaigns)}"
+    previous = cache.get(latest)
+    if previous is not None and previous != key:
+        cache.delete(previous)
+    cache.set(latest, key, CACHE_SECONDS)
 
 
 def n_real_pairs(campaigns) -> int:

@@ -19,8 +19,6 @@ from itertools import combinations
 import krippendorff
 import numpy as np
 import pandas as pd
-from scipy import stats
-from sklearn.model_selection import GroupKFold
 
 from annotation.tasktypes.criteria.scale import CRITERIA
 from reports.analysis.common import orient
@@ -30,13 +28,20 @@ from scoring.metrics.pem import fit_svr, predict_svr
 HIGH_RATING = 4  # PEM's "adequacy and fluency of at least four"
 
 
+def _stats():
+    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
+    from scipy import stats
+
+    return stats
+
+
 def _pearson(x, y) -> float:
     x, y = np.asarray(x, float), np.asarray(y, float)
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return np.nan
-    return float(stats.pearsonr(x, y)[0])
+    return float(_stats().pearsonr(x, y)[0])
 
 
 SPLITS = ("sources", "paper")
@@ -170,6 +175,8 @@ def source_split(sources: pd.Series, split="sources", folds=5):
         return [(train, test)]
     if split != "sources":
         raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+    from sklearn.model_selection import GroupKFold  # scikit-learn loads scipy.stats: imported when used
+
     return list(GroupKFold(n_splits=folds).split(np.zeros(len(sources)), groups=sources.to_numpy()))
 
 

@@ -76,6 +76,13 @@ def _hash_values(hasher, array):
 MISSING_KINDS = {type(None): 0, type(pd.NA): 1, float: 2, np.float64: 3}
 
 
+def _missing_kinds(gaps) -> np.ndarray:
+    """Each missing value's code in MISSING_KINDS (-1: another kind); all None, the usual case, without a loop."""
+    if np.equal(gaps, None).all():
+        return np.zeros(len(gaps), dtype=np.int8)
+    return np.fromiter((MISSING_KINDS.get(type(gap), -1) for gap in gaps), dtype=np.int8, count=len(gaps))
+
+
 def _numpy_kind(array) -> str:
     """The kind of the numpy array holding `array`'s values ("f" for float64...), "" for any other array."""
     if isinstance(array, np.ndarray):
@@ -96,7 +103,7 @@ def _hash_strings(hasher, values) -> bool:
         joined = "\x00".join(texts)
     except TypeError:  # not all strings
         return False
-    kinds = np.fromiter((MISSING_KINDS.get(type(gap), -1) for gap in values[missing]), dtype=np.int8)
+    kinds = _missing_kinds(values[missing])
     if (kinds < 0).any():
         return False
     hasher.update(missing.tobytes())

@@ -15,9 +15,6 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
-from seqeval.metrics import f1_score
-from sklearn.metrics import cohen_kappa_score
 
 from annotation.tagging import SIDES, majority_word_tags
 from reports.analysis.common import orient
@@ -29,6 +26,13 @@ TEST2_MIN_F1 = 0.4  # ParaTag section 4.2: annotation pairs below this span F1 w
 THETA = 0.05  # ParaTag section 5.3: the largest share of non-paraphrased words in the generator's training subset
 MEAN_OF_PAIRS = "mean of pairwise kappas (weighted by shared words)"
 POOLED = "pooled: one kappa over every two judges' words"
+
+
+def _stats():
+    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
+    from scipy import stats
+
+    return stats
 
 
 def _sequences(rows: pd.DataFrame) -> list[list[int]]:
@@ -69,6 +73,8 @@ def pooled_kappa(taggings: pd.DataFrame) -> tuple[float, int]:
         second_tags += [tag for sequence in _sequences(theirs) for tag in sequence]
     if len(set(first_tags) | set(second_tags)) < 2:
         return np.nan, len(first_tags)
+    from sklearn.metrics import cohen_kappa_score  # scikit-learn loads scipy.stats: imported when used
+
     return float(cohen_kappa_score(first_tags, second_tags)), len(first_tags)
 
 
@@ -101,6 +107,8 @@ def pair_span_f1(mine: pd.Series, theirs: pd.Series) -> float:
     guess = [bio(list(map(int, theirs[f"{side}_tags"]))) for side in SIDES]
     if not any(label != "O" for sequence in truth + guess for label in sequence):
         return 1.0
+    from seqeval.metrics import f1_score  # seqeval imports scikit-learn and scipy.stats: a second, paid when used
+
     return float(f1_score(truth, guess, zero_division=0))
 
 
@@ -211,8 +219,8 @@ def degree_correlation(degrees, pairs, metrics, directions) -> pd.DataFrame:
             {
                 "against": name,
                 "n_pairs": int(keep.sum()),
-                "spearman": stats.spearmanr(x[keep], y[keep])[0] if enough else np.nan,
-                "kendall": stats.kendalltau(x[keep], y[keep])[0] if enough else np.nan,
+                "spearman": _stats().spearmanr(x[keep], y[keep])[0] if enough else np.nan,
+                "kendall": _stats().kendalltau(x[keep], y[keep])[0] if enough else np.nan,
             }
         )
     return pd.DataFrame(rows, columns=["against", "n_pairs", "spearman", "kendall"])

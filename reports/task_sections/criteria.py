@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.core.cache import cache
-from scipy import stats
 
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
@@ -59,6 +58,13 @@ CRITERIA_TABLES = (
         section="criteria",
     ),
 )
+
+
+def _stats():
+    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
+    from scipy import stats
+
+    return stats
 
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
@@ -132,7 +138,7 @@ def with_intervals(table: pd.DataFrame, level=0.95) -> pd.DataFrame:
     """`table` (mean, std, n per row) with the t-interval of each mean: `ci_low`, `ci_high` (NaN below 2 ratings)."""
     n = table["n"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = stats.t.ppf(0.5 + level / 2, n - 1) * table["std"].astype(float) / np.sqrt(n)
+        half = _stats().t.ppf(0.5 + level / 2, n - 1) * table["std"].astype(float) / np.sqrt(n)
     half = half.where(n >= 2)
     return table.assign(ci_low=table["mean"] - half, ci_high=table["mean"] + half)
 

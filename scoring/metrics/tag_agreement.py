@@ -7,10 +7,15 @@ tags, Cohen's kappa over the concatenated tags (scikit-learn), and span F1 with 
 """
 
 import numpy as np
-from seqeval.metrics import f1_score
-from sklearn.metrics import cohen_kappa_score
 
 SPAN = "GAP"  # seqeval's entity name for a run of tagged words
+
+
+def _span_f1():
+    """seqeval's span F1, imported on first use (with scikit-learn and scipy.stats: a second a report may not need)."""
+    from seqeval.metrics import f1_score
+
+    return f1_score
 
 
 def bio(tags) -> list[str]:
@@ -28,11 +33,13 @@ def sequence_agreement(truth, guess) -> dict:
     guess = [[int(tag) for tag in sequence] for sequence in guess]
     flat_truth = [tag for sequence in truth for tag in sequence]
     flat_guess = [tag for sequence in guess for tag in sequence]
+    from sklearn.metrics import cohen_kappa_score  # scikit-learn loads scipy.stats: imported when used
+
     kappa = cohen_kappa_score(flat_truth, flat_guess) if len(set(flat_truth) | set(flat_guess)) > 1 else np.nan
     return {
         "n_words": len(flat_truth),
         "kappa": kappa,
-        "span_f1": f1_score([bio(s) for s in truth], [bio(s) for s in guess], zero_division=0),
+        "span_f1": _span_f1()([bio(s) for s in truth], [bio(s) for s in guess], zero_division=0),
         # On the 0/1 tags: in BIO labels a span's first word would count as wrong when spans merely abut.
         "word_accuracy": float(np.mean(np.equal(flat_truth, flat_guess))) if flat_truth else np.nan,
     }

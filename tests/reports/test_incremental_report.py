@@ -169,11 +169,24 @@ def test_a_new_score_is_added_to_the_kept_column_and_unchanged_columns_are_not_r
 
 def test_the_kept_steps_outlive_the_process_that_computed_them(live_campaign, shared_cache):
     """A new cache backend over the same folder (as a restarted worker opens) finds every step."""
-    from django.core.cache.backends.filebased import FileBasedCache
+    from parasol.filecache import FileCache
 
     live(live_campaign, "gold")
-    store = report_cache.VersionedStore(FileBasedCache(str(shared_cache), {}), report_cache.ANALYSIS_VERSION)
+    store = report_cache.VersionedStore(FileCache(str(shared_cache), {}), report_cache.ANALYSIS_VERSION)
     frames = load_frames([live_campaign], store=store)
     memo = Memo(store)
     build_report(frames.pairs, frames.judgments, frames.directions, label_source="gold", memo=memo)
     assert memo.reused and not memo.computed
+
+
+def test_a_new_state_replaces_the_cached_report_of_the_old_one(live_campaign):
+    """One report per campaign and label source is kept: a live campaign makes one per new judgment."""
+    from django.core.cache import cache
+
+    before = report_cache.get_report([live_campaign], "gold")
+    other_labels = report_cache.get_report([live_campaign], "human")
+    change_one_judgment(live_campaign)
+    after = report_cache.get_report([live_campaign], "gold")
+    assert after.key != before.key
+    assert cache.get(before.key) is None and cache.get(after.key) is not None
+    assert cache.get(other_labels.key) is not None  # another label source's report is another report
