@@ -1,10 +1,11 @@
-"""Django's file-based cache, with values that barely compress stored as they are.
+"""Django's file-based cache, with large values and values that barely compress stored as they are.
 
-A report keeps 400,000-pair score columns in the cache (floats: zlib saves a third of their
-bytes and costs the live page a tenth of a second a column to inflate). Each value is
-compressed once when stored and kept compressed only when that saves at least half of it;
-reading tells the two apart by their first byte (a pickle starts with 0x80, a zlib stream
-never does), so entries written by Django's own backend read back too.
+A live report reads its 400,000 pairs (60 MB of pickled text) and its score columns (floats,
+which zlib shrinks by a third) from the cache at every new judgment: inflating them cost the
+page most of a second, reading them as they are a few hundredths. So a value over RAW_ABOVE
+bytes is stored as it is; a smaller one is compressed and kept so only when that saves at least
+half of it. Reading tells the two apart by their first byte (a pickle starts with 0x80, a zlib
+stream never does), so entries written by Django's own backend read back too.
 """
 
 import pickle
@@ -16,10 +17,13 @@ from django.core.files import locks
 
 PICKLE_MARK = 0x80  # the first byte of a pickle of protocol 2 or above
 KEEP_COMPRESSED_BELOW = 0.5  # compressed size over raw size under which the compressed bytes are kept
+RAW_ABOVE = 8 * 2**20  # bytes of pickle above which a value is stored as it is (disk is cheaper than inflating)
 
 
 def _encoded(value, protocol) -> bytes:
     raw = pickle.dumps(value, protocol)
+    if len(raw) > RAW_ABOVE:
+        return raw
     compressed = zlib.compress(raw, 1)
     return compressed if len(compressed) < KEEP_COMPRESSED_BELOW * len(raw) else raw
 

@@ -84,10 +84,10 @@ def sections_of(report, links=lambda name: {}, *, task="similarity") -> list[dic
 
 def _table(report, name, links):
     """A table for the page: its title, and its HTML and downloads, or the one line saying why it is not shown."""
-    reason = empty_reason(report, name)
+    result = shown(report, name) if name in report.tables else None
+    reason = empty_reason(report, name, result)
     if reason:
         return {"name": name, "title": TITLES[name], "reason": reason}
-    result = shown(report, name)
     return {"name": name, "title": TITLES[name], "html": table_html(result), "wide": is_wide(result), **links(name)}
 
 

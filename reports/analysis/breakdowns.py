@@ -36,7 +36,7 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
         vote=judgments["label"].map(PARAPHRASE_OF_ANSWER).astype(float),
         ordinal=judgments["label"].map(ORDINAL_OF_ANSWER).astype(float),
     )
-    judged = _judged_rows(frame, work["pair_id"])  # the pairs a judgment names, not the whole corpus
+    judged = judged_rows(frame, work["pair_id"])  # the pairs a judgment names, not the whole corpus
     gold = judged.set_index(judged["pair_id"].astype(str))["gold_label"]
     work["gold"] = work["pair_id"].map(gold).astype(float)
     work["is_yes"], work["is_no"] = work["vote"] == 1, work["vote"] == 0
@@ -67,7 +67,7 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
     return pd.DataFrame(rows, columns=columns)
 
 
-def _judged_rows(frame, pair_ids) -> pd.DataFrame:
+def judged_rows(frame, pair_ids) -> pd.DataFrame:
     """The rows of `frame` whose pair a judgment names, in frame order: on a 400,000-pair corpus with a few
     thousand judged pairs, the per-level joins then copy those rows only."""
     return frame[frame["pair_id"].astype(str).isin(set(pair_ids))]
@@ -131,7 +131,7 @@ def by_english_level_metrics(frame: pd.DataFrame, judgments: pd.DataFrame, metri
     if judgments.empty:
         return pd.DataFrame(rows, columns=GROUP_COLUMNS)
     levels = judgments["english_level"].fillna("").replace("", "unknown")
-    frame = _judged_rows(frame, judgments["pair_id"].astype(str))  # an inner join keeps no other pair
+    frame = judged_rows(frame, judgments["pair_id"].astype(str))  # an inner join keeps no other pair
     pairs = frame.drop(columns="label").set_index(frame["pair_id"].astype(str))
     for level, part in judgments.groupby(levels, sort=True):
         labelled = pairs.join(human_labels(part)["human_label"].rename("label"), how="inner")

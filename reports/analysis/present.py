@@ -554,13 +554,16 @@ EMPTY_REASONS = {
 }
 
 
-def empty_reason(report, name) -> str | None:
-    """Why table `name` is not shown (one line), or None: no rows, every cell a dash, or too few systems."""
+def empty_reason(report, name, laid_out: Shown | None = None) -> str | None:
+    """Why table `name` is not shown (one line), or None: no rows, every cell a dash, or too few systems.
+
+    `laid_out`: the table's `shown`, when the caller has it (laying out a table twice doubles a page's work).
+    """
     frame = report.tables.get(name)
     if name == "system_correlation" and frame is not None and len(frame):
         if not frame["n_systems"].ge(MIN_SYSTEMS_FOR_CORRELATION).any():
             return EMPTY_REASONS[name]
-    result = None if frame is None or frame.empty else shown(report, name)
+    result = None if frame is None or frame.empty else laid_out or shown(report, name)
     if result is None or all(DASHES.fullmatch(str(cell)) for cell in result.table.to_numpy().ravel()):
         return EMPTY_REASONS.get(name, "Nothing to show yet: every cell would be a dash.")
     return None

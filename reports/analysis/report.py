@@ -294,7 +294,8 @@ class _Steps:
 def _by_group(part, metrics, directions, judgments, pair_columns, frame):
     """By generator and template, then by the judges' English level (reading the judgments and every pair column)."""
     by_group, notes = breakdowns.by_group(part, metrics, directions)
-    by_level = breakdowns.by_english_level_metrics(frame[[*pair_columns, *metrics]], judgments, metrics, directions)
+    judged = breakdowns.judged_rows(frame, judgments["pair_id"].astype(str))  # rows first: 400,000 are not copied
+    by_level = breakdowns.by_english_level_metrics(judged[[*pair_columns, *metrics]], judgments, metrics, directions)
     return (pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group), notes
 
 

@@ -22,6 +22,13 @@ def test_floats_are_stored_as_they_are_and_text_compressed(tmp_path):
     assert len(stored_bytes(cache, "text")) < len(text) / 10
 
 
+def test_a_large_value_is_stored_as_it_is_even_if_it_compresses(tmp_path):
+    cache = FileCache(str(tmp_path), {})
+    text = "the same sentence again " * 400_000  # 9.6 MB
+    cache.set("pairs", text)
+    assert cache.get("pairs") == text and len(stored_bytes(cache, "pairs")) > len(text)
+
+
 def test_entries_of_djangos_own_file_cache_read_back_and_touch_keeps_a_value(tmp_path):
     FileBasedCache(str(tmp_path), {}).set("old", {"written": "by Django"})
     cache = FileCache(str(tmp_path), {})
