@@ -13,8 +13,8 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   whose scores must equal the 1-worker run's, one per pair;
 - report: `report --label-source gold` with lev, bleu and 7 more metrics whose scores
   are synthetic (noisy functions of the gold label: nobody scores 400k pairs with an
-  LLM on 2 CPU cores), cold (the command uses no cache); its peak RSS is the largest process's
-  (the command's: the workers it forks share its pages);
+  LLM on 2 CPU cores), cold (the command uses no cache), three runs in a row; its peak RSS is
+  the largest process's (the command's: the workers it forks share its pages);
 - live page: the report as the page gets it (`reports.cache.get_report`, the worker's work, then
   the page and its figures through Django's test client), each in a fresh process (a restarted
   worker: nothing in memory; its modules and URLs loaded, as a running server's are, before the
@@ -158,10 +158,12 @@ def bench_scoring(corpus, env, n_pairs):
         loop = float(re.search(r"stored in ([0-9.]+) s", output[0]).group(1))
         alone = metric_only_seconds(corpus, metric, batch)
         outside_loop, outside_process = 1 - alone / loop, 1 - alone / seconds
+        # The target is bleu's (issue 29): lev takes under 3 µs a pair, so storing a score outweighs it whatever.
+        judged = f"target < {target:.0%}: {verdict(outside_loop < target)}" if metric == "bleu" else "no target"
         print(
             f"{metric:5} metric alone {alone:6.1f} s = {n_pairs / alone:11,.0f} pairs/s; scoring loop {loop:6.1f} s = "
             f"{n_pairs / loop:9,.0f} pairs/s, {outside_loop:5.1%} outside the metric (database, serialisation; "
-            f"target < {target:.0%}: {verdict(outside_loop < target)}); whole command with Django start-up "
+            f"{judged}); whole command with Django start-up "
             f"{seconds:6.1f} s = {n_pairs / seconds:9,.0f} pairs/s, {outside_process:5.1%} outside the metric"
         )
 
@@ -272,8 +274,8 @@ def add_synthetic_scores(env, seed=1):
     database = sqlite3.connect(env["SQLITE_PATH"], timeout=60)
     rows = database.execute(
         "select p.id, p.gold_label from campaigns_pair p join campaigns_campaign c on c.id = p.campaign_id "
-        "where c.slug = 'bench' and not p.is_training and not p.is_control"
-    ).fetchall()
+        "where c.slug = 'bench' and not p.is_training and not p.is_control order by p.id"
+    ).fetchall()  # in pk order: without ORDER BY, the order (so which pair gets which noise) follows the index used
     ids = np.array([r[0] for r in rows])
     gold = np.array([r[1] for r in rows], dtype=float)
     for i, metric in enumerate(SYNTHETIC_METRICS):
@@ -286,18 +288,22 @@ def add_synthetic_scores(env, seed=1):
     database.commit()
 
 
+REPORT_RUNS = 3  # the command is run this many times in a row: one run on a shared machine says little
+
+
 def bench_report(env, n_pairs, before=None):
     add_synthetic_scores(env)
     out = Path(env["SQLITE_PATH"]).parent / "report"
-    seconds, rss = run(manage("report", "bench", "--label-source", "gold", "--out", str(out)), env, "report")
-    curves = (out / "curves_rank.csv").stat().st_size / 2**20
     print(f"\n## report of {n_pairs:,} pairs x 9 metrics (gold labels; 7 metrics' scores synthetic)")
-    print(
-        f"report --label-source gold (tables and figures, cold) {seconds:6.1f} s (target < "
-        f"{TARGETS['report_seconds']:.0f} s: {verdict(seconds < TARGETS['report_seconds'])}), peak RSS {rss:.0f} MiB "
-        f"(target < {TARGETS['report_rss_mib']} MiB: {verdict(rss < TARGETS['report_rss_mib'])}); "
-        f"curves_rank.csv {curves:.2f} MiB"
-    )
+    for attempt in range(1, REPORT_RUNS + 1):
+        seconds, rss = run(manage("report", "bench", "--label-source", "gold", "--out", str(out)), env, "report")
+        print(
+            f"report --label-source gold (tables and figures, cold), run {attempt} of {REPORT_RUNS}: {seconds:6.1f} s "
+            f"(target < {TARGETS['report_seconds']:.0f} s: {verdict(seconds < TARGETS['report_seconds'])}), "
+            f"peak RSS {rss:.0f} MiB (target < {TARGETS['report_rss_mib']} MiB: "
+            f"{verdict(rss < TARGETS['report_rss_mib'])})"
+        )
+    print(f"curves_rank.csv {(out / 'curves_rank.csv').stat().st_size / 2**20:.2f} MiB")
     if before:
         names = sorted(path.name for path in Path(before).glob("*.csv"))
         differ = [name for name in names if (Path(before) / name).read_bytes() != (out / name).read_bytes()]

@@ -21,7 +21,7 @@ from reports.figures import FigureSpec, draw_figure
 from reports.frames import DataState, data_state, load_frames, report_work
 from scoring.models import Score
 
-ANALYSIS_VERSION = "4"  # bump when the analysis changes, to drop cached reports
+ANALYSIS_VERSION = "5"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 
@@ -98,6 +98,9 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     on_stage("reading pairs, judgments and scores")
     frames = load_frames(campaigns, store=store, state=state, hypotheses=False, workers=workers)
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
+    memo = Memo(store)
+    for column, found in frames.known_digests:
+        memo.know(column, found)
     report = build_report(
         frames.pairs,
         frames.judgments,
@@ -105,7 +108,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
         answers=frames.answers,
         verdicts=frames.verdicts,
         label_source=label_source,
-        memo=Memo(store),
+        memo=memo,
         workers=workers.count if workers is not None else 0,
         **options,
     )

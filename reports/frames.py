@@ -463,6 +463,8 @@ class Frames:
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
     verdicts: pd.DataFrame = field(default_factory=pd.DataFrame)  # the LLM oracle's, from Score.details
+    # (column of `pairs`, its digest) for the pair columns read from the store with their digests.
+    known_digests: list = field(default_factory=list)
 
     @property
     def answers(self) -> dict[str, str]:
@@ -486,8 +488,9 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     if store is not None or workers is not None:
         state = state or data_state(campaigns)
     scores_read_elsewhere = _scores_in_workers(state, workers) if store is None else None  # read meanwhile
+    known_digests = {}
     if store is not None:
-        pairs, pks = _report_pairs(campaigns, store, state)
+        pairs, pks, known_digests = _report_pairs(campaigns, store, state)
     else:
         pairs, pks = _pairs_frame(campaigns) if hypotheses else _with_edit_distances(*_pairs_frame(campaigns))
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
@@ -503,7 +506,9 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
-    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
+    frames = Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
+    frames.known_digests = [(pairs[name], found) for name, found in known_digests.items()]
+    return frames
 
 
 def _scores_in_workers(state, workers):
@@ -536,9 +541,14 @@ def _pairs_frame(campaigns):
 
 
 def _report_pairs(campaigns, store, state):
-    """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state."""
+    """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state,
+    with the digest of each column (`reports.analysis.memo`: the live report then hashes none of them again)."""
     key = f"parasol-pairs:{digest(state.pairs)}"
-    return store.get_or_set(key, lambda: _with_edit_distances(*_pairs_frame(campaigns)), COLUMN_SECONDS)
+    return store.get_or_set(key, lambda: _with_digests(*_with_edit_distances(*_pairs_frame(campaigns))), COLUMN_SECONDS)
+
+
+def _with_digests(pairs, pks):
+    return pairs, pks, {name: digest(pairs[name]) for name in pairs.columns}
 
 
 def _with_edit_distances(pairs, pks):

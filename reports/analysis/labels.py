@@ -67,7 +67,7 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
         raise ValueError(f"label_source must be one of {LABEL_SOURCES}, got {label_source!r}")
     notes = []
     votes = human_labels(judgments)
-    frame = pairs.copy()
+    frame = pairs.copy(deep=False)  # copy-on-write: the pairs' columns are shared, never written through
     frame["pair_id"] = frame["pair_id"].astype(str)
     frame = frame.join(votes, on="pair_id")
     for column in ("n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know"):

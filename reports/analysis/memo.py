@@ -114,6 +114,19 @@ def _hash_strings(hasher, values) -> bool:
     return True
 
 
+def _identity(column: pd.Series) -> tuple | None:
+    """What makes two Series hold the same values without reading them: the address, layout and type of
+    their numpy values (numbers, or pointers to immutable strings), their name, dtype and RangeIndex.
+    None when that cannot be told (another kind of array or index). Nothing writes into a column in
+    place (pandas' copy-on-write), so the same memory holds the same values."""
+    values = getattr(column.array, "_ndarray", None)  # NumpyExtensionArray and StringArray keep one
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or not isinstance(column.index, pd.RangeIndex):
+        return None
+    index = column.index
+    layout = (values.__array_interface__["data"][0], values.strides, len(values), values.dtype.str)
+    return (*layout, type(column.array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
+
+
 def _dtypes(value):
     return str(value.dtype) if isinstance(value, pd.Series) else [str(t) for t in value.dtypes]
 
@@ -127,10 +140,23 @@ class Memo:
         self.computed: list[str] = []
         self.reused: list[str] = []
         self._digests: dict[tuple[int, str | None], str] = {}
+        self._known: dict[tuple, tuple[str, object]] = {}
+
+    def know(self, column: pd.Series, found: str):
+        """`found`, the digest of `column` computed earlier (kept with it in the store): a column that holds
+        the very same memory later on (the analysis frame's, after a shallow copy or a join) takes it
+        without being hashed again. The column is kept referenced, so its memory is never reused meanwhile."""
+        identity = _identity(column)
+        if identity is not None:
+            self._known[identity] = (found, column)
 
     def column(self, frame: pd.DataFrame, name: str) -> str:
         """The digest of one column of a frame, computed once per frame and column in this run."""
-        return self._once((id(frame), name), lambda: frame[name])
+        key = (id(frame), name)
+        if key not in self._digests:
+            known = self._known.get(_identity(frame[name]))
+            self._digests[key] = known[0] if known else digest(frame[name])
+        return self._digests[key]
 
     def value(self, value) -> str:
         """The digest of a value read by several steps (the judgments), computed once in this run."""

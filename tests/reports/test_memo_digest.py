@@ -60,3 +60,22 @@ def test_dtype_name_and_index_are_part_of_a_digest():
     assert digest(values) != digest(values.astype("float32"))
     assert digest(values) != digest(values.set_axis([5, 6]))
     assert digest(values) != digest(pd.Series([1.0, 2.5], name="x"))
+
+
+def test_a_known_digest_serves_only_columns_holding_the_same_memory():
+    from reports.analysis.memo import Memo
+
+    pairs = pd.DataFrame({"pair_id": pd.Series(["q1", "q2", "q3"], dtype="str"), "edit_distance": [1.0, 2.0, 3.0]})
+    memo = Memo()
+    for name in pairs.columns:
+        memo.know(pairs[name], f"known {name}")
+    # The analysis frame is a shallow copy joined with the votes: its pair columns are the pairs' own memory.
+    votes = pd.DataFrame({"n": [2]}, index=pd.Index(["q2"], dtype="str"))
+    shared = pairs.copy(deep=False).join(votes, on="pair_id")
+    assert memo.column(shared, "pair_id") == "known pair_id"
+    assert memo.column(shared, "edit_distance") == "known edit_distance"
+    # A deep copy holds the same values elsewhere: hashed, and equal to the digest of the values.
+    copied = pairs.copy(deep=True)
+    assert memo.column(copied, "pair_id") == digest(copied["pair_id"])
+    renamed = pairs.rename(columns={"pair_id": "id"})
+    assert memo.column(renamed, "id") == digest(renamed["id"])
