@@ -145,7 +145,8 @@ def _forget_superseded(campaigns, label_source, key):
     """Delete the report this one replaces (of the same campaigns and labels, an older state of their data):
     a live campaign makes one per new judgment, and nothing asks for an older state again."""
     cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
-    latest = f"parasol-report-latest:{label_source}:{cap}:{sorted(c.pk for c in campaigns)}"
+    pks = "-".join(str(pk) for pk in sorted(c.pk for c in campaigns))
+    latest = f"parasol-report-latest:{label_source}:{cap}:{pks}"
     previous = cache.get(latest)
     if previous is not None and previous != key:
         cache.delete(previous)
