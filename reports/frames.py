@@ -312,15 +312,23 @@ class DataState:
         return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in self.groups.values() for g in found]
 
 
-def data_state(campaigns, store=None) -> DataState:
-    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups on SQLite (`_groups`)."""
+def data_state(campaigns, store=None, workers=None) -> DataState:
+    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups on SQLite (`_groups`);
+    `workers` (`reports.workers.ReportWorkers`) count the signature groups at once."""
     campaigns = list(campaigns)
     pairs = _pair_state(campaigns)
     span = real_pair_span(campaigns, pairs)
-    return DataState(pairs, span, _groups(campaigns, pairs, span, store))
+    return DataState(pairs, span, _groups(campaigns, pairs, span, store, workers))
 
 
-def _groups(campaigns, pairs, span, store):
+def _in_workers(workers):
+    """`signature_groups_in`'s `counted`, through `workers` when they may query (None: counted here)."""
+    if workers is None or not workers.can_query:
+        return None
+    return lambda function, arguments: [found.result() for found in [workers.query(function, *a) for a in arguments]]
+
+
+def _groups(campaigns, pairs, span, store, workers=None):
     """The signature groups of the campaigns' scores, kept in `store` on SQLite while no score is added.
 
     SQLite lets one writer at a time insert, and a score's id (AUTOINCREMENT: never reused) is given
@@ -331,7 +339,7 @@ def _groups(campaigns, pairs, span, store):
     if span is None:
         return signature_groups(_real_scores(campaigns))
     if store is None or connection.vendor != "sqlite":
-        return signature_groups_in(span)
+        return signature_groups_in(span, _in_workers(workers))
     newest = Score.objects.aggregate(newest=Max("id"))["newest"]
     key = f"parasol-groups:{digest((pairs, span, newest))}"
     return store.get_or_set(key, lambda: signature_groups_in(span), COLUMN_SECONDS)
@@ -486,7 +494,7 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     """
     campaigns = list(campaigns)
     if store is not None or workers is not None:
-        state = state or data_state(campaigns)
+        state = state or data_state(campaigns, workers=workers)
     scores_read_elsewhere = _scores_in_workers(state, workers) if store is None else None  # read meanwhile
     known_digests = {}
     if store is not None:

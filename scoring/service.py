@@ -229,21 +229,29 @@ def _in_span(metric, signature, span):
     return scores.exclude(pair_id__in=excluded) if excluded else scores
 
 
-def signature_groups_in(span):
+def signature_groups_in(span, counted=None):
     """`signature_groups` of the scores on a pair span, each group's count and newest id read from the index alone.
 
     `span`: (after, last, excluded pks): the pairs of one or more campaigns, when their pks lie
     close together (an import allocates them in a row). Same groups, same order as
     `signature_groups` of those pairs' scores, at a fraction of its cost on a large campaign.
+    `counted(function, arguments)`: runs `function(*arguments)` for each of `arguments`, in order
+    (the `report` command's workers count several signatures at once); default: here, in turn.
     """
+    signatures = scored_signatures()
+    counted = counted or (lambda function, arguments: [function(*each) for each in arguments])
     groups = {}
-    for metric, signature in scored_signatures():
-        found = _in_span(metric, signature, span).aggregate(latest=Max("id"), n=Count("id"))
+    for (metric, signature), found in zip(signatures, counted(group_in, [(m, s, span) for m, s in signatures])):
         if found["n"]:
             groups.setdefault(metric, []).append({"metric": metric, "signature": signature, **found})
     for found in groups.values():
         found.sort(key=lambda group: -group["latest"])
     return _in_registry_order(groups)
+
+
+def group_in(metric, signature, span) -> dict:
+    """{latest, n}: the newest score id and the count of (metric, signature) on a pair span."""
+    return _in_span(metric, signature, span).aggregate(latest=Max("id"), n=Count("id"))
 
 
 def values_in(span, metric, signature, newer_than=0):
