@@ -106,16 +106,14 @@ def _workers(n_figures: int) -> int:
     return min(usable_workers(), n_figures) if n_figures > 1 else 0
 
 
-def draw_figures(report, specs, formats, *, workers=None, pool=None) -> dict[tuple[FigureSpec, str], bytes]:
+def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSpec, str], bytes]:
     """Every figure of `specs` in every format of `formats`, drawn once per figure, in parallel where it can.
 
-    A figure saved in several formats is laid out once. `pool`: the processes of
-    `reports.workers.report_workers` (`draw_figures_later`); without one, processes forked
-    now (`run_forked`: they share this process's memory instead of importing matplotlib
-    again); `workers`: how many (0 or 1: draw here), default one per CPU.
+    A figure saved in several formats is laid out once. The figures are drawn by processes forked
+    now (`run_forked`: they share this process's memory instead of importing matplotlib again);
+    `workers`: how many (0 or 1: draw here), default one per CPU. `draw_figures_later` draws them
+    in processes started earlier (the `report` command's).
     """
-    if pool is not None:
-        return draw_figures_later(report, specs, formats, pool)()
     drawings = [_drawing(report, spec) for spec in specs]
     workers = _workers(len(specs)) if workers is None else workers
     drawn = run_forked([partial(_draw_in_formats, drawing, formats) for drawing in drawings], workers)

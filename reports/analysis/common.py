@@ -6,6 +6,16 @@ import pandas as pd
 from reports.analysis.labels import GLOBAL
 
 HIGHER, LOWER = "higher", "lower"
+
+
+def scipy_stats():
+    """scipy.stats, imported on first use: half a second (more through scikit-learn) that every process
+    importing the analysis would otherwise spend, though most reports compute none of its tests."""
+    from scipy import stats
+
+    return stats
+
+
 ARROW = {HIGHER: "↑", LOWER: "↓"}
 
 

@@ -21,18 +21,11 @@ import numpy as np
 import pandas as pd
 
 from annotation.tasktypes.criteria.scale import CRITERIA
-from reports.analysis.common import orient
+from reports.analysis.common import orient, scipy_stats
 from reports.analysis.systems import system_correlation
 from scoring.metrics.pem import fit_svr, predict_svr
 
 HIGH_RATING = 4  # PEM's "adequacy and fluency of at least four"
-
-
-def _stats():
-    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
-    from scipy import stats
-
-    return stats
 
 
 def _pearson(x, y) -> float:
@@ -41,7 +34,7 @@ def _pearson(x, y) -> float:
     x, y = x[keep], y[keep]
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return np.nan
-    return float(_stats().pearsonr(x, y)[0])
+    return float(scipy_stats().pearsonr(x, y)[0])
 
 
 SPLITS = ("sources", "paper")

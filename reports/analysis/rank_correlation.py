@@ -12,6 +12,8 @@ the statistics and p-values are equal (==) to scipy's, which tests/reports check
 import numpy as np
 from scipy import special
 
+from reports.analysis.common import scipy_stats
+
 # Above this many cells (distinct values of one variable times those of the other) the level
 # by level count would be slower than scipy's merge sort: scipy then computes Kendall's tau.
 MAX_LEVEL_CELLS = 50_000_000
@@ -91,17 +93,15 @@ def kendall_tau_b(x: Ranks, y: Ranks, x_values, y_values) -> tuple[float, float]
     with too many distinct values on both sides go to scipy itself.
     """
     size = x.n
-    from scipy import stats  # only here: importing scipy.stats costs half a second a report would not spend
-
     if min(x.n_values, y.n_values) * max(x.n_values, y.n_values) > MAX_LEVEL_CELLS:
-        result = stats.kendalltau(x_values, y_values)
+        result = scipy_stats().kendalltau(x_values, y_values)
         return result.statistic, result.pvalue
     dis, ntie = _discordant_and_joint_ties(x, y)
     xtie, x0, x1 = _tie_statistics(x.counts)
     ytie, y0, y1 = _tie_statistics(y.counts)
     tot = (size * (size - 1)) // 2
     if xtie == 0 and ytie == 0 and (size <= 33 or min(dis, tot - dis) <= 1):
-        result = stats.kendalltau(x_values, y_values)
+        result = scipy_stats().kendalltau(x_values, y_values)
         return result.statistic, result.pvalue
     con_minus_dis = tot - xtie - ytie + ntie - 2 * dis
     tau = con_minus_dis / np.sqrt(tot - xtie) / np.sqrt(tot - ytie)

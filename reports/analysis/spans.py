@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from annotation.tagging import SIDES, majority_word_tags
-from reports.analysis.common import orient
+from reports.analysis.common import orient, scipy_stats
 from scoring.metrics.tag_agreement import SPAN as SPAN  # re-exported: the span tests read it here
 from scoring.metrics.tag_agreement import bio as bio
 from scoring.metrics.tag_agreement import sequence_agreement
@@ -26,13 +26,6 @@ TEST2_MIN_F1 = 0.4  # ParaTag section 4.2: annotation pairs below this span F1 w
 THETA = 0.05  # ParaTag section 5.3: the largest share of non-paraphrased words in the generator's training subset
 MEAN_OF_PAIRS = "mean of pairwise kappas (weighted by shared words)"
 POOLED = "pooled: one kappa over every two judges' words"
-
-
-def _stats():
-    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
-    from scipy import stats
-
-    return stats
 
 
 def _sequences(rows: pd.DataFrame) -> list[list[int]]:
@@ -219,8 +212,8 @@ def degree_correlation(degrees, pairs, metrics, directions) -> pd.DataFrame:
             {
                 "against": name,
                 "n_pairs": int(keep.sum()),
-                "spearman": _stats().spearmanr(x[keep], y[keep])[0] if enough else np.nan,
-                "kendall": _stats().kendalltau(x[keep], y[keep])[0] if enough else np.nan,
+                "spearman": scipy_stats().spearmanr(x[keep], y[keep])[0] if enough else np.nan,
+                "kendall": scipy_stats().kendalltau(x[keep], y[keep])[0] if enough else np.nan,
             }
         )
     return pd.DataFrame(rows, columns=["against", "n_pairs", "spearman", "kendall"])

@@ -13,19 +13,13 @@ import numpy as np
 import pandas as pd
 
 from annotation.scale import DONT_KNOW, ORDINAL_OF_ANSWER
-from reports.analysis.common import orient
+from reports.analysis.common import orient, scipy_stats
 
 SYSTEM_KEYS_DEFAULT = ("generator", "template")
 MIN_SYSTEMS_FOR_CORRELATION = 4
 # Each column's scipy.stats function, by name: scipy.stats is imported when systems are compared, not before
 # (it costs half a second that a report without systems would spend for nothing).
 CORRELATIONS = {"pearson": "pearsonr", "spearman": "spearmanr", "kendall": "kendalltau"}
-
-
-def _scipy_stats():
-    from scipy import stats
-
-    return stats
 
 
 def system_names(pairs: pd.DataFrame, keys=None) -> pd.Series:
@@ -186,7 +180,7 @@ def pairwise_systems(frame, n_bootstrap=1000, seed=0, max_comparisons=None) -> p
 def _paired_tests(difference: np.ndarray, n_bootstrap: int, seed: int) -> dict:
     n = len(difference)
     wins, losses = int((difference > 0).sum()), int((difference < 0).sum())
-    p_sign = _scipy_stats().binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else np.nan
+    p_sign = scipy_stats().binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else np.nan
     p_bootstrap = np.nan
     if n:
         means = np.concatenate([weights @ difference / n for weights in source_weights(n, n_bootstrap, seed)])
@@ -236,7 +230,7 @@ def _correlation(function, x, y) -> float:
     x, y = np.asarray(x, float), np.asarray(y, float)
     if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return np.nan
-    return float(getattr(_scipy_stats(), function)(x, y)[0])
+    return float(getattr(scipy_stats(), function)(x, y)[0])
 
 
 def _draw_interval(function, human_draws, metric_draws):

@@ -9,6 +9,7 @@ from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria, present
+from reports.analysis.common import scipy_stats
 from reports.analysis.present import Table
 from reports.cache import CACHE_SECONDS, fingerprint
 from reports.frames import load_frames
@@ -58,13 +59,6 @@ CRITERIA_TABLES = (
         section="criteria",
     ),
 )
-
-
-def _stats():
-    """scipy.stats, imported on first use: half a second that a report without this table never spends."""
-    from scipy import stats
-
-    return stats
 
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
@@ -138,7 +132,7 @@ def with_intervals(table: pd.DataFrame, level=0.95) -> pd.DataFrame:
     """`table` (mean, std, n per row) with the t-interval of each mean: `ci_low`, `ci_high` (NaN below 2 ratings)."""
     n = table["n"].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = _stats().t.ppf(0.5 + level / 2, n - 1) * table["std"].astype(float) / np.sqrt(n)
+        half = scipy_stats().t.ppf(0.5 + level / 2, n - 1) * table["std"].astype(float) / np.sqrt(n)
     half = half.where(n >= 2)
     return table.assign(ci_low=table["mean"] - half, ci_high=table["mean"] + half)
 
