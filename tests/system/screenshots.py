@@ -104,6 +104,7 @@ def test_the_training_feedback(live_server, shot_page, researcher):
     expect(page.locator(".progress")).to_contain_text("Training 2 / 5")
     page.locator("#item button.answer", has_text="Mostly similar").click()
     expect(page.locator("#item.feedback .pair mark").first).to_be_visible()
+    stable_resume_link(page)
     path = save(page, "judge-training-feedback.png")
     assert path.stat().st_size > 0
 
