@@ -242,7 +242,10 @@ def _changed_words(pair, highlight):
 
 
 def _indexes_in_changed_segments(words, segments):
-    """The words that start inside a changed segment (the segments cover the sentence, the words follow in order)."""
+    """The words that start inside a changed segment (the segments cover the sentence, the words follow in order).
+
+    A punctuation mark alone is never highlighted, as in `annotation.diff` ("bus." is one changed segment; "." is not).
+    """
     text = "".join(segment.text for segment in segments)
     changed_at = [segment.changed for segment in segments for _ in segment.text]
     changed, cursor = set(), 0
@@ -250,7 +253,7 @@ def _indexes_in_changed_segments(words, segments):
         start = text.find(word, cursor)
         if start >= 0:
             cursor = start + len(word)
-            if changed_at[start]:
+            if changed_at[start] and any(character.isalnum() for character in word):
                 changed.add(index)
     return changed
 
