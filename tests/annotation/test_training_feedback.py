@@ -16,6 +16,7 @@ from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, answer_seconds
 from annotation.tasktypes.registry import get_task_type, task_type_names
 from campaigns.models import load_default_training_rows
+from tests.annotation.explanations import speaks_of_tagging
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -250,6 +251,10 @@ def test_the_feedback_shows_the_pair_as_the_item_showed_it(client, campaign, tas
         plain = re.sub(r"\s+", " ", plain).replace(" .", ".").replace(" ,", ",")
         assert bottom in plain[plain.index(top) + len(top) :], plain
         assert marked_on_feedback(body, task_type) == marked_on_item(page, task_type)
+        if "source_tags" not in get_task_type(task_type).answer_form.base_fields:
+            # A type without tagging never speaks of it: not in its guidelines, its pair page or its feedback.
+            for text in (page, body):
+                assert not speaks_of_tagging(re.sub(r"<[^>]+>", " ", text)), text
         shown = get_task_type(task_type).highlights(campaign)
         differs = any(segment.changed for sentence in word_diff(top, bottom) for segment in sentence)
         assert bool(marked_on_item(page, task_type)) is (shown and differs)

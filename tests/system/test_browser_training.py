@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.tasktypes.registry import get_task_type, task_type_names
-from tests.annotation.explanations import claim_problems, key
+from tests.annotation.explanations import claim_problems, key, speaks_of_tagging
 from tests.browser import TIMEOUT_MS
 from tests.system.test_browser_task_types import DESKTOP, PHONE, Walk, make_campaign
 
@@ -125,6 +125,9 @@ def test_training_feedback_keeps_the_pair_and_its_explanation_agrees(live_server
         reference = sentences(page, "#item .feedback-sentence .reference", 2) if tags_words else None
         assert claim_problems(explanation, seen, reference) == [], explanation
         check_key_hints(page, phone, ".guidelines-panel")
+        if not tags_words:
+            texts = page.evaluate(VISIBLE_TEXT_JS)
+            assert not [text for text in texts if speaks_of_tagging(text)], "tagging words on a type without tagging"
         if phone:
             page.get_by_role("link", name="Continue").tap()
         else:
