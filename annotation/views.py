@@ -22,7 +22,7 @@ from parasol.db import retry_if_locked
 from . import assignment as assign
 from . import joining
 from .controls import protocol_of
-from .diff import word_diff
+from .diff import Segment, word_diff
 from .forms import EnglishLevelForm
 from .models import Judge
 from .tasktypes.registry import task_type_of
@@ -170,24 +170,29 @@ def guidelines(request, slug, token):
 ROLE_TITLES = {"source": gettext_lazy("Original"), "hypothesis": gettext_lazy("Paraphrase")}
 
 
+def _shown_sentences(assignment, task_type):
+    """The pair as the judge sees it: in the assignment's order, highlighted as the task type shows it, by role."""
+    top, bottom = assignment.top_sentence, assignment.bottom_sentence
+    if task_type.highlights(assignment.judge.campaign):
+        top, bottom = word_diff(top, bottom)
+    else:
+        top, bottom = [Segment(top, False)], [Segment(bottom, False)]
+    bottom_side = "hypothesis" if assignment.top == "source" else "source"
+    roles = (ROLE_TITLES[assignment.top], ROLE_TITLES[bottom_side]) if task_type.source_first else ("", "")
+    return [
+        {"id": "sentence-top", "segments": top, "role": roles[0]},
+        {"id": "sentence-bottom", "segments": bottom, "role": roles[1]},
+    ]
+
+
 def _item_context(judge, current):
     assign.mark_shown(current)
-    top, bottom = word_diff(current.top_sentence, current.bottom_sentence)
     task_type = task_type_of(judge.campaign)
-    bottom_side = "hypothesis" if current.top == "source" else "source"
-    sentences = [
-        {"id": "sentence-top", "segments": top, "role": ROLE_TITLES[current.top] if task_type.source_first else ""},
-        {
-            "id": "sentence-bottom",
-            "segments": bottom,
-            "role": ROLE_TITLES[bottom_side] if task_type.source_first else "",
-        },
-    ]
     return {
         "judge": judge,
         "campaign": judge.campaign,
         "assignment": current,
-        "sentences": sentences,
+        "sentences": _shown_sentences(current, task_type),
         "task_type": task_type,
         "progress": assign.judge_progress(judge),
     } | task_type.judge_context(current)
@@ -251,7 +256,7 @@ def answer(request, slug, token):
     judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
     feedback = task_type.feedback(judgment) if current.is_training else None
     if feedback is not None:
-        return _feedback(request, judge, feedback)
+        return _feedback(request, judge, current, feedback)
     following = assign.next_assignment(judge)
     if following is None:
         done_url = redirect("annotation-show-thanks", slug, Judge.path_token).url
@@ -268,10 +273,11 @@ def _posted_assignment(judge, value):
     return judge.assignments.select_related("pair").filter(pk=int(value)).first()
 
 
-def _feedback(request, judge, feedback):
-    """After a training answer: the task type's feedback, then a link on to the next pair."""
+def _feedback(request, judge, current, feedback):
+    """After a training answer: the pair as it was shown, the task type's feedback, then a link on to the next pair."""
     task_type = task_type_of(judge.campaign)
     context = {"judge": judge, "campaign": judge.campaign, "task_type": task_type} | feedback
+    context["sentences"] = _shown_sentences(current, task_type)
     if not request.htmx:
         context["examples"] = task_type.guideline_examples()
     return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)

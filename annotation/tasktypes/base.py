@@ -99,6 +99,10 @@ class TaskType:
     # judges get no hidden control at all (neither built nor uploaded ones).
     control_kinds: tuple[str, ...] = ()
 
+    def highlights(self, campaign) -> bool:
+        """Whether the judge sees the yellow highlight (`annotation.diff`) on this campaign's pairs and feedback."""
+        return True
+
     def guideline_examples(self) -> list:
         """The worked examples `guidelines_template` shows."""
         return []

@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
-from campaigns.models import Campaign
+from annotation.tasktypes.spans.tasktype import _changed_words
+from campaigns.models import Campaign, Pair
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -53,6 +54,14 @@ def test_the_campaign_option_turns_the_highlight_on(client, spans_campaign):
     page = client.get(item_url(judge)).content.decode()
     # Training pair 2: "She forgot her umbrella on the bus." / "She left her umbrella at the office."
     assert "word changed" in page
+
+
+def test_punctuation_alone_is_never_highlighted_among_the_words():
+    # diff.py's changed segment is "bus." (its tokens are whitespace-separated); the word "." is not changed.
+    pair = Pair(source="She forgot her umbrella on the bus.", hypothesis="She left her umbrella at the office.")
+    changed = _changed_words(pair, highlight=True)
+    assert [pair.words("source")[i] for i in sorted(changed["source"])] == ["forgot", "on", "bus"]
+    assert [pair.words("hypothesis")[i] for i in sorted(changed["hypothesis"])] == ["left", "at", "office"]
 
 
 def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(client, spans_campaign):

@@ -10,11 +10,13 @@ from django.urls import reverse
 
 from annotation import assignment as assign
 from annotation.controls import protocol_of
+from annotation.diff import word_diff
 from annotation.joining import what_to_expect
 from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, answer_seconds
 from annotation.tasktypes.registry import get_task_type, task_type_names
 from campaigns.models import load_default_training_rows
+from tests.annotation.explanations import speaks_of_tagging
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -46,8 +48,9 @@ def test_the_default_training_set_explains_every_pair_and_its_expectations_read(
     checker = get_task_type(task_type)
     assert len(rows) == 5
     for row in rows:
-        assert row["explanation"].strip() and row["expected"]
-        assert checker.training_problem({"expected": row["expected"]}) is None
+        # What the feedback compares with: an expected answer, or (span tagging) a reference tagging.
+        assert row["explanation"].strip() and (row.get("expected") or "source_tags" in row)
+        assert checker.training_problem({"expected": row.get("expected", "")}) is None
 
 
 @pytest.mark.parametrize("task_type", task_type_names())
@@ -204,3 +207,54 @@ def test_the_time_estimate_uses_the_task_types_default_until_answers_are_timed(c
     expect = what_to_expect(campaign)
     # 25 pairs (5 training, 20 real) at the measured 6 s: 2.5 minutes, rounded up.
     assert expect["measured"] and expect["minutes"] == 3
+
+
+def marked_on_item(page, task_type):
+    """The words the judge saw in yellow on the pair page, top sentence first."""
+    if get_task_type(task_type).shows_pair:
+        pair = page.split('<div class="pair">')[1].split("</div>")[0]
+        return " ".join(re.findall(r"<mark>(.*?)</mark>", pair)).split()
+    return re.findall(r'class="word changed"[^>]*>([^<]*)</button>', page)
+
+
+def marked_on_feedback(body, task_type):
+    """The words in yellow on the feedback: on the pair, or (span types) on the reference tagging."""
+    if get_task_type(task_type).shows_pair:
+        pair = body.split('<div class="pair">')[1].split("</div>")[0]
+        return " ".join(re.findall(r"<mark>(.*?)</mark>", pair)).split()
+    references = re.findall(r'<p class="reference">(.*?)</p>', body)
+    words = [
+        re.sub(r"<[^>]+>|\[tagged\]", "", mark)
+        for line in references
+        for mark in re.findall(r"<mark>(.*?)</mark>", line)
+    ]
+    return " ".join(words).split()
+
+
+@pytest.mark.parametrize("highlight", [False, True])
+@pytest.mark.parametrize("task_type", task_type_names())
+def test_the_feedback_shows_the_pair_as_the_item_showed_it(client, campaign, task_type, highlight):
+    campaign.task_type, campaign.span_highlight = task_type, highlight
+    campaign.save()
+    add_pairs(campaign, 3)
+    without_controls(campaign)
+    judge = make_judge(campaign)
+    for _position in range(5):
+        current = pending(client, judge)
+        page = client.get(item_url(judge)).content.decode()
+        answer = {"assignment": current.pk, **ANSWERS[task_type]}
+        body = client.post(answer_url(judge), answer, HTTP_HX_REQUEST="true").content.decode()
+        assert body.lstrip().startswith('<div id="item" class="item feedback"')
+        # Both sentences, in the order the pair page showed them (the span types show them as taggings).
+        top, bottom = current.top_sentence, current.bottom_sentence
+        plain = re.sub(r"<[^>]+>|\[tagged\]", "", body)
+        plain = re.sub(r"\s+", " ", plain).replace(" .", ".").replace(" ,", ",")
+        assert bottom in plain[plain.index(top) + len(top) :], plain
+        assert marked_on_feedback(body, task_type) == marked_on_item(page, task_type)
+        if "source_tags" not in get_task_type(task_type).answer_form.base_fields:
+            # A type without tagging never speaks of it: not in its guidelines, its pair page or its feedback.
+            for text in (page, body):
+                assert not speaks_of_tagging(re.sub(r"<[^>]+>", " ", text)), text
+        shown = get_task_type(task_type).highlights(campaign)
+        differs = any(segment.changed for sentence in word_diff(top, bottom) for segment in sentence)
+        assert bool(marked_on_item(page, task_type)) is (shown and differs)

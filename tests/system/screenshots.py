@@ -1,8 +1,9 @@
 """The documentation's screenshots, taken with the browser tests' helpers: `make screenshots`.
 
 Not collected by `make test` (the file name does not start with `test_`); pytest runs it
-when named. Each test opens a judge page of one task type, or a report, in Chromium
-against Django's live server and writes a small PNG into docs/img/.
+when named. Each test opens a judge page (a task type's first training pair, a training
+feedback, similarity+spans on a touch phone) or a report in Chromium against Django's live
+server and writes a small PNG into docs/img/.
 """
 
 import re
@@ -26,6 +27,7 @@ DEMO_PAIRS = ROOT / "fixtures" / "demo_pairs.jsonl"
 # Fast metrics, computed in the test's process: the report needs scores, not a worker.
 REPORT_METRICS = ["lev", "bleu", "wer", "ngram_f1"]
 VIEWPORT = {"width": 900, "height": 420}
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True, "device_scale_factor": 2}
 
 
 def image_name(task_type):
@@ -58,27 +60,67 @@ def shot_page(browser):
     context.close()
 
 
-@pytest.mark.parametrize("task_type", list(TASK_TYPES))
-def test_the_judge_page_of_each_task_type(live_server, shot_page, researcher, task_type):
-    """The first training pair: the page every judge of this type sees, with the default trial's sentences."""
-    slug = "shot-" + task_type.replace("+", "-")
-    demo_campaign(slug, task_type, researcher)
-    page = shot_page
-    page.goto(f"{live_server.url}/j/{slug}/")
+def start_training(page, url):
+    """Consent, level and guidelines, up to the first training pair."""
+    page.goto(url)
     page.get_by_label("I agree").check()
     page.get_by_role("button", name="Start").click()
     page.get_by_label("Advanced").check()
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start the training").click()
     expect(page.locator(".progress")).to_contain_text("Training 1 / 5")
+
+
+def stable_resume_link(page):
+    # The resume link holds a random token and the live server's port: a stand-in keeps the image stable.
+    page.locator("p.resume a").evaluate("a => { a.textContent = 'http://127.0.0.1:8000/j/demo/…'; }")
+
+
+@pytest.mark.parametrize("task_type", list(TASK_TYPES))
+def test_the_judge_page_of_each_task_type(live_server, shot_page, researcher, task_type):
+    """The first training pair: the page every judge of this type sees, with the default trial's sentences."""
+    slug = "shot-" + task_type.replace("+", "-")
+    demo_campaign(slug, task_type, researcher)
+    page = shot_page
+    start_training(page, f"{live_server.url}/j/{slug}/")
     if "spans" in task_type:
-        # Tagged words show the tagging's look; "its doors" has no counterpart in the default trial's first pair.
+        # Tagged words show the tagging's look: "its doors", the words the first pair's paraphrase adds
+        # (a judge's tagging, not the reference, which tags nothing there: the meaning is the same).
         for word in ("its", "doors"):
             page.locator("#item button.word", has_text=re.compile(f"^{word}$")).click()
             expect(page.locator("#item button.word[aria-pressed=true]", has_text=word)).to_have_count(1)
-    # The resume link holds a random token and the live server's port: a stand-in keeps the image stable.
-    page.locator("p.resume a").evaluate("a => { a.textContent = 'http://127.0.0.1:8000/j/demo/…'; }")
+    stable_resume_link(page)
     path = save(page, image_name(task_type))
+    assert path.stat().st_size > 0
+
+
+def test_the_training_feedback(live_server, shot_page, researcher):
+    """The feedback after the second training pair answered Mostly similar: the pair, expected, yours, why."""
+    demo_campaign("shot-feedback", "similarity", researcher)
+    page = shot_page
+    start_training(page, f"{live_server.url}/j/shot-feedback/")
+    page.locator("#item button.answer", has_text="Same meaning").click()
+    page.get_by_role("link", name="Continue").click()
+    expect(page.locator(".progress")).to_contain_text("Training 2 / 5")
+    page.locator("#item button.answer", has_text="Mostly similar").click()
+    expect(page.locator("#item.feedback .pair mark").first).to_be_visible()
+    stable_resume_link(page)
+    path = save(page, "judge-training-feedback.png")
+    assert path.stat().st_size > 0
+
+
+def test_similarity_spans_on_a_phone(live_server, browser, researcher):
+    """similarity+spans on a touch phone, asking in words for the 5-way answer that comes first."""
+    demo_campaign("shot-phone", "similarity+spans", researcher)
+    context = browser.new_context(**PHONE, locale="en-GB")
+    page = context.new_page()
+    start_training(page, f"{live_server.url}/j/shot-phone/")
+    page.locator("#item button.span-nothing").tap()
+    expect(page.locator("#item .five-way-missing")).not_to_be_empty()
+    page.locator("#item .span-help").first.scroll_into_view_if_needed()
+    # The viewport only: a full-page capture drops Chromium's mobile emulation (touch media queries).
+    path = save(page, "judge-similarity-spans-phone.png", full_page=False)
+    context.close()
     assert path.stat().st_size > 0
 
 

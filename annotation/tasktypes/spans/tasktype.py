@@ -92,12 +92,16 @@ class Spans(TaskType):
     def judge_context(self, assignment):
         pair = assignment.pair
         bottom = "hypothesis" if assignment.top == "source" else "source"
-        changed = _changed_words(pair, assignment.judge.campaign.span_highlight)
+        changed = _changed_words(pair, self.highlights(assignment.judge.campaign))
         rows = [
             {"side": side, "field": f"{side}_tags", "words": _words(pair, side, changed[side])}
             for side in (assignment.top, bottom)
         ]
         return {"span_rows": rows}
+
+    def highlights(self, campaign):
+        # Off unless the campaign turns it on: the highlight would suggest the tagging.
+        return campaign.span_highlight
 
     def answer(self, cleaned_data):
         return {side: cleaned_data[f"{side}_tags"] for side in SIDES}
@@ -127,7 +131,7 @@ class Spans(TaskType):
     def feedback(self, judgment):
         """After a training answer: the judge's tagging beside the reference, word by word, and the pair's why."""
         explanation = explanation_of(judgment.pair)
-        sides = _tagging_feedback(judgment)
+        sides = _tagging_feedback(judgment, self.highlights(judgment.judge.campaign))
         if not sides and not explanation:
             return None
         return {"feedback_sides": sides, "explanation": explanation}
@@ -198,16 +202,30 @@ class SimilaritySpans(Spans):
         return pd.concat([similarity, super().aggregate(judgments, pair_pks)], axis=1)[self.pair_columns]
 
 
-def _tagging_feedback(judgment):
-    """Per side, (word, tagged by the judge, tagged in the reference); empty when the pair has no reference."""
+def _tagging_feedback(judgment, highlight):
+    """Per side in the order shown, each word: its text, tagged by the judge, in the reference, highlighted.
+
+    Empty when the pair has no reference tagging.
+    """
     pair = judgment.pair
     if not pair.gold_tags:
         return []
+    changed = _changed_words(pair, highlight)
+    top = judgment.assignment.top
     sides = []
-    for side in SIDES:
+    for side in (top, "hypothesis" if top == "source" else "source"):
         words = pair.words(side)
         mine = tags_of(judgment.values.get(side, []), len(words))
-        sides.append({"side": side, "words": list(zip(words, mine, pair.gold_tags[side], strict=True))})
+        rows = zip(words, mine, pair.gold_tags[side], strict=True)
+        sides.append(
+            {
+                "side": side,
+                "words": [
+                    {"text": word, "mine": tagged, "reference": reference, "changed": i in changed[side]}
+                    for i, (word, tagged, reference) in enumerate(rows)
+                ],
+            }
+        )
     return sides
 
 
@@ -224,7 +242,10 @@ def _changed_words(pair, highlight):
 
 
 def _indexes_in_changed_segments(words, segments):
-    """The words that start inside a changed segment (the segments cover the sentence, the words follow in order)."""
+    """The words that start inside a changed segment (the segments cover the sentence, the words follow in order).
+
+    A punctuation mark alone is never highlighted, as in `annotation.diff` ("bus." is one changed segment; "." is not).
+    """
     text = "".join(segment.text for segment in segments)
     changed_at = [segment.changed for segment in segments for _ in segment.text]
     changed, cursor = set(), 0
@@ -232,7 +253,7 @@ def _indexes_in_changed_segments(words, segments):
         start = text.find(word, cursor)
         if start >= 0:
             cursor = start + len(word)
-            if changed_at[start]:
+            if changed_at[start] and any(character.isalnum() for character in word):
                 changed.add(index)
     return changed
 
