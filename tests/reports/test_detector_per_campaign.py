@@ -154,3 +154,13 @@ def test_the_settings_form_refuses_a_malformed_or_missing_version(client, resear
     assert message in response.content.decode().replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">")
     campaign.refresh_from_db()
     assert campaign.paratag_detector == ""
+
+
+def test_every_per_campaign_metric_says_what_it_takes_from_a_campaign(campaign, detectors_root):
+    from scoring.campaign_metrics import OPTIONS
+    from scoring.metrics.registry import is_per_campaign, metric_names
+
+    per_campaign = [name for name in metric_names() if is_per_campaign(name)]
+    assert per_campaign and set(per_campaign) == set(OPTIONS)
+    for name in per_campaign:
+        assert service.scorer_for(name, campaign) is service.scorer_for(name, campaign)  # one scorer per choice
