@@ -164,3 +164,18 @@ def test_every_per_campaign_metric_says_what_it_takes_from_a_campaign(campaign, 
     assert per_campaign and set(per_campaign) == set(OPTIONS)
     for name in per_campaign:
         assert service.scorer_for(name, campaign) is service.scorer_for(name, campaign)  # one scorer per choice
+
+
+def test_the_campaign_admin_refuses_a_detector_of_a_campaign_its_editor_cannot_see(
+    researcher, campaign, others_campaign
+):
+    from django.forms.models import model_to_dict
+
+    from campaigns.admin import CampaignAdminForm
+
+    other, version = others_campaign
+    data = {**model_to_dict(campaign), "shared_with": [], "paratag_detector": f"{other.pk}/{version.name}"}
+    form = CampaignAdminForm(data, instance=campaign)
+    form.user = researcher
+    assert not form.is_valid()
+    assert form.errors["paratag_detector"] == [f"No campaign you can see has the id {other.pk}."]
