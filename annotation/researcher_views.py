@@ -43,7 +43,7 @@ def show_campaign(request, slug):
 def edit_campaign(request, slug):
     campaign = campaign_for(request, slug)
     data = request.POST if request.method == "POST" else None
-    form = CampaignForm(data, instance=campaign, may_share=campaign.is_managed_by(request.user))
+    form = CampaignForm(data, instance=campaign, may_share=campaign.is_managed_by(request.user), user=request.user)
     protocol_form = ProtocolForm(data, instance=protocol_of(campaign), prefix="protocol")
     if request.method == "POST" and form.is_valid() and protocol_form.is_valid():
         campaign = form.save()

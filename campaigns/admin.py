@@ -123,6 +123,13 @@ class CampaignAdminForm(forms.ModelForm):
             raise forms.ValidationError(problem)
         return slug
 
+    def clean_paratag_detector(self):
+        value = self.cleaned_data.get("paratag_detector", "").strip()
+        problem = self.instance.detector_choice_problem(value, self.user)
+        if problem:
+            raise forms.ValidationError(problem)
+        return value
+
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):

@@ -52,6 +52,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "task_type",
             "system_keys",
             "span_highlight",
+            "paratag_detector",
             "judge_url",
             "created_at",
             "updated_at",
@@ -70,6 +71,13 @@ class CampaignSerializer(serializers.ModelSerializer):
     def _current(self):
         fields = ("overlap_target", "adaptive_overlap", "overlap_max")
         return {name: getattr(self.instance, name) for name in fields} if self.instance else {}
+
+    def validate_paratag_detector(self, value):
+        request = self.context.get("request")
+        problem = (self.instance or Campaign()).detector_choice_problem(value, getattr(request, "user", None))
+        if problem:
+            raise serializers.ValidationError(problem)
+        return value
 
     def validate_task_type(self, value):
         problem = (self.instance or Campaign()).task_type_problem(value)

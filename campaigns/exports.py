@@ -4,7 +4,9 @@ The frames they hold are built elsewhere (`reports.exports` for pairs and judgme
 """
 
 import io
+import json
 import logging
+import numbers
 import os
 import re
 import tempfile
@@ -37,26 +39,61 @@ def neutralise_formula(text):
     return "'" + text if text.startswith(FORMULA_TRIGGERS) else text
 
 
+def csv_cell(value):
+    """The one guard of every CSV cell Parasol writes, whatever the value's type.
+
+    Missing values stay missing and numbers stay numbers (a spreadsheet reads -0.5 as a number,
+    never as a formula); text is neutralised; anything else (a list, a dict, nested values, any
+    other object) is first written as the text the file will hold (JSON, keys sorted), then
+    neutralised: pandas would otherwise write its repr, unguarded.
+    """
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, numbers.Real):  # int, float, bool and numpy's numbers
+        return value
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if not isinstance(value, str):
+        value = _as_text(value)
+    return neutralise_formula(value)
+
+
+def _as_text(value) -> str:
+    """JSON for what JSON can hold (keys sorted, as the metadata columns always were), str() for the rest."""
+    if isinstance(value, tuple | set | frozenset):
+        value = list(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types cannot be sorted; a circular structure
+        try:
+            return json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            return str(value)
+
+
 def write_csv(frame: pd.DataFrame, path_or_buffer, header=True, comments=()) -> None:
     """Write a frame as UTF-8 CSV without the index; missing values are empty cells.
 
-    Text cells that a spreadsheet would evaluate (=, +, -, @ ...) are neutralised, header
-    cells (column names: metadata keys come from imported files) as data cells;
-    numeric columns, negative scores included, are left as numbers. `comments`, when
-    given, open the file as "# ..." lines (read back with pandas' `comment='#'`).
+    Every cell goes through `csv_cell`: header cells (column names: metadata keys come from
+    imported files) as data cells, every column whose dtype is not numeric whatever its
+    values' types; numeric columns, negative scores included, are left as numbers.
+    `comments`, when given, open the file as "# ..." lines (read back with pandas'
+    `comment='#'`), guarded too: a spreadsheet splitting on ";" would start a cell in them.
     """
     if comments:
-        text = "".join("# " + " ".join(str(line).split()) + "\r\n" for line in comments)
+        text = "".join(csv_cell("# " + " ".join(str(line).split())) + "\r\n" for line in comments)
         if isinstance(path_or_buffer, (str, Path)):
             with open(path_or_buffer, "w", encoding="utf-8", newline="") as handle:
                 handle.write(text)
                 write_csv(frame, handle, header=header)
             return
         path_or_buffer.write(text)
-    safe = frame.rename(columns=neutralise_formula)
-    for column in safe.columns:
-        if safe[column].dtype == object or pd.api.types.is_string_dtype(safe[column]):
-            safe[column] = safe[column].map(neutralise_formula)
+    safe = frame.copy()
+    safe.columns = [csv_cell(column) for column in safe.columns]
+    for position in range(safe.shape[1]):  # by position: two columns may share a name
+        column = safe.iloc[:, position]
+        if not (pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)):
+            safe.isetitem(position, column.astype(object).map(csv_cell))
     # CRLF, as RFC 4180 has it: Python's csv then quotes any field holding a bare
     # \r or \n, which a \n terminator would leave unquoted (and split the row).
     safe.to_csv(path_or_buffer, index=False, header=header, encoding="utf-8", lineterminator="\r\n")

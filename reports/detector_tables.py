@@ -8,7 +8,7 @@ import pandas as pd
 
 from annotation.tagging import SIDES
 from reports.analysis.detector import detector_agreement
-from scoring.metrics.paratag import detector_versions, detectors_path, read_manifest
+from scoring.metrics.paratag import campaign_detectors_path, detector_versions, read_manifest
 from scoring.models import Score
 from scoring.service import latest_details, latest_signatures
 
@@ -16,13 +16,16 @@ METRIC = "paratag"
 
 
 def detector_cards(campaigns) -> pd.DataFrame:
-    """The stored detectors trained on these campaigns: test figures beside the judges' and the baselines'."""
-    slugs = {campaign.slug for campaign in campaigns}
-    directory = detectors_path()
+    """The stored detectors trained on these campaigns: test figures beside the judges' and the baselines'.
+
+    Read from each campaign's own directory (keyed by pk), never matched by slug: a slug can be
+    renamed, or reused after a deletion, and would show another campaign's figures.
+    """
     rows = []
-    for name in detector_versions(directory):
-        manifest = read_manifest(directory / name)
-        if manifest.get("campaign") in slugs:
+    for campaign in campaigns:
+        directory = campaign_detectors_path(campaign.pk)
+        for name in detector_versions(directory):
+            manifest = read_manifest(directory / name)
             human = manifest.get("human") or {}
             rows.append(
                 {

@@ -7,6 +7,7 @@ from campaigns.access import campaign_for, researcher_required
 from reports.detector import training_status
 from reports.detector_tables import detector_cards
 from reports.tasks import queue_detector_training
+from scoring.metrics.paratag import LATEST
 
 POLL_SECONDS = 3
 
@@ -18,9 +19,19 @@ def _panel(request, campaign, refused=False):
         "status": status,
         "refused": refused,
         "detectors": _records(detector_cards([campaign])),
+        "scored_by": scored_by(campaign),
         "poll_seconds": POLL_SECONDS if status and status.get("running") else None,
     }
     return render(request, "reports/_detector.html", context)
+
+
+def scored_by(campaign) -> str:
+    """Which detector metric `paratag` uses for this campaign, in words (its own latest, or the version it names)."""
+    detector_campaign, version = campaign.detector_choice()
+    if version == LATEST:
+        return "this campaign's latest detector"
+    owner = "this campaign" if detector_campaign == campaign.pk else f"campaign {detector_campaign}"
+    return f"detector {version} of {owner} (named in the campaign's settings)"
 
 
 def _records(frame):

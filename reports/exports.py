@@ -163,21 +163,16 @@ def metadata_columns(campaign, pk_range=None, keys=None) -> pd.DataFrame:
     """One column per metadata key (`metadata_keys`) of the real pairs, keyed by `pair_id`; `pk_range`: one page.
 
     Generation provenance (generator, template, decoding...) and an imported file's extra
-    columns come out as they went in; a nested value is written as JSON.
+    columns come out as they went in; a nested value is written as JSON by the CSV guard
+    (`campaigns.exports.csv_cell`).
     """
     keys = metadata_keys(campaign) if keys is None else keys
     rows = pair_metadata(campaign, pk_range)
     records = []
     for pair_id, metadata in rows:
         metadata = metadata if isinstance(metadata, dict) else {}
-        records.append([pair_id, *(_cell(metadata.get(key)) for key in keys)])
+        records.append([pair_id, *(metadata.get(key) for key in keys)])
     return pd.DataFrame.from_records(records, columns=["pair_id", *keys]).astype(object)
-
-
-def _cell(value):
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return value
 
 
 def judgments_frame(campaign) -> pd.DataFrame:

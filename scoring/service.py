@@ -6,6 +6,7 @@ rather than duplicates. LLM metrics go to queue `gpu`, the rest to `cpu`; the
 queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 """
 
+import logging
 from functools import cache
 
 from django.conf import settings
@@ -15,9 +16,13 @@ from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
-from scoring.metrics.registry import GPU, get_metric, metric_names, queue_of, title_of
+from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.registry import GPU, get_metric, is_per_campaign, metric_names, queue_of, title_of
 
+from .campaign_metrics import campaign_options
 from .models import Score
+
+logger = logging.getLogger(__name__)
 
 
 def enabled_metrics():
@@ -32,9 +37,14 @@ def check_metric_names(names):
 
 
 @cache
-def scorer(metric):
-    """One scorer per metric per process: models load once, not per task; options from settings."""
-    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}))
+def scorer(metric, options=()):
+    """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task."""
+    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options))
+
+
+def scorer_for(metric, campaign=None):
+    """The scorer of `campaign`'s pairs: a per-campaign metric (ParaTag) is built from that campaign's own choices."""
+    return scorer(metric, campaign_options(metric, campaign))
 
 
 def batch_size(metric):
@@ -63,11 +73,26 @@ def pairs_missing(metric, signature, pair_pks=None, campaign=None):
 
 
 def score_pairs(metric, pair_pks):
-    """Score the given pairs that still lack this metric's current score; returns how many were stored."""
-    metric_scorer = scorer(metric)
+    """Score the given pairs that still lack this metric's current score; returns how many were stored.
+
+    A per-campaign metric scores each campaign's pairs with that campaign's scorer and signature,
+    and skips a campaign it cannot score yet (no detector of its own), as the sweep does.
+    """
+    if not is_per_campaign(metric):
+        return _score_missing(scorer(metric), metric, pair_pks)
+    stored = 0
+    for campaign in Campaign.objects.filter(pairs__pk__in=pair_pks).distinct().order_by("pk"):
+        try:
+            stored += _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
+        except MetricUnavailable as error:
+            logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
+    return stored
+
+
+def _score_missing(metric_scorer, metric, pair_pks, campaign=None):
     signature = metric_scorer.signature_string()
-    todo = list(pairs_missing(metric, signature, pair_pks).order_by("pk").values_list("pk", "source", "hypothesis"))
-    return _score_and_store(metric_scorer, metric, signature, todo)
+    todo = pairs_missing(metric, signature, pair_pks, campaign).order_by("pk").values_list("pk", "source", "hypothesis")
+    return _score_and_store(metric_scorer, metric, signature, list(todo))
 
 
 def _score_and_store(metric_scorer, metric, signature, rows):
@@ -157,9 +182,23 @@ def batches(ids, size):
 
 
 def missing_pair_pks(metric, campaign_id=None):
-    """This metric's current signature and the pairs (optionally of one campaign) that lack a score with it."""
-    signature = scorer(metric).signature_string()
+    """This metric's current signature and the pairs (optionally of one campaign) that lack a score with it.
+
+    A per-campaign metric has a signature per campaign: swept over every campaign, it skips those it
+    cannot score yet (no detector of their own) and returns no signature.
+    """
     campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
+    if campaign_id and campaign is None:
+        return None, []
+    if campaign is None and is_per_campaign(metric):
+        missing = []
+        for pk in Campaign.objects.order_by("pk").values_list("pk", flat=True):
+            try:
+                missing += missing_pair_pks(metric, pk)[1]
+            except MetricUnavailable:
+                continue
+        return None, missing
+    signature = scorer_for(metric, campaign).signature_string()
     return signature, list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
 
 
@@ -175,7 +214,7 @@ def score_inline(pair_pks, metrics, progress=None):
 
 def score_campaign_inline(campaign, metric, progress=None):
     """Score every pair of the campaign missing this metric's current score, in this process; returns the count."""
-    metric_scorer = scorer(metric)
+    metric_scorer = scorer_for(metric, campaign)
     signature = metric_scorer.signature_string()
     done = 0
     for rows in missing_batches(metric, signature, campaign, batch_size(metric)):

@@ -9,8 +9,11 @@ mean of S over both sentences, PScore over the first (the model output X1, here 
 hypothesis) and RScore over the second (the reference X2, here the source).
 
 Detectors are trained by ``manage.py train_span_detector`` (``paratag_training``) and
-stored as numbered versions under PARATAG_DETECTORS_DIR, each with a manifest; the
-metric uses the latest (or the one PARATAG_DETECTOR names) and its signature names it.
+stored as numbered versions in their campaign's own directory under PARATAG_DETECTORS_DIR
+(``campaign-<pk>/``), each with a manifest. The metric reads one directory: the latest
+version in it, or the one named; its signature names directory and version, so a detector
+is known wherever its scores go. In Parasol each campaign is scored by its own detectors
+(or one it names): `scoring.campaign_metrics`.
 """
 
 import hashlib
@@ -44,6 +47,11 @@ def detectors_path(value=None) -> Path:
     return Path(setting("PARATAG_DETECTORS_DIR", str(DEFAULT_DETECTORS_DIR), value=value))
 
 
+def campaign_detectors_path(campaign_pk, root=None) -> Path:
+    """The directory of one campaign's detectors: keyed by its primary key, which no other campaign ever takes."""
+    return detectors_path(root) / f"campaign-{int(campaign_pk)}"
+
+
 def detector_versions(directory) -> list[str]:
     """The stored versions, oldest first (names start with a zero-padded number)."""
     directory = Path(directory)
@@ -70,9 +78,16 @@ def resolve_detector(directory, name=LATEST) -> Path:
         return directory / versions[-1]
     if name not in versions:
         raise MetricUnavailable(
-            f"PARATAG_DETECTOR names {name!r}, which is not in {directory} (stored: {', '.join(versions) or 'none'})"
+            f"the detector {name!r} (PARATAG_DETECTOR, or a campaign's choice) is not in {directory} "
+            f"(stored: {', '.join(versions) or 'none'})"
         )
     return directory / name
+
+
+def detector_name(path) -> str:
+    """``campaign-7/0003-label``: a version with its directory, unique in a deployment (a version name alone is not)."""
+    path = Path(path)
+    return f"{path.parent.name}/{path.name}"
 
 
 def next_version_name(directory, label) -> str:
@@ -216,7 +231,8 @@ def _mean(values):
 
 
 class ParaTag(Metric):
-    """FScore (default), PScore or RScore of the latest trained detector; details keep all three and the tags."""
+    """FScore (default), PScore or RScore of a trained detector (the latest in ``detectors_dir`` unless ``detector``
+    names a version); details keep all three and the tags."""
 
     name = "paratag"
 
@@ -237,7 +253,7 @@ class ParaTag(Metric):
         manifest = read_manifest(self.path)
         return {
             "impl": f"transformers-{version('transformers')}",
-            "detector": self.path.name,
+            "detector": detector_name(self.path),
             "weights": manifest.get("weights_sha256", "unknown"),
             "encoder": manifest.get("encoder", "unknown"),
             "score": SCORES[self.score_name],
@@ -256,7 +272,7 @@ class ParaTag(Metric):
             values.append(result[self.score_name])
             details.append(
                 {
-                    "detector": self.path.name,
+                    "detector": detector_name(self.path),
                     "fscore": result["f"],
                     "pscore": result["p"],
                     "rscore": result["r"],

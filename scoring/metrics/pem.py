@@ -50,13 +50,15 @@ def predict_svr(params, features) -> np.ndarray:
     return np.exp(-params["gamma"] * distances) @ np.asarray(params["dual_coef"]) + params["intercept"]
 
 
-def save_model(root, campaign, params, manifest) -> Path:
-    """Write `root/<campaign>/v<N>/` (N one more than the last) with the model and its manifest; returns the directory.
+def save_model(root, campaign, params, manifest, folder=None) -> Path:
+    """Write `root/<folder>/v<N>/` (N one more than the last; `folder` defaults to `campaign`) with the model and
+    its manifest; returns the directory. Parasol's `fit_pem` passes the campaign's pk (`campaign-<pk>`):
+    a slug can be renamed or reused, so versions of two campaigns would share a folder.
 
     The files are written in a temporary directory renamed into place, so a reader never
     sees half a model; an existing version is never overwritten.
     """
-    base = Path(root) / campaign
+    base = Path(root) / (folder or campaign)
     base.mkdir(parents=True, exist_ok=True)
     model_text = json.dumps(params, indent=1)
     sha256 = hashlib.sha256(model_text.encode()).hexdigest()
@@ -125,6 +127,8 @@ class Pem(Metric):
                 f"pem needs a fitted model: run `manage.py fit_pem <criteria campaign>` and set {MODEL_SETTING} "
                 "to the directory it prints"
             )
+        # One model for the whole deployment, named by the operator (PARASOL_PEM_MODEL): fitting another
+        # never changes it, so no researcher's fit changes another campaign's scores; the signature names it.
         self.params, self.manifest = load_model(directory)
         self.features = {}
         for feature in FEATURES:

@@ -25,6 +25,10 @@ class Entry:
     # Scored only when named in PARASOL_METRICS: too slow to score every pair by default,
     # or in need of a fitted model or trained detector first.
     opt_in: bool = False
+    # Built per campaign from that campaign's own choices (`scoring.campaign_metrics`): a model
+    # trained on a campaign's data, where one deployment-wide model would let one campaign's
+    # retraining change another's scores.
+    per_campaign: bool = False
 
 
 METRICS = {
@@ -46,7 +50,7 @@ METRICS = {
     "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM", queue=GPU, opt_in=True),
     "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True),
     "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True),
-    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True),
+    "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True, per_campaign=True),
 }
 
 
@@ -75,6 +79,11 @@ def title_of(name) -> str:
 def queue_of(name) -> str:
     """CPU or GPU, the queue whose workers score a registered metric."""
     return _entry(name).queue
+
+
+def is_per_campaign(name) -> bool:
+    """Whether a registered metric is built per campaign, from that campaign's choices."""
+    return _entry(name).per_campaign
 
 
 def default_metrics():

@@ -84,14 +84,16 @@ def test_fit_pem_stores_a_versioned_model_with_its_held_out_correlation(pem_camp
 
     call_command("fit_pem", "pem", "--folds", "3", stdout=out)
 
-    manifest = json.loads((tmp_path / "pem" / "v1" / "manifest.json").read_text())
+    folder = tmp_path / f"campaign-{pem_campaign.pk}"  # keyed by pk: a slug may be renamed or reused
+    manifest = json.loads((folder / "v1" / "manifest.json").read_text())
+    assert manifest["campaign_pk"] == pem_campaign.pk
     assert manifest["campaign"] == "pem" and manifest["version"] == "v1" and manifest["split"] == "sources"
     assert manifest["features"] == SIGNATURES and manifest["controls"] is True
     assert manifest["n_pairs"] == 7 * SOURCES and manifest["n_sources"] == SOURCES
     assert manifest["sentence_level"] > 0.5
     assert "Stored PEM model" in out.getvalue() and "Held-out (sources)" in out.getvalue()
     call_command("fit_pem", "pem", "--split", "paper", "--without-controls", stdout=io.StringIO())
-    second = json.loads((tmp_path / "pem" / "v2" / "manifest.json").read_text())
+    second = json.loads((folder / "v2" / "manifest.json").read_text())
     assert second["split"] == "paper" and second["controls"] is False and second["n_pairs"] == 4 * SOURCES
 
 

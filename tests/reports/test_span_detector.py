@@ -21,7 +21,7 @@ from campaigns.models import Campaign
 from reports.detector import human_agreement, tagged_pairs
 from reports.task_sections.spans import span_tables
 from scoring import service
-from scoring.metrics.paratag import ParaTag, detector_versions, read_manifest
+from scoring.metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
 from scoring.metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from scoring.models import Score
 from tests.factories import make_judge, without_controls
@@ -37,7 +37,7 @@ def import_fixture(campaign, limit=None):
 
 @pytest.fixture(scope="module")
 def detectors(tmp_path_factory, django_db_setup, django_db_blocker):
-    """The detectors directory holding one version trained on the fixture (the campaign is removed afterwards)."""
+    """The one version trained on the fixture, in its campaign's own directory (the campaign is removed afterwards)."""
     directory = tmp_path_factory.mktemp("detectors")
     with django_db_blocker.unblock():
         campaign = Campaign.objects.create(slug="tagged", name="Tagged", task_type="spans")
@@ -46,21 +46,33 @@ def detectors(tmp_path_factory, django_db_setup, django_db_blocker):
             with pytest.MonkeyPatch.context() as patch:
                 patch.setenv("PARATAG_DETECTORS_DIR", str(directory))
                 call_command("train_span_detector", "tagged", "--epochs", "3", "--lr", "1e-4", stdout=io.StringIO())
+            own = campaign_detectors_path(campaign.pk, directory)
         finally:
             campaign.delete()
-    return directory
+    (version,) = detector_versions(own)
+    return own / version
 
 
 @pytest.fixture
-def in_detectors(detectors, monkeypatch):
-    monkeypatch.setenv("PARATAG_DETECTORS_DIR", str(detectors))
+def in_detectors(tmp_path, monkeypatch):
+    """An empty detectors root of this test's own; `give_detector` puts the trained version in a campaign's."""
+    root = tmp_path / "detectors"
+    monkeypatch.setenv("PARATAG_DETECTORS_DIR", str(root))
     service.scorer.cache_clear()
-    yield detectors
+    yield root
     service.scorer.cache_clear()
 
 
-def the_manifest(directory):
-    return read_manifest(directory / detector_versions(directory)[0])
+def give_detector(campaign, trained, name=None):
+    """The trained version, linked into the campaign's own directory (as its training would have stored it)."""
+    directory = campaign_detectors_path(campaign.pk)
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / (name or trained.name)).symlink_to(trained, target_is_directory=True)
+    return directory / (name or trained.name)
+
+
+def the_manifest(version):
+    return read_manifest(version)
 
 
 def test_the_trained_detector_beats_tagging_nothing_and_tagging_every_different_word(detectors):
@@ -79,7 +91,8 @@ def test_the_manifest_names_campaign_split_seed_encoder_and_scores(detectors):
     assert manifest["encoder"].startswith("all-MiniLM-L6-v2")
     assert 20_000_000 < manifest["parameters"] < 25_000_000  # the 22M-parameter encoder and a 2 x 384 head
     assert manifest["training"]["optimiser"] == "AdamW" and manifest["training"]["learning_rates"] == [1e-4]
-    assert "detector" in (detectors / manifest["version"] / "card.md").read_text()
+    assert manifest["campaign_pk"] and detectors.parent.name == f"campaign-{manifest['campaign_pk']}"
+    assert "detector" in (detectors / "card.md").read_text()
 
 
 def test_the_split_puts_each_source_in_one_part_only():
@@ -116,10 +129,11 @@ def test_it_refuses_an_encoder_that_is_not_a_model_directory(campaign, tmp_path)
 
 
 @pytest.fixture
-def scored_campaign(campaign, in_detectors):
-    """Fixture pairs with two judges' taggings on five of them, scored inline with paratag."""
+def scored_campaign(campaign, detectors, in_detectors):
+    """Fixture pairs with two judges' taggings on five of them, scored inline with paratag by its own detector."""
     campaign.task_type = "spans"
     campaign.save()
+    give_detector(campaign, detectors)
     import_fixture(campaign, limit=30)
     pairs = list(campaign.real_pairs.order_by("pk")[:5])
     for _ in range(2):
@@ -164,12 +178,11 @@ def test_the_report_and_the_export_carry_paratag(scored_campaign, client, resear
     assert page["paratag_details"].map(lambda text: "tags" in json.loads(text)).all()
 
 
-def test_signatures_separate_detector_versions_and_tables_use_the_latest(scored_campaign, in_detectors):
+def test_signatures_separate_detector_versions_and_tables_use_the_latest(scored_campaign, detectors):
     first = Score.objects.filter(metric="paratag").values_list("signature", flat=True).first()
     # A retraining stores a new version beside the first; the same weights are enough to see versions kept apart.
-    original = in_detectors / detector_versions(in_detectors)[0]
-    copy = in_detectors / "9999-retrained"
-    shutil.copytree(original, copy)
+    copy = campaign_detectors_path(scored_campaign.pk) / "9999-retrained"
+    shutil.copytree(detectors, copy)
     try:
         manifest = read_manifest(copy) | {"version": copy.name}
         (copy / "manifest.json").write_text(json.dumps(manifest))
@@ -179,15 +192,15 @@ def test_signatures_separate_detector_versions_and_tables_use_the_latest(scored_
     finally:
         shutil.rmtree(copy)
     assert len(signatures) == 2 and first in signatures
-    assert "detector:9999-retrained" in latest and "detector:9999-retrained" not in first
+    assert f"detector:campaign-{scored_campaign.pk}/9999-retrained" in latest and "9999-retrained" not in first
     assert Score.objects.filter(metric="paratag", signature=latest).count() == 30
 
 
-def test_the_variant_selects_pscore_or_rscore_and_names_it_in_the_signature(in_detectors):
+def test_the_variant_selects_pscore_or_rscore_and_names_it_in_the_signature(detectors):
     sources, hypotheses = ["Anna bought the big car on Monday."], ["Anna purchased the large boat on Friday."]
     results = {}
     for name in ("f", "p", "r"):
-        metric = ParaTag(score=name, device="cpu")
+        metric = ParaTag(score=name, device="cpu", detectors_dir=detectors.parent)
         values, details = metric.score_with_details(sources=sources, hypotheses=hypotheses)
         results[name] = (values[0], details[0], metric.signature_string())
     assert results["p"][0] == pytest.approx(results["p"][1]["pscore"])
@@ -250,12 +263,13 @@ def test_the_retraining_task_leaves_its_refusal_where_the_panel_shows_it_and_run
     campaign.task_type = "spans"
     campaign.save()
     import_fixture(campaign, limit=12)
+    assert detector_versions(campaign_detectors_path(campaign.pk)) == []
     for _ in range(2):
         assert claim_training(campaign.pk)  # the lock is free again after each run
         assert not claim_training(campaign.pk)
         assert train_detector_task(campaign.pk, {}) is None
         assert training_status(campaign.pk)["stage"] == "refused"
-    assert detector_versions(tmp_path) == []
+    assert detector_versions(campaign_detectors_path(campaign.pk)) == []
     client.force_login(researcher)
     panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
     assert f"at least {MIN_TAGGED_PAIRS} tagged pairs" in panel and "Train the detector" in panel
@@ -270,9 +284,10 @@ def test_another_researchers_campaign_panel_is_not_found(client, campaign, djang
 
 
 @pytest.mark.django_db
-def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client, researcher, in_detectors):
+def test_the_panel_lists_the_campaigns_detectors_with_their_test_figures(client, researcher, detectors, in_detectors):
     campaign = Campaign.objects.create(slug="tagged", name="Tagged", task_type="spans", created_by=researcher)
-    manifest = the_manifest(in_detectors)
+    give_detector(campaign, detectors)
+    manifest = the_manifest(detectors)
     client.force_login(researcher)
     panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
     assert manifest["version"] in panel and f"{manifest['test']['span_f1']:.3f}" in panel

@@ -18,7 +18,7 @@ from campaigns.models import Campaign
 from reports.cache import get_report
 from scoring import service
 from scoring.metrics.loading import embedded_minilm_path
-from scoring.metrics.paratag import build_detector
+from scoring.metrics.paratag import build_detector, campaign_detectors_path
 from scoring.metrics.paratag_training import store
 from scoring.models import Score
 from tests import servers
@@ -37,15 +37,20 @@ CORPUS = (
 
 @pytest.fixture
 def detector_dir(tmp_path, monkeypatch):
-    import torch
-
-    torch.manual_seed(3)
-    tokenizer, detector = build_detector(embedded_minilm_path())
-    store(tokenizer, detector, {"campaign": "none", "encoder": "all-MiniLM-L6-v2 (untrained head)"}, tmp_path, "test")
     monkeypatch.setenv("PARATAG_DETECTORS_DIR", str(tmp_path))
     service.scorer.cache_clear()
     yield tmp_path
     service.scorer.cache_clear()
+
+
+def store_untrained_detector(root, campaign):
+    """An untrained detector stored as the campaign's own first version."""
+    import torch
+
+    torch.manual_seed(3)
+    tokenizer, detector = build_detector(embedded_minilm_path())
+    manifest = {"campaign": campaign.slug, "encoder": "all-MiniLM-L6-v2 (untrained head)"}
+    store(tokenizer, detector, manifest, campaign_detectors_path(campaign.pk, root), "test")
 
 
 def test_a_gpu_worker_scores_a_campaign_with_paratag_for_the_report_and_the_export(
@@ -60,6 +65,7 @@ def test_a_gpu_worker_scores_a_campaign_with_paratag_for_the_report_and_the_expo
     researcher = django_user_model.objects.create_user("r", password="pw-r-123456", is_staff=True)
     campaign = Campaign.objects.create(slug="tagged", name="Tagged", created_by=researcher)
     import_pairs(campaign, CORPUS)
+    store_untrained_detector(detector_dir, campaign)
     env = {"PARASOL_METRICS": "paratag", "PARATAG_DETECTORS_DIR": str(detector_dir)}
     worker = servers.start_worker(broker, servers.database_env(connection), queues="gpu", extra_env=env)
     try:
@@ -71,13 +77,13 @@ def test_a_gpu_worker_scores_a_campaign_with_paratag_for_the_report_and_the_expo
     scores = {s.pair.external_id: s for s in Score.objects.filter(metric="paratag").select_related("pair")}
     assert set(scores) == set(stored)
     ids = sorted(stored)
-    expected, details = service.scorer("paratag").score_with_details(
+    expected, details = service.scorer_for("paratag", campaign).score_with_details(
         sources=[stored[i].source for i in ids], hypotheses=[stored[i].hypothesis for i in ids]
     )
     for pair_id, value, detail in zip(ids, expected, details, strict=True):
         assert scores[pair_id].value == pytest.approx(value, abs=1e-4)
         assert scores[pair_id].details["tags"] == detail["tags"]
-        assert "detector:0001-test" in scores[pair_id].signature
+        assert f"detector:campaign-{campaign.pk}/0001-test" in scores[pair_id].signature
     report = get_report([campaign], "gold").report
     assert "paratag" in report.tables["table1"].to_string()
     client.force_login(researcher)

@@ -18,7 +18,7 @@ class Command(BaseCommand):
     help = (
         "Fit PEM's RBF SVR from pivot_f1, lm_fluency and ngram_f1 to the human Overall of CAMPAIGN (judges' mean, "
         "with PEM's fixed-score controls unless --without-controls), measured on held-out sources, and store it "
-        f"under PARASOL_PEM_MODEL_DIR/<campaign>/v<N>; set {MODEL_SETTING} to that directory to score with `pem`."
+        f"under PARASOL_PEM_MODEL_DIR/campaign-<id>/v<N>; set {MODEL_SETTING} to that directory to score with `pem`."
     )
     requires_system_checks = []
 
@@ -53,11 +53,14 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(str(error)) from None
         manifest = {
+            "campaign_pk": found.pk,
             "features": {feature: frames.signatures[feature] for feature in FEATURES},
             "controls": not without_controls and controls is not None and not controls.empty,
             **{key: _plain(value) for key, value in evaluation.items()},
         }
-        directory = save_model(settings.PARASOL_PEM_MODEL_DIR, found.slug, params, manifest)
+        directory = save_model(
+            settings.PARASOL_PEM_MODEL_DIR, found.slug, params, manifest, folder=f"campaign-{found.pk}"
+        )
         self.stdout.write(
             f"Held-out ({split}): {evaluation['n_test_pairs']} pairs of {evaluation['n_sources']} sources; "
             f"Pearson with Overall {evaluation['sentence_level']:.3f} (sentence), "

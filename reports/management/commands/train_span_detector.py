@@ -19,7 +19,8 @@ def _positive(value):
 class Command(BaseCommand):
     help = (
         "Train a span detector (ParaTag, section 5.1) on CAMPAIGN's aggregated taggings, split train / validation / "
-        "test by source, evaluate it on the test pairs and store it (var/detectors, or PARATAG_DETECTORS_DIR)."
+        "test by source, evaluate it on the test pairs and store it in the campaign's own folder campaign-<id>/ under "
+        "var/detectors (or PARATAG_DETECTORS_DIR); the campaign's paratag scores then use it, no other campaign's."
     )
     requires_system_checks = []
 

@@ -40,7 +40,7 @@ class Command(BaseCommand):
 
     def _score_inline(self, campaign, metrics):
         for metric in metrics:
-            signature = service.scorer(metric).signature_string()
+            signature = service.scorer_for(metric, campaign).signature_string()
             bar = ProgressBar(service.pairs_missing(metric, signature, campaign=campaign).count(), metric, self.stderr)
             start = time.perf_counter()
             done = service.score_campaign_inline(campaign, metric, progress=bar.update)

@@ -57,7 +57,7 @@ def test_matching_scores_follow_equations_4_to_7(first, second, f, p, r, share, 
 def test_without_a_detector_it_says_how_to_train_one(tmp_path):
     with pytest.raises(MetricUnavailable, match="train_span_detector"):
         resolve_detector(tmp_path)
-    with pytest.raises(MetricUnavailable, match="PARATAG_DETECTOR names 'v9'"):
+    with pytest.raises(MetricUnavailable, match="detector 'v9' .PARATAG_DETECTOR"):
         resolve_detector(tmp_path, "v9")
 
 
