@@ -17,7 +17,7 @@ from scoring.metrics.pem import FEATURES
 from scoring.models import Score
 from scoring.service import values_under
 
-from .base import SYSTEMS, Section, TaskSection
+from .base import ESTIMATES, SYSTEMS, Section, TaskSection
 
 NO_SYSTEM = "(no system)"
 # PEM's tables, each declared once; the by-system one is shown in the Systems section.
@@ -171,6 +171,7 @@ CRITERIA_REPORT = TaskSection(
         ),
         # Criteria campaigns have no paraphrase label: their systems are compared on the criteria.
         SYSTEMS.with_tables("criteria_by_system", "systems"),
+        ESTIMATES,
     ),
     declared=CRITERIA_TABLES,
     tables=criteria_tables,

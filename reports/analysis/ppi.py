@@ -1,0 +1,260 @@
+"""Prediction-powered estimates: the judges' labels on some pairs and a metric's scores on all of them.
+
+A metric's score on every pair predicts its label; the labelled pairs measure how wrong the
+prediction is on average and correct it. The estimate stays unbiased and its interval valid
+whatever the metric's quality; a good metric shrinks the interval, a useless one gives back the
+human-only interval (power tuning sets its weight `lambda` to about 0).
+
+- PPI++ with power tuning (Angelopoulos, Duchi and Zrnic 2023), computed by the authors' library
+  `ppi_py` (`ppi_mean_ci`, `classical_mean_ci`) on predictions that are **cross-fitted**
+  (Zrnic and Candès, cross-prediction-powered inference, 2024): the labelled pairs are split into
+  folds; on the other folds a logistic calibration of each metric's score is fitted and, unless the
+  researcher named one, the metric with the best fit chosen; that model predicts the held-out fold's
+  labelled pairs, and every unlabelled pair gets the folds' average. No labelled pair is predicted
+  by a model that saw its label, so choosing the metric does not bias the interval.
+- Active choice (Zrnic and Candès, active statistical inference, ICML 2024): pairs were chosen for
+  judging with known probabilities `pi`; the estimate weights each labelled pair by 1/pi
+  (Horvitz-Thompson), with the same power tuning. `ppi_py` has no estimator for this design, so
+  `active_mean` is written here (its unbiasedness is checked exhaustively in the tests).
+"""
+
+import warnings
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from reports.analysis.common import orient
+
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
+FOLDS = 5
+MIN_LABELLED = 10  # fewer labelled pairs in a group: no interval (a CLT interval on a handful says nothing)
+ALL_PAIRS = "All pairs"
+CHOSEN, NAMED = "cross-fitted choice", "researcher's choice"
+COLUMNS = [
+    "estimand", "group", "n_pairs", "n_labelled", "human", "human_low", "human_high",
+    "ppi", "ppi_low", "ppi_high", "predictor", "predictor_folds", "chosen_by", "lambda", "n_effective",
+]  # fmt: skip
+
+
+@cache
+def ppi_library():
+    """ppi_py, imported on first use (numba and statsmodels cost seconds) and without its side effect:
+    importing it turns every warning off for the whole process, so its filters are put back."""
+    with warnings.catch_warnings():
+        import ppi_py
+    return ppi_py
+
+
+# --- the estimators -------------------------------------------------------------------------
+
+
+def human_mean(y) -> tuple[float, float]:
+    """The labelled pairs' mean and its standard error (ppi_py's classical interval, read back)."""
+    y = np.asarray(y, dtype=float)
+    low, high = ppi_library().classical_mean_ci(y, alpha=1 - 0.95)
+    return float(y.mean()), _se(low, high)
+
+
+def ppi_mean(y, predicted, predicted_unlabelled) -> tuple[float, float, float]:
+    """PPI++ (power-tuned) estimate, its standard error and the tuned lambda."""
+    library = ppi_library()
+    y, yhat, unlabelled = (np.asarray(a, dtype=float) for a in (y, predicted, predicted_unlabelled))
+    lam = _tuned_lambda(library, y, yhat, unlabelled)
+    estimate = library.ppi_mean_pointestimate(y, yhat, unlabelled, lam=lam)
+    low, high = library.ppi_mean_ci(y, yhat, unlabelled, alpha=1 - 0.95, lam=lam)
+    return float(np.ravel(estimate)[0]), _se(low, high), lam
+
+
+def _tuned_lambda(library, y, yhat, unlabelled):
+    """The lambda `ppi_mean_ci` tunes itself (its own private function, so the point estimate and the
+    interval provably use the same one)."""
+    centre = library.ppi_mean_pointestimate(y, yhat, unlabelled, lam=1)
+    grads, grads_hat, grads_unl = (np.reshape(a - centre, (-1, 1)) for a in (y, yhat, unlabelled))
+    return float(library.ppi._calc_lam_glm(grads, grads_hat, grads_unl, np.eye(1), clip=True))
+
+
+def active_mean(y, predicted, probability, sampled, *, tune=True) -> tuple[float, float, float]:
+    """Active inference's estimate of the mean over all N pairs, its standard error and lambda.
+
+    `probability`: each pair's chance of being chosen for judging (all N); `sampled`: whether it was
+    (its label `y` is read only there); `predicted`: the predictor on every pair. The estimate is
+    (1/N) sum [lambda f + (y - lambda f) xi / pi]; lambda minimises its estimated variance (clipped to
+    [0, 1], as PPI++ does); with `tune=False`, lambda = 0: the human-only Horvitz-Thompson estimate.
+    """
+    f, pi = np.asarray(predicted, dtype=float), np.asarray(probability, dtype=float)
+    xi = np.asarray(sampled, dtype=bool)
+    weighted = np.where(xi, np.nan_to_num(np.asarray(y, dtype=float)) / pi, 0.0)  # y xi / pi
+    correction = f * (1 - xi / pi)  # the part lambda multiplies
+    lam = 0.0
+    if tune and np.var(correction) > 0:
+        covariance = np.cov(correction, weighted)[0, 1]
+        lam = float(np.clip(-covariance / np.var(correction, ddof=1), 0, 1))
+    terms = weighted + lam * correction
+    return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(len(terms))), lam
+
+
+def active_probabilities(scores, budget, *, threshold=None, floor=0.2) -> np.ndarray:
+    """Each pair's chance of being chosen for judging, `budget` pairs expected: growing with how unsure the
+    metric is (sqrt(p(1 - p)), the spread active inference's optimal rule follows), never under `floor`
+    times the uniform chance, never over 1.
+
+    p is a rough guess made before any label: a logistic of the oriented score's distance to `threshold`
+    (the median when none is given), in standard deviations. A poor guess costs width, never validity:
+    the estimate divides by the very probabilities used. Unscored pairs get the uniform chance.
+    """
+    x = np.asarray(scores, dtype=float)
+    scored = ~np.isnan(x)
+    centre = np.nanmedian(x) if threshold is None else threshold
+    spread = np.nanstd(x) or 1.0
+    p = 1 / (1 + np.exp(-1.7 * (x - centre) / spread))
+    uncertainty = np.where(scored, np.sqrt(p * (1 - p)), np.nan)
+    uniform = min(1.0, budget / len(x))
+    uncertainty = np.where(scored, uncertainty, np.nanmean(uncertainty) if scored.any() else 1.0)
+    low, high = 0.0, 1.0 / max(uncertainty.min(), 1e-12)
+    for _ in range(100):  # the scale whose clipped probabilities add up to the budget
+        middle = (low + high) / 2
+        if np.clip(middle * uncertainty, floor * uniform, 1).sum() < budget:
+            low = middle
+        else:
+            high = middle
+    return np.clip(high * uncertainty, floor * uniform, 1)
+
+
+def _se(low, high) -> float:
+    return float((np.ravel(high)[0] - np.ravel(low)[0]) / (2 * Z95))
+
+
+# --- cross-fitted predictions ---------------------------------------------------------------
+
+
+def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0):
+    """Out-of-fold predictions of the labelled pairs, the folds' average on every pair, the metric each
+    fold chose.
+
+    `y`: 0/1 with NaN where unlabelled; `scores`: one oriented column per candidate metric (NaN where
+    unscored: the training folds' base rate is predicted there). `predictor`: use that metric only.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    y = np.asarray(y, dtype=float)
+    labelled = np.flatnonzero(~np.isnan(y))
+    candidates = [predictor] if predictor else list(scores.columns)
+    fold_of = np.random.default_rng(seed).permutation(len(labelled)) % folds
+    out_of_fold = np.full(len(y), np.nan)
+    every_pair = np.zeros((len(y), folds))
+    chosen = []
+    for fold in range(folds):
+        train = labelled[fold_of != fold]
+        fits = [_calibrated(LogisticRegression, scores[m].to_numpy(float), y, train) for m in candidates]
+        best = min(range(len(fits)), key=lambda i: fits[i][0])
+        chosen.append(candidates[best])
+        predict = fits[best][1]
+        every_pair[:, fold] = predict
+        held_out = labelled[fold_of == fold]
+        out_of_fold[held_out] = predict[held_out]
+    return out_of_fold, every_pair.mean(axis=1), chosen
+
+
+def _calibrated(model_class, x, y, train):
+    """(log loss on the training rows, predicted probability on every pair) of a logistic calibration."""
+    base_rate = float(y[train].mean())
+    usable = train[~np.isnan(x[train])]
+    if len(np.unique(y[usable])) < 2 or np.ptp(x[usable]) == 0:
+        prediction = np.full(len(x), base_rate)
+    else:
+        centre, spread = x[usable].mean(), x[usable].std()
+        model = model_class(C=1e4).fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
+        prediction = np.full(len(x), base_rate)
+        scored = ~np.isnan(x)
+        prediction[scored] = model.predict_proba(((x[scored] - centre) / spread).reshape(-1, 1))[:, 1]
+    p = np.clip(prediction[train], 1e-6, 1 - 1e-6)
+    return float(-np.mean(y[train] * np.log(p) + (1 - y[train]) * np.log(1 - p))), prediction
+
+
+# --- the report's table ---------------------------------------------------------------------
+
+
+def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS):
+    """The paraphrase rate of all pairs, of each system and the difference of every two systems:
+    human-only and prediction-powered, side by side; and notes.
+
+    `frame`: pair_id, label (1 paraphrase, 0 not, NaN unlabelled), system, one column per metric.
+    """
+    notes = []
+    rows = frame[frame[metrics].notna().any(axis=1)] if metrics else frame.iloc[0:0]
+    y = rows["label"].to_numpy(float) if len(rows) else np.array([])
+    n_labelled = int((~np.isnan(y)).sum())
+    if not metrics or n_labelled < MIN_LABELLED or len(np.unique(y[~np.isnan(y)])) < 2:
+        return pd.DataFrame(columns=COLUMNS), _why_none(metrics, n_labelled)
+    if predictor is not None and predictor not in metrics:
+        notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
+        predictor = None
+    oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in metrics})
+    out_of_fold, every_pair, chosen = cross_fitted(y, oriented, predictor=predictor, folds=folds, seed=seed)
+    counts = pd.Series(chosen).value_counts()
+    chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
+    chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
+    groups = [(ALL_PAIRS, np.ones(len(rows), dtype=bool))]
+    systems = rows["system"].fillna("").astype(str) if "system" in rows else pd.Series("", index=rows.index)
+    names = [s for s in pd.unique(systems) if s]
+    groups += [(name, (systems == name).to_numpy()) for name in names]
+    fitted = {}
+    table = []
+    for name, members in groups:
+        row, fit = _group_row(name, y[members], out_of_fold[members], every_pair[members])
+        fitted[name] = fit
+        table.append(row | chosen_by)
+    for index, a in enumerate(names):
+        for b in names[index + 1 :]:
+            table.append(_difference_row(a, b, fitted[a], fitted[b]) | chosen_by)
+    result = pd.DataFrame(table, columns=COLUMNS)
+    if result["ppi"].isna().any():
+        notes.append(f"Groups with fewer than {MIN_LABELLED} labelled pairs (or one class only) get no interval.")
+    return result, notes
+
+
+def _group_row(name, y, out_of_fold, every_pair):
+    labelled = ~np.isnan(y)
+    row = {"estimand": "paraphrase_rate", "group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
+    if labelled.sum() < MIN_LABELLED:
+        return row, None
+    human, human_se = human_mean(y[labelled])
+    if labelled.all():  # nothing left to predict: the labels are the whole group
+        ppi, ppi_se, lam = human, human_se, 0.0
+    else:
+        ppi, ppi_se, lam = ppi_mean(y[labelled], out_of_fold[labelled], every_pair[~labelled])
+    row |= _interval("human", human, human_se) | _interval("ppi", ppi, ppi_se)
+    row |= {"lambda": lam, "n_effective": _effective(row["n_labelled"], human_se, ppi_se)}
+    return row, (human, human_se, ppi, ppi_se, int(labelled.sum()))
+
+
+def _difference_row(a, b, fit_a, fit_b):
+    row = {"estimand": "paraphrase_rate_difference", "group": f"{a} − {b}"}
+    if fit_a is None or fit_b is None:
+        return row
+    (ha, hsa, pa, psa, na), (hb, hsb, pb, psb, nb) = fit_a, fit_b
+    human_se, ppi_se = np.hypot(hsa, hsb), np.hypot(psa, psb)
+    row |= {"n_labelled": na + nb}
+    row |= _interval("human", ha - hb, human_se) | _interval("ppi", pa - pb, ppi_se)
+    return row | {"n_effective": _effective(na + nb, human_se, ppi_se)}
+
+
+def _interval(prefix, estimate, se):
+    return {prefix: estimate, f"{prefix}_low": estimate - Z95 * se, f"{prefix}_high": estimate + Z95 * se}
+
+
+def _effective(n, human_se, ppi_se):
+    """The human-only sample size with the prediction-powered interval's width: widths go as 1/sqrt(n)."""
+    if not ppi_se > 0:
+        return np.nan
+    return float(n * (human_se / ppi_se) ** 2)
+
+
+def _why_none(metrics, n_labelled):
+    if not metrics:
+        return ["Prediction-powered estimates need a metric with scores."]
+    return [
+        f"Prediction-powered estimates need at least {MIN_LABELLED} labelled pairs of both classes "
+        f"({n_labelled} labelled so far)."
+    ]
