@@ -74,22 +74,23 @@ def _tuned_lambda(library, y, yhat, unlabelled):
     return float(library.ppi._calc_lam_glm(grads, grads_hat, grads_unl, np.eye(1), clip=True))
 
 
-def active_mean(y, predicted, probability, sampled, *, tune=True) -> tuple[float, float, float]:
+def active_mean(y, predicted, probability, sampled, *, lam=None) -> tuple[float, float, float]:
     """Active inference's estimate of the mean over all N pairs, its standard error and lambda.
 
     `probability`: each pair's chance of being chosen for judging (all N); `sampled`: whether it was
     (its label `y` is read only there); `predicted`: the predictor on every pair. The estimate is
     (1/N) sum [lambda f + (y - lambda f) xi / pi]; lambda minimises its estimated variance (clipped to
-    [0, 1], as PPI++ does); with `tune=False`, lambda = 0: the human-only Horvitz-Thompson estimate.
+    [0, 1], as PPI++ does) unless given; `lam=0` is the human-only Horvitz-Thompson estimate.
     """
     f, pi = np.asarray(predicted, dtype=float), np.asarray(probability, dtype=float)
     xi = np.asarray(sampled, dtype=bool)
     weighted = np.where(xi, np.nan_to_num(np.asarray(y, dtype=float)) / pi, 0.0)  # y xi / pi
     correction = f * (1 - xi / pi)  # the part lambda multiplies
-    lam = 0.0
-    if tune and np.var(correction) > 0:
-        covariance = np.cov(correction, weighted)[0, 1]
-        lam = float(np.clip(-covariance / np.var(correction, ddof=1), 0, 1))
+    if lam is None:
+        lam = 0.0
+        if np.var(correction) > 0:
+            covariance = np.cov(correction, weighted)[0, 1]
+            lam = float(np.clip(-covariance / np.var(correction, ddof=1), 0, 1))
     terms = weighted + lam * correction
     return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(len(terms))), lam
 
@@ -199,15 +200,13 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     systems = rows["system"].fillna("").astype(str) if "system" in rows else pd.Series("", index=rows.index)
     names = [s for s in pd.unique(systems) if s]
     groups += [(name, (systems == name).to_numpy()) for name in names]
-    fitted = {}
-    table = []
+    fitted, table = {}, []
     for name, members in groups:
-        row, fit = _group_row(name, y[members], out_of_fold[members], every_pair[members])
-        fitted[name] = fit
-        table.append(row | chosen_by)
+        fitted[name] = _group_row(name, y[members], out_of_fold[members], every_pair[members])
+        table.append(fitted[name] | chosen_by)
     for index, a in enumerate(names):
         for b in names[index + 1 :]:
-            table.append(_difference_row(a, b, fitted[a], fitted[b]) | chosen_by)
+            table.append(_difference_row(fitted[a], fitted[b]) | chosen_by)
     result = pd.DataFrame(table, columns=COLUMNS)
     if result["ppi"].isna().any():
         notes.append(f"Groups with fewer than {MIN_LABELLED} labelled pairs (or one class only) get no interval.")
@@ -217,27 +216,34 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
 def _group_row(name, y, out_of_fold, every_pair):
     labelled = ~np.isnan(y)
     row = {"estimand": "paraphrase_rate", "group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
-    if labelled.sum() < MIN_LABELLED:
-        return row, None
+    if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
+        return row
     human, human_se = human_mean(y[labelled])
     if labelled.all():  # nothing left to predict: the labels are the whole group
         ppi, ppi_se, lam = human, human_se, 0.0
     else:
         ppi, ppi_se, lam = ppi_mean(y[labelled], out_of_fold[labelled], every_pair[~labelled])
     row |= _interval("human", human, human_se) | _interval("ppi", ppi, ppi_se)
-    row |= {"lambda": lam, "n_effective": _effective(row["n_labelled"], human_se, ppi_se)}
-    return row, (human, human_se, ppi, ppi_se, int(labelled.sum()))
+    return row | {
+        "lambda": lam,
+        "n_effective": _effective(row["n_labelled"], human_se, ppi_se),
+        "se": (human_se, ppi_se),
+    }
 
 
-def _difference_row(a, b, fit_a, fit_b):
-    row = {"estimand": "paraphrase_rate_difference", "group": f"{a} − {b}"}
-    if fit_a is None or fit_b is None:
+def _difference_row(a, b):
+    """System a minus system b: their pairs are different pairs, so the two estimates' variances add."""
+    row = {
+        "estimand": "paraphrase_rate_difference",
+        "group": f"{a['group']} − {b['group']}",
+        "n_pairs": a["n_pairs"] + b["n_pairs"],
+        "n_labelled": a["n_labelled"] + b["n_labelled"],
+    }
+    if "se" not in a or "se" not in b:
         return row
-    (ha, hsa, pa, psa, na), (hb, hsb, pb, psb, nb) = fit_a, fit_b
-    human_se, ppi_se = np.hypot(hsa, hsb), np.hypot(psa, psb)
-    row |= {"n_labelled": na + nb}
-    row |= _interval("human", ha - hb, human_se) | _interval("ppi", pa - pb, ppi_se)
-    return row | {"n_effective": _effective(na + nb, human_se, ppi_se)}
+    human_se, ppi_se = np.hypot(a["se"][0], b["se"][0]), np.hypot(a["se"][1], b["se"][1])
+    row |= _interval("human", a["human"] - b["human"], human_se) | _interval("ppi", a["ppi"] - b["ppi"], ppi_se)
+    return row | {"n_effective": _effective(row["n_labelled"], human_se, ppi_se)}
 
 
 def _interval(prefix, estimate, se):
