@@ -129,14 +129,17 @@ def _se(low, high) -> float:
 # --- cross-fitted predictions ---------------------------------------------------------------
 
 
-def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0):
+def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0, binary=True):
     """Out-of-fold predictions of the labelled pairs, the folds' average on every pair, the metric each
     fold chose.
 
     `y`: 0/1 with NaN where unlabelled; `scores`: one oriented column per candidate metric (NaN where
     unscored: the training folds' base rate is predicted there). `predictor`: use that metric only.
+    `binary`: a logistic calibration of 0/1 labels; otherwise a linear one of a mean rating.
     """
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    model = (lambda: LogisticRegression(C=1e4)) if binary else LinearRegression
 
     y = np.asarray(y, dtype=float)
     labelled = np.flatnonzero(~np.isnan(y))
@@ -147,7 +150,7 @@ def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0
     chosen = []
     for fold in range(folds):
         train = labelled[fold_of != fold]
-        fits = [_calibrated(LogisticRegression, scores[m].to_numpy(float), y, train) for m in candidates]
+        fits = [_calibrated(model, scores[m].to_numpy(float), y, train, binary) for m in candidates]
         best = min(range(len(fits)), key=lambda i: fits[i][0])
         chosen.append(candidates[best])
         predict = fits[best][1]
@@ -157,18 +160,20 @@ def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0
     return out_of_fold, every_pair.mean(axis=1), chosen
 
 
-def _calibrated(model_class, x, y, train):
-    """(log loss on the training rows, predicted probability on every pair) of a logistic calibration."""
+def _calibrated(model, x, y, train, binary):
+    """(loss on the training rows, prediction on every pair) of a calibration of one metric's score:
+    the log loss of a logistic fit for labels, the squared error of a linear one for ratings."""
     base_rate = float(y[train].mean())
+    prediction = np.full(len(x), base_rate)
     usable = train[~np.isnan(x[train])]
-    if len(np.unique(y[usable])) < 2 or np.ptp(x[usable]) == 0:
-        prediction = np.full(len(x), base_rate)
-    else:
+    if len(np.unique(y[usable])) >= 2 and np.ptp(x[usable]) > 0:
         centre, spread = x[usable].mean(), x[usable].std()
-        model = model_class(C=1e4).fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
-        prediction = np.full(len(x), base_rate)
+        fitted = model().fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
         scored = ~np.isnan(x)
-        prediction[scored] = model.predict_proba(((x[scored] - centre) / spread).reshape(-1, 1))[:, 1]
+        features = ((x[scored] - centre) / spread).reshape(-1, 1)
+        prediction[scored] = fitted.predict_proba(features)[:, 1] if binary else fitted.predict(features)
+    if not binary:
+        return float(np.mean((y[train] - prediction[train]) ** 2)), prediction
     p = np.clip(prediction[train], 1e-6, 1 - 1e-6)
     return float(-np.mean(y[train] * np.log(p) + (1 - y[train]) * np.log(1 - p))), prediction
 
@@ -176,23 +181,27 @@ def _calibrated(model_class, x, y, train):
 # --- the report's table ---------------------------------------------------------------------
 
 
-def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS):
+def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS, estimand="paraphrase_rate"):
     """The paraphrase rate of all pairs, of each system and the difference of every two systems:
     human-only and prediction-powered, side by side; and notes.
 
     `frame`: pair_id, label (1 paraphrase, 0 not, NaN unlabelled), system, one column per metric.
+    Another `estimand` (a criterion's name): `label` holds each pair's mean rating, calibrated linearly.
     """
+    binary = estimand == "paraphrase_rate"
     notes = []
     rows = frame[frame[metrics].notna().any(axis=1)] if metrics else frame.iloc[0:0]
     y = rows["label"].to_numpy(float) if len(rows) else np.array([])
     n_labelled = int((~np.isnan(y)).sum())
     if not metrics or n_labelled < MIN_LABELLED or len(np.unique(y[~np.isnan(y)])) < 2:
-        return pd.DataFrame(columns=COLUMNS), _why_none(metrics, n_labelled)
+        return pd.DataFrame(columns=COLUMNS), _why_none(metrics, n_labelled, estimand)
     if predictor is not None and predictor not in metrics:
         notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
         predictor = None
     oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in metrics})
-    out_of_fold, every_pair, chosen = cross_fitted(y, oriented, predictor=predictor, folds=folds, seed=seed)
+    out_of_fold, every_pair, chosen = cross_fitted(
+        y, oriented, predictor=predictor, folds=folds, seed=seed, binary=binary
+    )
     counts = pd.Series(chosen).value_counts()
     chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
     chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
@@ -202,11 +211,11 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     groups += [(name, (systems == name).to_numpy()) for name in names]
     fitted, table = {}, []
     for name, members in groups:
-        fitted[name] = _group_row(name, y[members], out_of_fold[members], every_pair[members])
+        fitted[name] = _group_row(name, y[members], out_of_fold[members], every_pair[members]) | {"estimand": estimand}
         table.append(fitted[name] | chosen_by)
     for index, a in enumerate(names):
         for b in names[index + 1 :]:
-            table.append(_difference_row(fitted[a], fitted[b]) | chosen_by)
+            table.append(_difference_row(fitted[a], fitted[b]) | chosen_by | {"estimand": f"{estimand}_difference"})
     result = pd.DataFrame(table, columns=COLUMNS)
     if result["ppi"].isna().any():
         notes.append(f"Groups with fewer than {MIN_LABELLED} labelled pairs (or one class only) get no interval.")
@@ -215,7 +224,7 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
 
 def _group_row(name, y, out_of_fold, every_pair):
     labelled = ~np.isnan(y)
-    row = {"estimand": "paraphrase_rate", "group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
+    row = {"group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
     if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
         return row
     human, human_se = human_mean(y[labelled])
@@ -234,7 +243,6 @@ def _group_row(name, y, out_of_fold, every_pair):
 def _difference_row(a, b):
     """System a minus system b: their pairs are different pairs, so the two estimates' variances add."""
     row = {
-        "estimand": "paraphrase_rate_difference",
         "group": f"{a['group']} − {b['group']}",
         "n_pairs": a["n_pairs"] + b["n_pairs"],
         "n_labelled": a["n_labelled"] + b["n_labelled"],
@@ -257,10 +265,8 @@ def _effective(n, human_se, ppi_se):
     return float(n * (human_se / ppi_se) ** 2)
 
 
-def _why_none(metrics, n_labelled):
+def _why_none(metrics, n_labelled, estimand):
     if not metrics:
         return ["Prediction-powered estimates need a metric with scores."]
-    return [
-        f"Prediction-powered estimates need at least {MIN_LABELLED} labelled pairs of both classes "
-        f"({n_labelled} labelled so far)."
-    ]
+    what = "labelled pairs of both classes" if estimand == "paraphrase_rate" else f"pairs rated on {estimand}"
+    return [f"Prediction-powered estimates need at least {MIN_LABELLED} {what} ({n_labelled} so far)."]

@@ -393,10 +393,13 @@ def _system_correlation(report, frame):
     return Shown(table, bold, caption)
 
 
-def _estimates(report, frame):
+def estimates_layout(report, frame):
     """Groups as rows: the human-only and the prediction-powered estimate side by side, and what the metric saved."""
+    rates = frame["estimand"].str.startswith("paraphrase_rate").all()
     groups = [
-        f"{g} (difference)" if e.endswith("_difference") else str(g) for e, g in zip(frame["estimand"], frame["group"])
+        (str(g) if rates else f"{title_for(e.removesuffix('_difference'))}: {g}")
+        + (" (difference)" if e.endswith("_difference") else "")
+        for e, g in zip(frame["estimand"], frame["group"])
     ]
     table = pd.DataFrame(
         {
@@ -408,9 +411,9 @@ def _estimates(report, frame):
             "Prediction-powered [95% CI]": [
                 _interval(v, lo, hi) for v, lo, hi in zip(frame["ppi"], frame["ppi_low"], frame["ppi_high"])
             ],
-            "Worth (labelled pairs)": [_number(n, 0) for n in frame["n_effective"]],
+            "Effective labelled pairs": [_number(n, 0) for n in frame["n_effective"]],
         },
-        index=pd.Index(groups, name="Paraphrase rate of"),
+        index=pd.Index(groups, name="Paraphrase rate of" if rates else "Mean rating of"),
     )
     first = frame.iloc[0]
     predictor = metric_title(first["predictor"], report.directions.get(first["predictor"]))
@@ -418,10 +421,11 @@ def _estimates(report, frame):
         chosen = f"{predictor}, the researcher's choice"
     else:
         chosen = f"{predictor}, chosen on the judged pairs by cross-fitting ({first['predictor_folds']} of the folds)"
+    truth = "rate (the judges' majority" if rates else "mean (the judges' mean rating"
     caption = (
-        "Each interval holds the true rate (the judges' majority over every pair) in 95% of campaigns, "
+        f"Each interval holds the true {truth} over every pair) in 95% of campaigns, "
         "whatever the metric's quality; a better metric narrows the prediction-powered one. "
-        f"Predictor: {chosen}. Worth: the labelled pairs a judges-only interval would need for the same width. "
+        f"Predictor: {chosen}. Effective labelled pairs: how many a judges-only interval would need for the same width. "
         f"{PRECISION}"
     )
     return Shown(table, caption=caption)
@@ -550,7 +554,7 @@ TABLES = (
         "estimates",
         "Paraphrase rates estimated from the judged pairs with and without the metric (prediction-powered, PPI++)",
         "estimates",
-        _estimates,
+        estimates_layout,
         "estimates",
     ),
     Table(

@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from reports.analysis.present import Table, tables_in
 
 TABLE_TEMPLATE = "reports/_section.html"
@@ -38,7 +40,7 @@ class Section:
 
 
 def no_estimates(report):
-    if not report.tables["estimates"].empty:
+    if not report.tables["estimates"].empty or not report.tables.get("criteria_estimates", pd.DataFrame()).empty:
         return None
     if not report.metrics:
         return "No metric has scored these pairs yet: the estimates need a metric's scores on every pair."
