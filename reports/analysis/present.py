@@ -425,7 +425,8 @@ def estimates_layout(report, frame):
     caption = (
         f"Each interval holds the true {truth} over every pair) in 95% of campaigns, "
         "whatever the metric's quality; a better metric narrows the prediction-powered one. "
-        f"Predictor: {chosen}. Effective labelled pairs: how many a judges-only interval would need for the same width. "
+        f"Predictor: {chosen}. Effective labelled pairs: how many a judges-only interval would need "
+        "for the same width. "
         f"{PRECISION}"
     )
     return Shown(table, caption=caption)
