@@ -28,9 +28,10 @@ from reports.analysis.common import orient
 
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 FOLDS = 5
+MAX_FIT = 20_000  # labelled pairs a calibration is fitted on at most (a seeded sample beyond)
 MIN_LABELLED = 10  # fewer labelled pairs in a group: no interval (a CLT interval on a handful says nothing)
 ALL_PAIRS = "All pairs"
-CHOSEN, NAMED = "cross-fitted choice", "researcher's choice"
+CHOSEN, NAMED, EVERY_PAIR = "cross-fitted choice", "researcher's choice", "every pair labelled"
 COLUMNS = [
     "estimand", "group", "n_pairs", "n_labelled", "human", "human_low", "human_high",
     "ppi", "ppi_low", "ppi_high", "predictor", "predictor_folds", "chosen_by", "lambda", "n_effective",
@@ -137,45 +138,57 @@ def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0
     unscored: the training folds' base rate is predicted there). `predictor`: use that metric only.
     `binary`: a logistic calibration of 0/1 labels; otherwise a linear one of a mean rating.
     """
-    from sklearn.linear_model import LinearRegression, LogisticRegression
-
-    model = (lambda: LogisticRegression(C=1e4)) if binary else LinearRegression
-
     y = np.asarray(y, dtype=float)
+    rng = np.random.default_rng(seed)
     labelled = np.flatnonzero(~np.isnan(y))
     candidates = [predictor] if predictor else list(scores.columns)
-    fold_of = np.random.default_rng(seed).permutation(len(labelled)) % folds
+    fold_of = rng.permutation(len(labelled)) % folds
     out_of_fold = np.full(len(y), np.nan)
     every_pair = np.zeros((len(y), folds))
     chosen = []
     for fold in range(folds):
         train = labelled[fold_of != fold]
-        fits = [_calibrated(model, scores[m].to_numpy(float), y, train, binary) for m in candidates]
+        if len(train) > MAX_FIT:  # two parameters need no more; 400,000 gold labels would cost seconds
+            train = np.sort(rng.choice(train, MAX_FIT, replace=False))
+        fits = [_calibrated(scores[m].to_numpy(float), y, train, binary) for m in candidates]
         best = min(range(len(fits)), key=lambda i: fits[i][0])
         chosen.append(candidates[best])
-        predict = fits[best][1]
-        every_pair[:, fold] = predict
+        every_pair[:, fold] = fits[best][1](scores[candidates[best]].to_numpy(float))
         held_out = labelled[fold_of == fold]
-        out_of_fold[held_out] = predict[held_out]
+        out_of_fold[held_out] = every_pair[held_out, fold]
     return out_of_fold, every_pair.mean(axis=1), chosen
 
 
-def _calibrated(model, x, y, train, binary):
-    """(loss on the training rows, prediction on every pair) of a calibration of one metric's score:
-    the log loss of a logistic fit for labels, the squared error of a linear one for ratings."""
+def _calibrated(x, y, train, binary):
+    """(loss on the training rows, the calibration as a function of the score) of one metric: the log loss
+    of a logistic fit for labels, the squared error of a linear one for ratings."""
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
     base_rate = float(y[train].mean())
-    prediction = np.full(len(x), base_rate)
     usable = train[~np.isnan(x[train])]
+
+    def predict(values, fitted=None, centre=0.0, spread=1.0):
+        prediction = np.full(len(values), base_rate)
+        scored = ~np.isnan(values)
+        if fitted is not None and scored.any():
+            features = ((values[scored] - centre) / spread).reshape(-1, 1)
+            prediction[scored] = fitted.predict_proba(features)[:, 1] if binary else fitted.predict(features)
+        return prediction
+
+    calibration = predict
     if len(np.unique(y[usable])) >= 2 and np.ptp(x[usable]) > 0:
         centre, spread = x[usable].mean(), x[usable].std()
-        fitted = model().fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
-        scored = ~np.isnan(x)
-        features = ((x[scored] - centre) / spread).reshape(-1, 1)
-        prediction[scored] = fitted.predict_proba(features)[:, 1] if binary else fitted.predict(features)
+        model = LogisticRegression(C=1e4) if binary else LinearRegression()
+        fitted = model.fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
+
+        def calibration(values):
+            return predict(values, fitted, centre, spread)
+
+    trained = calibration(x[train])
     if not binary:
-        return float(np.mean((y[train] - prediction[train]) ** 2)), prediction
-    p = np.clip(prediction[train], 1e-6, 1 - 1e-6)
-    return float(-np.mean(y[train] * np.log(p) + (1 - y[train]) * np.log(1 - p))), prediction
+        return float(np.mean((y[train] - trained) ** 2)), calibration
+    p = np.clip(trained, 1e-6, 1 - 1e-6)
+    return float(-np.mean(y[train] * np.log(p) + (1 - y[train]) * np.log(1 - p))), calibration
 
 
 # --- the report's table ---------------------------------------------------------------------
@@ -198,13 +211,17 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     if predictor is not None and predictor not in metrics:
         notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
         predictor = None
-    oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in metrics})
-    out_of_fold, every_pair, chosen = cross_fitted(
-        y, oriented, predictor=predictor, folds=folds, seed=seed, binary=binary
-    )
-    counts = pd.Series(chosen).value_counts()
-    chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
-    chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
+    if n_labelled == len(rows):  # every pair judged: the labels are the whole campaign, nothing to predict
+        out_of_fold = every_pair = y
+        chosen_by = {"predictor": "", "predictor_folds": 0, "chosen_by": EVERY_PAIR}
+    else:
+        oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in metrics})
+        out_of_fold, every_pair, chosen = cross_fitted(
+            y, oriented, predictor=predictor, folds=folds, seed=seed, binary=binary
+        )
+        counts = pd.Series(chosen).value_counts()
+        chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
+        chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
     groups = [(ALL_PAIRS, np.ones(len(rows), dtype=bool))]
     systems = rows["system"].fillna("").astype(str) if "system" in rows else pd.Series("", index=rows.index)
     names = [s for s in pd.unique(systems) if s]

@@ -417,7 +417,9 @@ def estimates_layout(report, frame):
     )
     first = frame.iloc[0]
     predictor = metric_title(first["predictor"], report.directions.get(first["predictor"]))
-    if first["chosen_by"] == "researcher's choice":
+    if first["chosen_by"] == "every pair labelled":
+        chosen = "none needed, every pair has a label (both columns are the labels' own)"
+    elif first["chosen_by"] == "researcher's choice":
         chosen = f"{predictor}, the researcher's choice"
     else:
         chosen = f"{predictor}, chosen on the judged pairs by cross-fitting ({first['predictor_folds']} of the folds)"
