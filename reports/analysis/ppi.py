@@ -32,9 +32,10 @@ MAX_FIT = 20_000  # labelled pairs a calibration is fitted on at most (a seeded 
 MIN_LABELLED = 10  # fewer labelled pairs in a group: no interval (a CLT interval on a handful says nothing)
 ALL_PAIRS = "All pairs"
 CHOSEN, NAMED, EVERY_PAIR = "cross-fitted choice", "researcher's choice", "every pair labelled"
+UNIFORM, ACTIVE = "uniform", "active"
 COLUMNS = [
     "estimand", "group", "n_pairs", "n_labelled", "human", "human_low", "human_high",
-    "ppi", "ppi_low", "ppi_high", "predictor", "predictor_folds", "chosen_by", "lambda", "n_effective",
+    "ppi", "ppi_low", "ppi_high", "predictor", "predictor_folds", "chosen_by", "design", "lambda", "n_effective",
 ]  # fmt: skip
 
 
@@ -211,6 +212,10 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     if predictor is not None and predictor not in metrics:
         notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
         predictor = None
+    design, design_notes = _active_design(rows, y)
+    notes += design_notes
+    if design is not None:
+        y = np.where(design[1], y, np.nan)  # a label outside the draw cannot be weighted: left out
     if n_labelled == len(rows):  # every pair judged: the labels are the whole campaign, nothing to predict
         out_of_fold = every_pair = y
         chosen_by = {"predictor": "", "predictor_folds": 0, "chosen_by": EVERY_PAIR}
@@ -222,13 +227,16 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
         counts = pd.Series(chosen).value_counts()
         chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
         chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
+    chosen_by["design"] = UNIFORM if design is None else ACTIVE
     groups = [(ALL_PAIRS, np.ones(len(rows), dtype=bool))]
     systems = rows["system"].fillna("").astype(str) if "system" in rows else pd.Series("", index=rows.index)
     names = [s for s in pd.unique(systems) if s]
     groups += [(name, (systems == name).to_numpy()) for name in names]
     fitted, table = {}, []
     for name, members in groups:
-        fitted[name] = _group_row(name, y[members], out_of_fold[members], every_pair[members]) | {"estimand": estimand}
+        part = None if design is None else (design[0][members], design[1][members])
+        row = _group_row(name, y[members], out_of_fold[members], every_pair[members], part)
+        fitted[name] = row | {"estimand": estimand}
         table.append(fitted[name] | chosen_by)
     for index, a in enumerate(names):
         for b in names[index + 1 :]:
@@ -239,15 +247,21 @@ def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     return result, notes
 
 
-def _group_row(name, y, out_of_fold, every_pair):
+def _group_row(name, y, out_of_fold, every_pair, design=None):
+    """One group's estimates; `design`: (probability, drawn) per pair under active choice, else uniform."""
     labelled = ~np.isnan(y)
     row = {"group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
     if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
         return row
-    human, human_se = human_mean(y[labelled])
-    if labelled.all():  # nothing left to predict: the labels are the whole group
+    if design is not None:
+        predicted = np.where(labelled, out_of_fold, every_pair)
+        human, human_se, _ = active_mean(y, predicted, design[0], labelled, lam=0.0)
+        ppi, ppi_se, lam = active_mean(y, predicted, design[0], labelled)
+    elif labelled.all():  # nothing left to predict: the labels are the whole group
+        human, human_se = human_mean(y)
         ppi, ppi_se, lam = human, human_se, 0.0
     else:
+        human, human_se = human_mean(y[labelled])
         ppi, ppi_se, lam = ppi_mean(y[labelled], out_of_fold[labelled], every_pair[~labelled])
     row |= _interval("human", human, human_se) | _interval("ppi", ppi, ppi_se)
     return row | {
@@ -255,6 +269,30 @@ def _group_row(name, y, out_of_fold, every_pair):
         "n_effective": _effective(row["n_labelled"], human_se, ppi_se),
         "se": (human_se, ppi_se),
     }
+
+
+def _active_design(rows, y):
+    """(probability, drawn) per pair when the pairs were drawn by active choice, else None; and notes.
+
+    While a campaign is in progress only some drawn pairs have labels: each pair's probability is then
+    thinned by the share of drawn pairs labelled so far (assuming, as the least-judged-first order makes
+    nearly true, that the drawn pairs are judged in random order); exact once every drawn pair is labelled.
+    """
+    if "choice_probability" not in rows or not rows["choice_probability"].notna().any():
+        return None, []
+    probability = rows["choice_probability"].to_numpy(float)
+    if np.isnan(probability).any():
+        return None, ["Some pairs were not drawn by active choice (campaigns of both designs): unweighted estimates."]
+    drawn = rows["chosen"].fillna(False).to_numpy(bool)
+    labelled = drawn & ~np.isnan(y)
+    done = labelled.sum() / max(drawn.sum(), 1)
+    notes = []
+    if done < 1:
+        notes.append(
+            f"Active choice: {int(labelled.sum())} of {int(drawn.sum())} drawn pairs labelled so far; the weights "
+            "assume the rest are labelled in random order."
+        )
+    return (probability * done, labelled), notes
 
 
 def _difference_row(a, b):

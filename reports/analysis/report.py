@@ -221,7 +221,7 @@ class _Steps:
         s = self.settings
         estimates, notes = self.run(
             "estimates",
-            ["pair_id", "system", "label"],
+            ["pair_id", "system", "label", "choice_probability", "chosen"],
             lambda part: ppi.estimates_table(
                 part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
             ),
