@@ -80,9 +80,12 @@ def open_pairs(campaign):
     """Pairs that still need judgments.
 
     A pair wants `overlap_target` judgments; with adaptive overlap, a pair whose first
-    judges did not all agree wants more, up to `overlap_max`.
+    judges did not all agree wants more, up to `overlap_max`. With active choice, only the
+    pairs drawn for judging (none before the draw: the estimates need every judged pair drawn).
     """
     wanted = Q(load__lt=campaign.overlap_target)
+    if campaign.active_choice:
+        wanted &= Q(chosen=True)
     if _votes(campaign) is not None:
         disputed = Q(answered__gte=campaign.overlap_target) & ~_first_judges_agree()
         wanted |= Q(load__lt=campaign.overlap_max) & disputed
@@ -133,6 +136,7 @@ def _create_assignment(judge, pair, is_training):
         position=position,
         is_training=is_training,
         top=_top_side(judge.campaign),
+        choice_probability=None if is_training else pair.choice_probability,
     )
 
 

@@ -119,6 +119,8 @@ class Assignment(models.Model):
     top = models.CharField(max_length=10, choices=TOP_CHOICES, help_text="Which sentence is shown on top.")
     assigned_at = models.DateTimeField(auto_now_add=True)
     shown_at = models.DateTimeField(null=True, blank=True)
+    # With active choice: the probability the pair was drawn with (copied when assigned: kept with the judgment).
+    choice_probability = models.FloatField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["judge", "position"]

@@ -3,6 +3,7 @@ from django.contrib.auth import get_user_model
 from django.utils.text import slugify
 
 from scoring.metrics.filters import bleu_range_problem
+from scoring.metrics.registry import METRICS
 
 from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem
 
@@ -28,6 +29,9 @@ class CampaignForm(forms.ModelForm):
             "overlap_target",
             "adaptive_overlap",
             "overlap_max",
+            "ppi_predictor",
+            "active_choice",
+            "active_budget",
             "is_open",
             "system_keys",
             "span_highlight",
@@ -62,6 +66,17 @@ class CampaignForm(forms.ModelForm):
         )
         if self.instance.pk and self.instance.has_started():
             self.fields["task_type"].disabled = True
+            # The design a campaign's judged pairs were drawn under cannot change after the fact.
+            self.fields["active_choice"].disabled = True
+            self.fields["active_budget"].disabled = True
+        self.fields["ppi_predictor"] = forms.ChoiceField(
+            choices=[("", "The best on the judged pairs (cross-fitted)")]
+            + [(name, entry.title) for name, entry in METRICS.items()],
+            initial=self.instance.ppi_predictor,
+            required=False,
+            label="Predictor metric",
+            help_text=Campaign._meta.get_field("ppi_predictor").help_text,
+        )
         if not may_share:
             # Only the owner (or a superuser) decides who else sees the campaign.
             del self.fields["shared_with"]

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
+from scoring.metrics.registry import METRICS
 from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
@@ -103,6 +104,25 @@ class Campaign(models.Model):
         validators=[MinValueValidator(1)],
         help_text="With adaptive overlap: judgments wanted per pair whose first judges disagree.",
     )
+    # Prediction-powered estimates (reports.analysis.ppi): the metric predicting labels, and active choice.
+    ppi_predictor = models.CharField(
+        max_length=40,
+        blank=True,
+        help_text="The metric whose scores predict labels in the report's estimates, and guide active choice "
+        "(empty: the best on the judged pairs, chosen by cross-fitting).",
+    )
+    active_choice = models.BooleanField(
+        default=False,
+        help_text="Judges see pairs drawn with probabilities that grow with the predictor's uncertainty "
+        "(draw them once its scores are in: manage.py draw_active_choice); the estimates weight each "
+        "judged pair by its probability. Off: every pair is judged, least-judged first.",
+    )
+    active_budget = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="With active choice: how many pairs to judge, in expectation.",
+    )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
     # A name from annotation's task type registry (annotation/tasktypes/): this layer
     # cannot import it, so the name is checked there, not with `choices` here.
@@ -157,6 +177,12 @@ class Campaign(models.Model):
     def clean(self):
         if self.adaptive_overlap and self.overlap_max < self.overlap_target:
             raise ValidationError({"overlap_max": "The maximum cannot be below the judgments wanted per pair."})
+        if self.ppi_predictor and self.ppi_predictor not in METRICS:
+            raise ValidationError({"ppi_predictor": f"No metric named {self.ppi_predictor!r}."})
+        if self.active_choice and not self.ppi_predictor:
+            raise ValidationError({"ppi_predictor": "Active choice needs a predictor: the metric guiding it."})
+        if self.active_choice and not self.active_budget:
+            raise ValidationError({"active_budget": "Active choice needs a budget: how many pairs to judge."})
 
     def detector_choice(self) -> tuple[int, str]:
         """(campaign pk, version) of the detector that scores this campaign; version LATEST: its own latest."""
@@ -360,6 +386,10 @@ class Pair(models.Model):
     # A reference tagging (training feedback, or a pre-tagged corpus): 0/1 per stored token,
     # {"source": [...], "hypothesis": [...]}; empty when the pair has none.
     gold_tags = models.JSONField(default=dict, blank=True)
+    # Active choice (`Campaign.active_choice`): the chance this pair had of being drawn for judging, and
+    # whether it was; empty until the campaign's choice is drawn.
+    choice_probability = models.FloatField(null=True, blank=True, editable=False)
+    chosen = models.BooleanField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

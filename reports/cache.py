@@ -101,6 +101,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     memo = Memo(store)
     for column, found in frames.known_digests:
         memo.know(column, found)
+    options.setdefault("ppi_predictor", _predictor_of(campaigns))
     report = build_report(
         frames.pairs,
         frames.judgments,
@@ -114,6 +115,12 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     )
     report.notes = frames.notes + report.notes
     return report, frames
+
+
+def _predictor_of(campaigns):
+    """The estimates' predictor the campaigns' researchers chose (one for all of them), else None: cross-fitted."""
+    chosen = {campaign.ppi_predictor for campaign in campaigns}
+    return chosen.pop() or None if len(chosen) == 1 else None
 
 
 def _quiet(text):

@@ -511,12 +511,27 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     )
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
+    pairs = _with_active_choice(campaigns, pairs, pks)
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
     frames = Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
     frames.known_digests = [(pairs[name], found) for name, found in known_digests.items()]
     return frames
+
+
+def _with_active_choice(campaigns, pairs, pks):
+    """With active choice: each pair's `choice_probability` and whether it was `chosen` (the estimates
+    weight by them)."""
+    active = [c for c in campaigns if c.active_choice]
+    if not active:
+        return pairs
+    drawn = Pair.objects.filter(campaign__in=active, chosen__isnull=False)
+    found = {pk: (p, c) for pk, p, c in drawn.values_list("pk", "choice_probability", "chosen")}
+    design = [found.get(pk, (np.nan, None)) for pk in pks]
+    return pairs.assign(
+        choice_probability=[p for p, _c in design], chosen=pd.array([c for _p, c in design], dtype="boolean")
+    )
 
 
 def _scores_in_workers(state, workers):

@@ -393,6 +393,47 @@ def _system_correlation(report, frame):
     return Shown(table, bold, caption)
 
 
+def estimates_layout(report, frame):
+    """Groups as rows: the human-only and the prediction-powered estimate side by side, and what the metric saved."""
+    rates = frame["estimand"].str.startswith("paraphrase_rate").all()
+    groups = [
+        (str(g) if rates else f"{title_for(e.removesuffix('_difference'))}: {g}")
+        + (" (difference)" if e.endswith("_difference") else "")
+        for e, g in zip(frame["estimand"], frame["group"])
+    ]
+    table = pd.DataFrame(
+        {
+            "Pairs": ["–" if _missing(n) else str(int(n)) for n in frame["n_pairs"]],
+            "Labelled": [str(int(n)) for n in frame["n_labelled"]],
+            "Judges only [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["human"], frame["human_low"], frame["human_high"])
+            ],
+            "Prediction-powered [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["ppi"], frame["ppi_low"], frame["ppi_high"])
+            ],
+            "Effective labelled pairs": [_number(n, 0) for n in frame["n_effective"]],
+        },
+        index=pd.Index(groups, name="Paraphrase rate of" if rates else "Mean rating of"),
+    )
+    first = frame.iloc[0]
+    predictor = metric_title(first["predictor"], report.directions.get(first["predictor"]))
+    if first["chosen_by"] == "every pair labelled":
+        chosen = "none needed, every pair has a label (both columns are the labels' own)"
+    elif first["chosen_by"] == "researcher's choice":
+        chosen = f"{predictor}, the researcher's choice"
+    else:
+        chosen = f"{predictor}, chosen on the judged pairs by cross-fitting ({first['predictor_folds']} of the folds)"
+    truth = "rate (the judges' majority" if rates else "mean (the judges' mean rating"
+    caption = (
+        f"Each interval holds the true {truth} over every pair) in 95% of campaigns, "
+        "whatever the metric's quality; a better metric narrows the prediction-powered one. "
+        f"Predictor: {chosen}. Effective labelled pairs: how many a judges-only interval would need "
+        "for the same width. "
+        f"{PRECISION}"
+    )
+    return Shown(table, caption=caption)
+
+
 def criteria_by_system_layout(report, frame):
     """Systems as rows, criteria as columns: each mean rating with its 95% interval."""
     has_ci = "ci_low" in frame
@@ -511,6 +552,13 @@ TABLES = (
         "systems",
         _system_pairwise,
         "systems",
+    ),
+    Table(
+        "estimates",
+        "Paraphrase rates estimated from the judged pairs with and without the metric (prediction-powered, PPI++)",
+        "estimates",
+        estimates_layout,
+        "estimates",
     ),
     Table(
         "system_correlation",

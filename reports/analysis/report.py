@@ -6,7 +6,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, oracle, ranking, systems, tables
+from reports.analysis import agreement, breakdowns, classification, oracle, ppi, ranking, systems, tables
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.memo import Memo
@@ -32,6 +32,7 @@ class Settings:
     curve_points: int | None = 1000  # points per curve in the curve tables; None: one per pair
     figure_points: int = 20_000  # labelled pairs drawn (at random) in Figure 2; more is ink, not information
     max_system_comparisons: int | None = None  # rows of the pairwise system table at most; None: every two systems
+    ppi_predictor: str | None = None  # the metric predicting labels in the estimates table; None: cross-fitted choice
 
 
 @dataclass
@@ -77,7 +78,7 @@ def build_report(
     steps = _Steps(frame, judgments, metrics, directions, answers, settings, memo)
     result, step_notes = steps.tables(verdicts, workers if memo.store is None else 0)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
-    notes += step_notes["systems"] + _scale_notes(frame, settings)
+    notes += step_notes["systems"] + step_notes["estimates"] + _scale_notes(frame, settings)
     notes += [
         note for name in ("mbd", "table4", "rank_correlation", "agreement", "by_group") for note in step_notes[name]
     ]
@@ -214,6 +215,19 @@ class _Steps:
             judgments=True, settings=(s.n_bootstrap, s.seed, s.max_system_comparisons),
         )  # fmt: skip
         return system_tables, {"systems": system_notes}
+
+    def _estimates(self, _verdicts):
+        """Prediction-powered estimates of the paraphrase rates (`ppi`)."""
+        s = self.settings
+        estimates, notes = self.run(
+            "estimates",
+            ["pair_id", "system", "label", "choice_probability", "chosen"],
+            lambda part: ppi.estimates_table(
+                part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
+            ),
+            settings=(s.ppi_predictor, s.seed),
+        )
+        return {"estimates": estimates}, {"estimates": notes}
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""

@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import pandas as pd
+
 from reports.analysis.present import Table, tables_in
 
 TABLE_TEMPLATE = "reports/_section.html"
@@ -37,6 +39,19 @@ class Section:
         return dataclasses.replace(self, tables=tables)
 
 
+def no_estimates(report):
+    if not report.tables["estimates"].empty or not report.tables.get("criteria_estimates", pd.DataFrame()).empty:
+        return None
+    if not report.metrics:
+        return "No metric has scored these pairs yet: the estimates need a metric's scores on every pair."
+    return (
+        "Too few labelled pairs of both classes for an interval yet: the estimates appear at 10 labelled pairs "
+        "(a paraphrase label: the judges' 5-way answers, or the corpus's gold labels)."
+    )
+
+
+# The paraphrase rate from the judged pairs with and without the metric: every type shows it when it has labels.
+ESTIMATES = Section("estimates", "Fewer judgments: prediction-powered estimates", tables_in("estimates"), no_estimates)
 SYSTEM_TABLES = tables_in("systems")
 # Every task type's report compares the systems; each type swaps in the tables of its own measure.
 SYSTEMS = Section("systems", "Systems", SYSTEM_TABLES, no_systems, "reports/_systems.html")

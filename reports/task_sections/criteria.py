@@ -8,7 +8,7 @@ from django.core.cache import cache
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
-from reports.analysis import criteria, present
+from reports.analysis import criteria, ppi, present
 from reports.analysis.common import scipy_stats
 from reports.analysis.present import Table
 from reports.cache import CACHE_SECONDS, fingerprint
@@ -17,7 +17,7 @@ from scoring.metrics.pem import FEATURES
 from scoring.models import Score
 from scoring.service import values_under
 
-from .base import SYSTEMS, Section, TaskSection
+from .base import ESTIMATES, SYSTEMS, Section, TaskSection
 
 NO_SYSTEM = "(no system)"
 # PEM's tables, each declared once; the by-system one is shown in the Systems section.
@@ -52,6 +52,12 @@ CRITERIA_TABLES = (
         "Pearson on held-out sources",
         layout=present.criteria_pem_fit_layout,
         section="criteria",
+    ),
+    Table(
+        "criteria_estimates",
+        "Each criterion's mean estimated from the rated pairs with and without the metric (prediction-powered, PPI++)",
+        layout=present.estimates_layout,
+        section="estimates",
     ),
     Table(
         "criteria_pem_judges",
@@ -97,10 +103,22 @@ def _criteria_tables(campaigns):
         "criteria_system_correlation": system_level,
         "criteria_alpha": criteria.alpha_per_criterion(judgments),
         "criteria_pem_fit": pd.DataFrame(fits if len(features) == len(FEATURES) else fits[1:]),
+        "criteria_estimates": _estimates(judgments, pairs, metrics, frames.directions),
         "criteria_pem_judges": criteria.pem_vs_judges(judgments, pairs, features, controls=controls)
         if len(features) == len(FEATURES)
         else pd.DataFrame(),
     }
+
+
+def _estimates(judgments, pairs, metrics, directions) -> pd.DataFrame:
+    """Each criterion's mean rating over every pair: human-only and prediction-powered (`ppi`)."""
+    means = judgments.groupby(judgments["pair_id"].astype(str))[list(CRITERIA)].mean()
+    tables = []
+    for name in CRITERIA:
+        frame = pairs.assign(label=pairs["pair_id"].astype(str).map(means[name]).astype(float))
+        table, _notes = ppi.estimates_table(frame, metrics, directions, estimand=name)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True) if any(len(t) for t in tables) else tables[0]
 
 
 def pem_controls_frame(campaigns, signatures) -> pd.DataFrame:
@@ -171,6 +189,7 @@ CRITERIA_REPORT = TaskSection(
         ),
         # Criteria campaigns have no paraphrase label: their systems are compared on the criteria.
         SYSTEMS.with_tables("criteria_by_system", "systems"),
+        ESTIMATES.with_tables("estimates", "criteria_estimates"),
     ),
     declared=CRITERIA_TABLES,
     tables=criteria_tables,

@@ -5,7 +5,7 @@ Its sections show the report's own tables; it reads nothing more from the databa
 
 from reports.analysis.present import tables_in
 
-from .base import SYSTEMS, Section, TaskSection
+from .base import ESTIMATES, SYSTEMS, Section, TaskSection
 
 
 def _no_judgments(report):
@@ -74,4 +74,4 @@ AFTER_SYSTEMS = (
     Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
 )
 
-SIMILARITY_REPORT = TaskSection(sections=(*BEFORE_SYSTEMS, SYSTEMS, *AFTER_SYSTEMS))
+SIMILARITY_REPORT = TaskSection(sections=(*BEFORE_SYSTEMS, SYSTEMS, ESTIMATES, *AFTER_SYSTEMS))

@@ -19,7 +19,7 @@ from reports.analysis.present import Table
 from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
-from .base import SYSTEM_TABLES, SYSTEMS, Section, TaskSection
+from .base import ESTIMATES, SYSTEM_TABLES, SYSTEMS, Section, TaskSection
 from .similarity import AFTER_SYSTEMS, BEFORE_SYSTEMS
 
 REFERENCE_JUDGE = "reference"
@@ -155,7 +155,7 @@ SPANS_SECTION = Section(
     _no_taggings,
 )
 SPANS_REPORT = TaskSection(
-    sections=(SPANS_SECTION, SYSTEMS.with_tables("span_degree_by_system", "systems")),
+    sections=(SPANS_SECTION, SYSTEMS.with_tables("span_degree_by_system", "systems"), ESTIMATES),
     declared=SPAN_TABLES,
     tables=span_tables,
     five_way=False,
@@ -166,6 +166,7 @@ SIMILARITY_SPANS_REPORT = TaskSection(
         *BEFORE_SYSTEMS,
         SPANS_SECTION,
         SYSTEMS.with_tables(*SYSTEM_TABLES, "span_degree_by_system"),
+        ESTIMATES,
         *AFTER_SYSTEMS,
     ),
     declared=SPAN_TABLES,

@@ -16,6 +16,7 @@ from reports.figures import draw_figures, draw_figures_later, figure_specs, skip
 from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 from reports.workers import report_workers
+from scoring.metrics.registry import METRICS
 
 
 def _file_stem(spec):
@@ -55,6 +56,12 @@ class Command(BaseCommand):
             help="open each table's CSV with '# ' lines: its title and each column in words (pandas: comment='#')",
         )
         parser.add_argument(
+            "--ppi-predictor",
+            metavar="METRIC",
+            help="the metric whose scores predict the labels in the estimates table "
+            "(default: the best on the judged pairs, chosen by cross-fitting)",
+        )
+        parser.add_argument(
             "--full-curves",
             action="store_true",
             help="one curve row per pair (default: 1,000 evenly spaced points per metric and corpus)",
@@ -77,6 +84,8 @@ class Command(BaseCommand):
         except OSError as error:
             raise CommandError(f"cannot create {out}: {error}") from None
         chosen = [campaigns[slug] for slug in slugs]
+        if options["ppi_predictor"] and options["ppi_predictor"] not in METRICS:
+            raise CommandError(f"--ppi-predictor: no metric {options['ppi_predictor']!r}; one of {', '.join(METRICS)}")
         if not n_real_pairs(chosen):
             raise CommandError(f"{', '.join(slugs)}: no pairs to report on")
         self._write(chosen, campaigns, slugs, out, options, workers)
@@ -87,6 +96,7 @@ class Command(BaseCommand):
             options["label_source"],
             seed=options["seed"],
             **({"curve_points": None} if options["full_curves"] else {}),
+            **({"ppi_predictor": options["ppi_predictor"]} if options["ppi_predictor"] else {}),
             workers=workers,
         )
         formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]

@@ -1,0 +1,131 @@
+"""Prediction-powered estimates: the estimators against ppi_py and hand computations, and the report's table."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from reports.analysis import ppi
+
+RNG = np.random.default_rng(7)
+Y = (RNG.random(60) < 0.6).astype(float)
+YHAT = np.clip(0.3 * Y + 0.35 + RNG.normal(0, 0.3, 60), 0, 1)
+UNLABELLED = np.clip(0.5 + RNG.normal(0, 0.25, 400), 0, 1)
+
+
+def test_the_human_only_interval_is_the_classical_one():
+    estimate, se = ppi.human_mean(Y)
+    low, high = ppi.ppi_library().classical_mean_ci(Y, alpha=0.05)
+    assert estimate == pytest.approx(Y.mean())
+    assert (estimate - ppi.Z95 * se, estimate + ppi.Z95 * se) == pytest.approx((low, high))
+    assert se == pytest.approx(Y.std() / np.sqrt(len(Y)))  # by hand: the CLT's standard error
+
+
+def test_the_prediction_powered_interval_is_ppi_pys_power_tuned_one():
+    estimate, se, lam = ppi.ppi_mean(Y, YHAT, UNLABELLED)
+    library = ppi.ppi_library()
+    low, high = (float(np.ravel(b)[0]) for b in library.ppi_mean_ci(Y, YHAT, UNLABELLED, alpha=0.05))  # tuned there
+    assert (estimate - ppi.Z95 * se, estimate + ppi.Z95 * se) == pytest.approx((low, high))
+    assert 0 < lam < 1
+    by_hand = lam * UNLABELLED.mean() + (Y - lam * YHAT).mean()
+    assert estimate == pytest.approx(by_hand)
+    variance = (lam * UNLABELLED).var() / len(UNLABELLED) + (Y - lam * YHAT).var() / len(Y)
+    assert se == pytest.approx(np.sqrt(variance))
+
+
+def test_importing_the_library_leaves_the_warning_filters_alone():
+    import warnings
+
+    before = list(warnings.filters)
+    ppi.ppi_library.cache_clear()
+    ppi.ppi_library()
+    assert warnings.filters == before
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5, 1.0])
+def test_the_active_estimate_is_unbiased_over_every_possible_draw(lam):
+    """Four pairs, each judged with its own probability: the mean of the estimate over all 16 draws,
+    weighted by their probabilities, is exactly the true mean."""
+    y = np.array([1.0, 0.0, 1.0, 1.0])
+    predicted = np.array([0.9, 0.3, 0.4, 0.7])
+    probability = np.array([0.2, 0.9, 0.5, 0.35])
+    expectation = 0.0
+    for draw in itertools.product([False, True], repeat=4):
+        sampled = np.array(draw)
+        chance = np.prod(np.where(sampled, probability, 1 - probability))
+        estimate, _se, _lam = ppi.active_mean(np.where(sampled, y, np.nan), predicted, probability, sampled, lam=lam)
+        expectation += chance * estimate
+    assert expectation == pytest.approx(y.mean(), abs=1e-12)
+
+
+def test_active_probabilities_meet_the_budget_and_the_floor():
+    scores = RNG.normal(size=500)
+    probability = ppi.active_probabilities(scores, 100, floor=0.2)
+    assert probability.sum() == pytest.approx(100, rel=1e-6)
+    assert probability.min() >= 0.2 * 100 / 500 - 1e-12
+    assert probability.max() <= 1
+    near = np.abs(scores - np.median(scores)).argmin()
+    far = np.abs(scores - np.median(scores)).argmax()
+    assert probability[near] > probability[far]  # the unsure pairs are judged more often
+
+
+def test_no_labelled_pair_is_predicted_by_a_model_that_saw_its_label():
+    y = np.where(RNG.random(200) < 0.3, (RNG.random(200) < 0.6).astype(float), np.nan)
+    scores = pd.DataFrame({"a": RNG.normal(size=200) + np.nan_to_num(y), "b": RNG.normal(size=200)})
+    out_of_fold, _every, _chosen = ppi.cross_fitted(y, scores, seed=3)
+    for pair in np.flatnonzero(~np.isnan(y))[:5]:
+        flipped = y.copy()
+        flipped[pair] = 1 - flipped[pair]
+        again, _every, _chosen = ppi.cross_fitted(flipped, scores, seed=3)
+        assert again[pair] == out_of_fold[pair]
+
+
+def _campaign(separation, n=1500, labelled=250, seed=1):
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(n) < 0.65).astype(float)
+    label = np.full(n, np.nan)
+    chosen = rng.choice(n, labelled, replace=False)
+    label[chosen] = truth[chosen]
+    return pd.DataFrame(
+        {
+            "pair_id": [str(i) for i in range(n)],
+            "label": label,
+            "system": np.where(rng.random(n) < 0.5, "Copy", "Rephrase"),
+            "metric": separation * truth + rng.normal(size=n),
+        }
+    )
+
+
+def test_a_good_metric_narrows_the_interval_and_a_useless_one_gives_the_human_one_back():
+    good, _ = ppi.estimates_table(_campaign(2.5), ["metric"], {"metric": "higher"})
+    useless, _ = ppi.estimates_table(_campaign(0.0), ["metric"], {"metric": "higher"})
+    width = lambda row, kind: row[f"{kind}_high"] - row[f"{kind}_low"]  # noqa: E731
+    good_all, useless_all = good.iloc[0], useless.iloc[0]
+    assert good_all["group"] == ppi.ALL_PAIRS
+    assert width(good_all, "ppi") < 0.8 * width(good_all, "human")
+    assert good_all["n_effective"] > 1.5 * good_all["n_labelled"]
+    assert width(useless_all, "ppi") == pytest.approx(width(useless_all, "human"), rel=0.1)
+    assert list(good["group"]) == [ppi.ALL_PAIRS, "Rephrase", "Copy", "Rephrase − Copy"] or list(good["group"]) == [
+        ppi.ALL_PAIRS,
+        "Copy",
+        "Rephrase",
+        "Copy − Rephrase",
+    ]
+
+
+def test_the_researchers_predictor_is_used_and_said():
+    frame = _campaign(2.0).assign(other=lambda f: f["metric"] * 0 + RNG.normal(size=len(f)))
+    table, notes = ppi.estimates_table(frame, ["metric", "other"], {"metric": "higher", "other": "higher"},
+                                       predictor="other")  # fmt: skip
+    assert set(table["predictor"]) == {"other"} and set(table["chosen_by"]) == {ppi.NAMED}
+    chosen, _ = ppi.estimates_table(frame, ["metric", "other"], {"metric": "higher", "other": "higher"})
+    assert set(chosen["predictor"]) == {"metric"} and set(chosen["chosen_by"]) == {ppi.CHOSEN}
+    assert notes == []
+
+
+def test_too_few_labels_give_no_table_but_a_reason():
+    frame = _campaign(2.0, labelled=5)
+    table, notes = ppi.estimates_table(frame, ["metric"], {"metric": "higher"})
+    assert table.empty
+    assert "at least 10 labelled pairs" in notes[0]

@@ -1,0 +1,70 @@
+"""The estimates table on the report page of every task type, equal to the analysis computed here by hand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from django.test import Client
+from django.urls import reverse
+from lxml import html as lxml_html
+
+from annotation.tasktypes.registry import TASK_TYPES
+from campaigns.importers import import_pairs
+from campaigns.models import Campaign
+from reports.analysis import ppi
+from scoring.models import Score
+from tests.factories import without_controls
+
+METRIC = "lev"  # a distance: the analysis must orient it
+
+
+def _campaign(researcher, task_type, n=80, labelled=40, seed=5):
+    """`n` pairs of two systems, a gold label on the first `labelled`, lev scores that follow the labels."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random(n) < 0.6
+    lines = ["id,source,hypothesis,label,system"]
+    for i in range(n):
+        gold = str(int(truth[i])) if i < labelled else ""
+        lines.append(f"p{i},Sentence number {i} is here.,Sentence {i} is there.,{gold},{'AB'[i % 2]}")
+    campaign = Campaign.objects.create(slug=f"ppi-{task_type.replace('+', '-')}", name="PPI", task_type=task_type,
+                                       created_by=researcher)  # fmt: skip
+    without_controls(campaign)
+    import_pairs(campaign, "\n".join(lines).encode(), filename="pairs.csv")
+    scores = 10 - 4 * truth + rng.normal(0, 2, n)  # lower is closer
+    for pair in campaign.real_pairs.order_by("pk"):
+        index = int(pair.external_id[1:])
+        Score.objects.create(pair=pair, metric=METRIC, signature="metric:lev|version:1", value=float(scores[index]))
+    frame = pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "label": [float(truth[i]) if i < labelled else np.nan for i in range(n)],
+            "system": ["AB"[i % 2] for i in range(n)],
+            METRIC: scores,
+        }
+    )
+    return campaign, frame
+
+
+def _rows(document):
+    rows = document.xpath('//div[@id="table-estimates"]//table/tbody/tr')
+    return [[cell.text_content().strip() for cell in row.xpath("./th|./td")] for row in rows]
+
+
+@pytest.mark.parametrize("task_type", list(TASK_TYPES))
+def test_the_estimates_on_the_page_are_the_analysis_of_the_same_pairs(researcher, task_type):
+    campaign, frame = _campaign(researcher, task_type)
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold")
+    assert page.status_code == 200
+    rows = _rows(lxml_html.fromstring(page.content.decode()))
+    expected, _notes = ppi.estimates_table(frame, [METRIC], {METRIC: "lower"}, seed=2024)
+    assert [row[0] for row in rows] == ["All pairs", "A", "B", "A − B (difference)"]
+    for row, (_index, want) in zip(rows, expected.iterrows(), strict=True):
+        assert row[2] == str(want["n_labelled"])
+        assert row[3] == f"{want['human']:.2f} [{want['human_low']:.2f}, {want['human_high']:.2f}]"
+        assert row[4] == f"{want['ppi']:.2f} [{want['ppi_low']:.2f}, {want['ppi_high']:.2f}]"
+    assert expected.iloc[0]["ppi_high"] - expected.iloc[0]["ppi_low"] < (
+        expected.iloc[0]["human_high"] - expected.iloc[0]["human_low"]
+    )  # the fixture's metric is good: the interval narrows
+    csv = client.get(reverse("reports-download-report-table", args=["estimates"]) + f"?c={campaign.slug}&label=gold")
+    assert csv.status_code == 200 and b"n_effective" in csv.content
