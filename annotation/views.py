@@ -5,6 +5,10 @@ them, so the same browser resumes where it stopped. A browser whose cookie
 does not hold the token (someone else's resume link) is asked before it
 adopts that judge. The cookie is set in two places only, both POSTs: joining and
 adopting; no other request (HEAD, OPTIONS, a GET of a token URL) sets or refreshes it.
+
+The order of the steps is kept here, not by the pages' links: every judge view is wrapped
+in `judge_view`, which names the steps it serves (`Judge.step`), and an answer is taken
+only for the pair on show (`assignment.is_on_show`).
 """
 
 from functools import wraps
@@ -105,10 +109,11 @@ STEP_PAGES = {
 def _back_to_step(request, judge, problem=None):
     """Refuse what the judge's step does not allow, storing nothing: a page request goes to the step's
     page; anything else is a 409 that names the step and links to it (htmx is sent there)."""
-    url = reverse(STEP_PAGES[judge.step], args=[judge.campaign.slug, Judge.path_token])
+    step = judge.step
+    url = reverse(STEP_PAGES[step], args=[judge.campaign.slug, Judge.path_token])
     if request.method in ("GET", "HEAD"):
         return redirect(url)
-    context = {"campaign": judge.campaign, "step": judge.step, "step_url": url, "problem": problem}
+    context = {"campaign": judge.campaign, "step": step, "step_url": url, "problem": problem}
     response = render(request, "annotation/out_of_step.html", context, status=409)
     if request.htmx:
         response["HX-Redirect"] = url

@@ -17,6 +17,7 @@ from django.urls import reverse
 from annotation.controls import protocol_of
 from annotation.models import Assignment, Judge, Judgment, Step
 from annotation.tasktypes.registry import task_type_of
+from annotation.views import STEP_PAGES
 from tests.factories import add_pairs
 
 TASK_TYPES = ["similarity", "criteria", "spans", "similarity+spans"]
@@ -187,20 +188,12 @@ def check_every_request(client, judge, step):
             assert response.status_code == 409, case
             assert f"go back to {judge.step.label}" in response.content.decode(), case
             if method == "POST htmx":
-                assert response["HX-Redirect"] == url_of(judge, STEP_PAGE[judge.step]), case
+                assert response["HX-Redirect"] == url_of(judge, STEP_PAGES[judge.step]), case
         elif not served:
             assert response.status_code == 302, case
-            assert response.url == url_of(judge, STEP_PAGE[judge.step]), case
+            assert response.url == url_of(judge, STEP_PAGES[judge.step]), case
         else:
             assert response.status_code in (200, 302), case
-
-
-STEP_PAGE = {
-    Step.LEVEL: "annotation-ask-english-level",
-    Step.GUIDELINES: "annotation-show-guidelines",
-    Step.TRAINING: "annotation-show-item",
-    Step.PAIRS: "annotation-show-item",
-}
 
 
 def test_only_the_pair_on_show_takes_an_answer(client, task_campaign):
