@@ -300,3 +300,12 @@ def test_an_answer_to_a_pair_not_yet_displayed_is_refused_even_when_it_is_next(c
     client.get(url_of(judge, "annotation-show-item"))
     accepted = client.post(url_of(judge, "annotation-record-answer"), ANSWER | {"assignment": following.pk})
     assert accepted.status_code == 200 and Judgment.objects.count() == 2
+
+
+def test_the_refusal_speaks_the_judges_language(client, campaign):
+    add_pairs(campaign, 2)
+    judge = walk_to(client, campaign, "guidelines")
+    url = url_of(judge, "annotation-record-answer")
+    refused = client.post(url, ANSWER | {"assignment": judge.assignments.first().pk}, HTTP_ACCEPT_LANGUAGE="fr")
+    assert refused.status_code == 409
+    assert "rien n’a été enregistré ; veuillez reprendre à l’étape : les consignes." in refused.content.decode()
