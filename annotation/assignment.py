@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
 
-from .models import Assignment, Judgment
+from .models import Assignment, Judgment, Step
 from .tasktypes.registry import task_type_of
 
 # A client-side timing beyond a day is not a measurement; fall back to the server's.
@@ -101,6 +101,21 @@ def settled_early(campaign):
 
 def pending_assignment(judge):
     return judge.assignments.filter(judgment__isnull=True).select_related("pair").order_by("position").first()
+
+
+def is_on_show(judge, assignment):
+    """Whether the judge may answer `assignment` now: it is the pair on show to them (their first
+    unanswered assignment, already displayed) and of their current phase (training until the trial is answered).
+
+    A pair never displayed was never timed, and one further down the sequence skips what comes before it.
+    """
+    current = pending_assignment(judge)
+    return (
+        current is not None
+        and current.pk == assignment.pk
+        and current.shown_at is not None
+        and current.is_training == (judge.step == Step.TRAINING)
+    )
 
 
 def _next_training_pair(judge):

@@ -63,6 +63,20 @@ class CampaignProtocol(models.Model):
         return [line.strip() for line in self.questionnaire.splitlines() if line.strip()]
 
 
+class Step(models.TextChoices):
+    """Where a judge stands in the protocol, in its order; each judge view serves only some steps.
+
+    Joining (consent) creates the judge, so every judge starts at LEVEL. The end (thanks,
+    questionnaire) is the PAIRS step with no pair left to the judge, which only
+    `assignment.next_assignment` can tell.
+    """
+
+    LEVEL = "level", _("your English level")
+    GUIDELINES = "guidelines", _("the guidelines")
+    TRAINING = "training", _("the training pairs")
+    PAIRS = "pairs", _("the pairs")
+
+
 class JudgmentQuerySet(models.QuerySet):
     def counted(self, include_excluded=False):
         """The judgments results are made of: no training, no control items, no excluded judges."""
@@ -100,6 +114,22 @@ class Judge(models.Model):
     # What judge URLs carry once the browser holds the judge's cookie: the cookie names the
     # judge, so the secret token stays out of paths, browser history and access logs.
     path_token = "me"
+
+    @property
+    def step(self):
+        """The judge's step, derived from what they have stored: a level, guidelines read, training answered."""
+        if not self.english_level:
+            return Step.LEVEL
+        if self.guidelines_read_at is None:
+            return Step.GUIDELINES
+        if self.training_left():
+            return Step.TRAINING
+        return Step.PAIRS
+
+    def training_left(self):
+        """Whether a pair of the campaign's training trial still waits for this judge's answer."""
+        answered = self.judgments.filter(is_training=True).values("pair_id")
+        return self.campaign.pairs.filter(is_training=True).exclude(pk__in=answered).exists()
 
     @property
     def pseudonym(self):

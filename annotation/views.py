@@ -5,11 +5,18 @@ them, so the same browser resumes where it stopped. A browser whose cookie
 does not hold the token (someone else's resume link) is asked before it
 adopts that judge. The cookie is set in two places only, both POSTs: joining and
 adopting; no other request (HEAD, OPTIONS, a GET of a token URL) sets or refreshes it.
+
+The order of the steps is kept here, not by the pages' links: every judge view is wrapped
+in `judge_view`, which names the steps it serves (`Judge.step`), and an answer is taken
+only for the pair on show (`assignment.is_on_show`).
 """
+
+from functools import wraps
 
 from django.conf import settings
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -24,7 +31,7 @@ from . import joining
 from .controls import protocol_of
 from .diff import Segment, word_diff
 from .forms import EnglishLevelForm
-from .models import Judge
+from .models import Judge, Step
 from .tasktypes.registry import task_type_of
 
 
@@ -67,11 +74,14 @@ def _judge_page(request, slug, token):
     """The judge, and a confirmation page instead when this browser has not adopted them yet.
 
     A link that carries someone else's token must not silently make this browser
-    work (or keep working) inside their judge.
+    work (or keep working) inside their judge; a POST from such a browser stores nothing.
     """
     judge = _get_judge(request, slug, token)
     if not _holds_token(request, judge):  # whatever the method: only the adopt POST takes a judge over
-        return judge, render(request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign})
+        status = 200 if request.method in ("GET", "HEAD") else 403
+        return judge, render(
+            request, "annotation/adopt.html", {"judge": judge, "campaign": judge.campaign}, status=status
+        )
     return judge, None
 
 
@@ -87,13 +97,49 @@ def adopt(request, slug, token):
     return _remember_judge(redirect("annotation-show-item", slug, Judge.path_token), judge)
 
 
-def _step_url(judge):
-    """Where the judge should be now, given what they have done."""
-    if not judge.english_level:
-        return redirect("annotation-ask-english-level", judge.campaign.slug, Judge.path_token)
-    if judge.guidelines_read_at is None:
-        return redirect("annotation-show-guidelines", judge.campaign.slug, Judge.path_token)
-    return None
+# The page that serves each step.
+STEP_PAGES = {
+    Step.LEVEL: "annotation-ask-english-level",
+    Step.GUIDELINES: "annotation-show-guidelines",
+    Step.TRAINING: "annotation-show-item",
+    Step.PAIRS: "annotation-show-item",
+}
+
+
+def _back_to_step(request, judge, problem=None):
+    """Refuse what the judge's step does not allow, storing nothing: a page request goes to the step's
+    page; anything else is a 409 that names the step and links to it (htmx is sent there)."""
+    step = judge.step
+    url = reverse(STEP_PAGES[step], args=[judge.campaign.slug, Judge.path_token])
+    if request.method in ("GET", "HEAD"):
+        return redirect(url)
+    context = {"campaign": judge.campaign, "step": step, "step_url": url, "problem": problem}
+    response = render(request, "annotation/out_of_step.html", context, status=409)
+    if request.htmx:
+        response["HX-Redirect"] = url
+    return response
+
+
+def judge_view(*steps, at_the_end=False):
+    """Let the URL's judge into the view only at one of `steps` (with `at_the_end`: only once no pair is
+    left to them); send anyone else back to their step. The view is called as view(request, judge).
+
+    Every judge view goes through here, so no request, whatever its method, skips a step.
+    """
+
+    def decorate(view):
+        @wraps(view)
+        def checked(request, slug, token):
+            judge, confirm = _judge_page(request, slug, token)
+            if confirm is not None:
+                return confirm
+            if judge.step not in steps or (at_the_end and assign.next_assignment(judge) is not None):
+                return _back_to_step(request, judge)
+            return view(request, judge)
+
+        return checked
+
+    return decorate
 
 
 @form_methods
@@ -136,31 +182,27 @@ def welcome(request, slug):
 
 @form_methods
 @retry_if_locked
-def english_level(request, slug, token):
-    judge, confirm = _judge_page(request, slug, token)
-    if confirm is not None:
-        return confirm
+@judge_view(Step.LEVEL, Step.GUIDELINES, Step.TRAINING, Step.PAIRS)
+def english_level(request, judge):
     if judge.judgments.filter(is_training=False).exists():
         # Locked once real judging starts: results are broken down by the level given before.
-        return redirect("annotation-show-item", slug, Judge.path_token)
+        return _back_to_step(request, judge)
     form = EnglishLevelForm(request.POST if request.method == "POST" else None, instance=judge)
     if request.method == "POST" and form.is_valid():
         form.save()
-        return redirect("annotation-show-guidelines", slug, Judge.path_token)
+        return redirect("annotation-show-guidelines", judge.campaign.slug, Judge.path_token)
     return render(request, "annotation/english_level.html", {"judge": judge, "form": form})
 
 
 @form_methods
 @retry_if_locked
-def guidelines(request, slug, token):
-    judge, confirm = _judge_page(request, slug, token)
-    if confirm is not None:
-        return confirm
+@judge_view(Step.GUIDELINES, Step.TRAINING, Step.PAIRS)
+def guidelines(request, judge):
     if request.method == "POST":
         if judge.guidelines_read_at is None:
             judge.guidelines_read_at = timezone.now()
             judge.save(update_fields=["guidelines_read_at"])
-        return redirect("annotation-show-item", slug, Judge.path_token)
+        return redirect("annotation-show-item", judge.campaign.slug, Judge.path_token)
     task_type = task_type_of(judge.campaign)
     context = {"judge": judge, "task_type": task_type, "examples": task_type.guideline_examples()}
     return render(request, "annotation/guidelines.html", context)
@@ -206,18 +248,13 @@ def _closed(request, judge):
 
 @page_methods
 @retry_if_locked
-def show_item(request, slug, token):
-    judge, confirm = _judge_page(request, slug, token)
-    if confirm is not None:
-        return confirm
+@judge_view(Step.TRAINING, Step.PAIRS)
+def show_item(request, judge):
     if not judge.campaign.is_open:
         return _closed(request, judge)
-    step = _step_url(judge)
-    if step is not None:
-        return step
     current = assign.next_assignment(judge)
     if current is None:
-        return redirect("annotation-show-thanks", slug, Judge.path_token)
+        return redirect("annotation-show-thanks", judge.campaign.slug, Judge.path_token)
     return _render_item(request, judge, current)
 
 
@@ -232,43 +269,50 @@ def _render_item(request, judge, current, problem=None, status=200):
 
 @require_POST
 @retry_if_locked
-def answer(request, slug, token):
-    judge = _get_judge(request, slug, token)
+@judge_view(Step.TRAINING, Step.PAIRS)
+def answer(request, judge):
+    """Store the answer to the pair on show; a repeat of an answered one (double click) stores nothing."""
     if not judge.campaign.is_open:
         return _closed(request, judge)
+    current = _posted_assignment(judge, request.POST.get("assignment"))
+    if current is None:
+        return HttpResponseBadRequest("This pair is not assigned to you; nothing was stored.")
+    if hasattr(current, "judgment"):
+        return _answered(request, judge, current.judgment)
+    if not assign.is_on_show(judge, current):
+        return _back_to_step(request, judge, problem=_("This pair is not the one on show to you"))
     task_type = task_type_of(judge.campaign)
     form = task_type.answer_form(request.POST)
     if not form.is_valid():
         # The pair again, saying in words what is missing (judge.js swaps a 400 that carries the pair).
-        shown = _posted_assignment(judge, request.POST.get("assignment"))
-        if shown is None or hasattr(shown, "judgment"):
-            return HttpResponseBadRequest(str(task_type.invalid_answer_message))
-        return _render_item(request, judge, shown, problem=task_type.invalid_answer_message, status=400)
-    current = judge.assignments.select_related("pair").filter(pk=form.cleaned_data["assignment"]).first()
-    if current is None:
-        return HttpResponseBadRequest("This pair is not assigned to you; nothing was stored.")
-    if not hasattr(current, "judgment") and assign.answering_too_fast(judge):
+        return _render_item(request, judge, current, problem=task_type.invalid_answer_message, status=400)
+    if assign.answering_too_fast(judge):
         return HttpResponse(_("Too many answers in the last minute: take the time to read each pair."), status=429)
     answer = task_type.answer(form.cleaned_data)
     problem = task_type.answer_problem(answer, current)
     if problem is not None:
         return HttpResponseBadRequest(f"{problem}; nothing was stored.")
     judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
-    feedback = task_type.feedback(judgment) if current.is_training else None
+    return _answered(request, judge, judgment)
+
+
+def _answered(request, judge, judgment):
+    """After an answer (or its repeat): a training pair's feedback, else the next pair or the end."""
+    feedback = task_type_of(judge.campaign).feedback(judgment) if judgment.is_training else None
     if feedback is not None:
         return _feedback(request, judge, current, feedback)
     following = assign.next_assignment(judge)
     if following is None:
-        done_url = redirect("annotation-show-thanks", slug, Judge.path_token).url
+        done_url = reverse("annotation-show-thanks", args=[judge.campaign.slug, Judge.path_token])
         return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
     if request.htmx:
         return render(request, "annotation/_item.html", _item_context(judge, following))
-    return redirect("annotation-show-item", slug, Judge.path_token)
+    return redirect("annotation-show-item", judge.campaign.slug, Judge.path_token)
 
 
 def _posted_assignment(judge, value):
-    """The judge's own assignment a refused form was about, or None."""
-    if not (value or "").isdecimal():
+    """The judge's own assignment a form names (in ASCII digits), or None."""
+    if not (value or "").isascii() or not (value or "").isdecimal():
         return None
     return judge.assignments.select_related("pair").filter(pk=int(value)).first()
 
@@ -285,31 +329,25 @@ def _feedback(request, judge, current, feedback):
 
 @form_methods
 @retry_if_locked
-def questionnaire(request, slug, token):
-    judge, confirm = _judge_page(request, slug, token)
-    if confirm is not None:
-        return confirm
+@judge_view(Step.TRAINING, Step.PAIRS, at_the_end=True)
+def questionnaire(request, judge):
     questions = protocol_of(judge.campaign).questions
     if request.method == "POST":
         answers = {question: request.POST.get(f"q{i}", "").strip()[:2000] for i, question in enumerate(questions)}
         judge.questionnaire_answers = answers | {"submitted": True}
         judge.save(update_fields=["questionnaire_answers"])
-        return redirect("annotation-show-thanks", slug, Judge.path_token)
+        return redirect("annotation-show-thanks", judge.campaign.slug, Judge.path_token)
     numbered = [(f"q{i}", question) for i, question in enumerate(questions)]
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
 
 @page_methods
 @retry_if_locked
-def thanks(request, slug, token):
-    judge, confirm = _judge_page(request, slug, token)
-    if confirm is not None:
-        return confirm
-    if _step_url(judge) is not None or assign.next_assignment(judge) is not None:
-        return redirect("annotation-show-item", slug, Judge.path_token)
+@judge_view(Step.TRAINING, Step.PAIRS, at_the_end=True)
+def thanks(request, judge):
     protocol = protocol_of(judge.campaign)
     if protocol.questions and not judge.questionnaire_answers.get("submitted"):
-        return redirect("annotation-show-questionnaire", slug, Judge.path_token)
+        return redirect("annotation-show-questionnaire", judge.campaign.slug, Judge.path_token)
     if judge.finished_at is None:
         judge.finished_at = timezone.now()
         judge.save(update_fields=["finished_at"])

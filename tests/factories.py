@@ -1,5 +1,6 @@
 """Small builders shared by the tests."""
 
+from django.urls import reverse
 from django.utils import timezone
 
 from annotation.models import Assignment, Judge, Judgment
@@ -51,3 +52,13 @@ def judge_by_gold(campaign, pairs, levels=("good", "native")):
             assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
             label = "same_meaning" if pair.gold_label else "very_different"
             Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label)
+
+
+def show_next(client, judge):
+    """Open the judge's pair page in this client (as the judge's browser), which shows their next pair;
+    returns that assignment, or None when the page sends them on (no pair left, or an earlier step)."""
+    remember(client, judge)
+    page = client.get(reverse("annotation-show-item", args=[judge.campaign.slug, Judge.path_token]))
+    if page.status_code != 200:
+        return None
+    return judge.assignments.select_related("pair").filter(judgment__isnull=True).order_by("position").first()

@@ -14,7 +14,7 @@ from annotation.reliability import campaign_reliability
 from annotation.tasktypes.criteria.scale import control_passed
 from campaigns.models import Campaign
 from reports.exports import judgments_frame, pairs_frame
-from tests.factories import make_judge, remember
+from tests.factories import make_judge, remember, show_next
 
 RATINGS = {"adequacy": 4, "fluency": 5, "dissimilarity": 2, "overall": 3}
 
@@ -53,7 +53,7 @@ def test_import_pairs_refuses_another_task_for_an_existing_campaign(criteria_cam
 
 def test_a_judge_answer_is_stored_as_four_ratings_and_exported(client, criteria_campaign):
     judge = make_judge(criteria_campaign)
-    current = assign.next_assignment(judge)
+    current = show_next(client, judge)
 
     response = post_answer(client, judge, current, RATINGS)
 
@@ -67,7 +67,7 @@ def test_a_judge_answer_is_stored_as_four_ratings_and_exported(client, criteria_
 
 def test_an_incomplete_rating_is_refused_with_a_message(client, criteria_campaign):
     judge = make_judge(criteria_campaign)
-    current = assign.next_assignment(judge)
+    current = show_next(client, judge)
 
     response = post_answer(client, judge, current, {"adequacy": 4, "fluency": 6})
 

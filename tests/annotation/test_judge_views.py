@@ -61,9 +61,11 @@ def test_it_walks_a_judge_through_the_whole_protocol(client, open_campaign):
     assert "Training" in page and "1 / 5" in page
     for _ in range(5):
         answer(client, judge)
+        client.get(item_url(judge))  # the feedback's Continue
     page = client.get(item_url(judge)).content.decode()
     assert "1 / 3" in page
     for _ in range(3):
+        client.get(item_url(judge))  # where the answer redirects
         response = answer(client, judge)
     assert response.url == reverse("annotation-show-thanks", args=[open_campaign.slug, Judge.path_token])
     assert "Thank you" in client.get(response.url).content.decode()
@@ -157,6 +159,7 @@ def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign
     intruder = make_judge(open_campaign)
     client.get(item_url(owner))
     theirs = Assignment.objects.get(judge=owner)
+    remember(client, intruder)
     response = client.post(
         reverse("annotation-record-answer", args=[open_campaign.slug, intruder.token]),
         {"assignment": theirs.pk, "label": "same_meaning"},

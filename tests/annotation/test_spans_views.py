@@ -110,6 +110,7 @@ def test_it_refuses_indexes_outside_the_sentence(client, spans_campaign, tags):
 def test_it_refuses_another_judges_assignment(client, spans_campaign):
     owner, intruder = make_judge(spans_campaign), make_judge(spans_campaign)
     theirs = current(client, owner)
+    remember(client, intruder)
     response = client.post(answer_url(intruder), {"assignment": theirs.pk, "source_tags": ["0"]})
     assert response.status_code == 400
     assert "not assigned to you" in response.content.decode()

@@ -25,7 +25,7 @@ from reports.analysis.present import Table
 from reports.exports import pairs_frame
 from reports.frames import counted_judgments
 from reports.task_sections.base import SYSTEMS, Section, TaskSection
-from tests.factories import make_judge, remember
+from tests.factories import make_judge, remember, show_next
 
 NAME = "toy-fluency"
 JUDGE_TEMPLATE = "toy/_fluency.html"
@@ -134,12 +134,12 @@ def test_a_judge_answers_the_toys_question_on_its_page(client, toy_campaign):
     guidelines = client.get(reverse("annotation-show-guidelines", args=["toy", judge.token])).content.decode()
     assert "Fluent means a native speaker would write it." in guidelines
 
-    refused = answer(client, judge, assign.next_assignment(judge), {"fluent": "maybe"})
+    refused = answer(client, judge, show_next(client, judge), {"fluent": "maybe"})
     assert refused.status_code == 400 and "Answer yes or no." in refused.content.decode()
 
     # The training pairs first (the toy gives no feedback), then the real pairs, each answered once.
     answered = []
-    while (current := assign.next_assignment(judge)) is not None:
+    while (current := show_next(client, judge)) is not None:
         assert answer(client, judge, current, {"fluent": len(answered) % 2}).status_code in (200, 302)
         answered.append(current.pair)
     real = [pair for pair in answered if not pair.is_training]
