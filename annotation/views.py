@@ -300,7 +300,7 @@ def _answered(request, judge, judgment):
     """After an answer (or its repeat): a training pair's feedback, else the next pair or the end."""
     feedback = task_type_of(judge.campaign).feedback(judgment) if judgment.is_training else None
     if feedback is not None:
-        return _feedback(request, judge, current, feedback)
+        return _feedback(request, judge, judgment.assignment, feedback)
     following = assign.next_assignment(judge)
     if following is None:
         done_url = reverse("annotation-show-thanks", args=[judge.campaign.slug, Judge.path_token])
