@@ -97,7 +97,7 @@ def active_mean(y, predicted, probability, sampled, *, lam=None) -> tuple[float,
     return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(len(terms))), lam
 
 
-def active_probabilities(scores, budget, *, threshold=None, floor=0.2) -> np.ndarray:
+def active_probabilities(scores, budget, *, threshold=None, floor=0.5) -> np.ndarray:
     """Each pair's chance of being chosen for judging, `budget` pairs expected: growing with how unsure the
     metric is (sqrt(p(1 - p)), the spread active inference's optimal rule follows), never under `floor`
     times the uniform chance, never over 1.
