@@ -6,7 +6,7 @@ APT_PACKAGES := redis-server chromium chromium-driver postgresql wordnet-base wo
 # A TeX engine, so the tests compile the reports' LaTeX tables (installed without recommends: 2 min, not 20).
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
-.PHONY: demo test install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
+.PHONY: demo test test-sqlite test-postgresql install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -60,8 +60,13 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports --no-cache
 
-test: lint docs install wordnet $(NODE_TOOLS)/node_modules/.installed
-	OMP_NUM_THREADS=1 $(PY) -m pytest
+# Tests run in random order (pytest-randomly; its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
+test: lint docs test-sqlite test-postgresql
+
+test-sqlite: install wordnet $(NODE_TOOLS)/node_modules/.installed
+	OMP_NUM_THREADS=1 $(PY) -m pytest --durations=15
+
+test-postgresql: install wordnet
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
 # The benchmarks at a small scale, to check they still run (full-size numbers: docs/operations/performance.md).
