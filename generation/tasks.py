@@ -5,13 +5,27 @@ import logging
 from celery import shared_task
 from django.db import OperationalError, transaction
 
+from parasol.queues import WatchedTask
+
 from .models import GenerationRun, create_run
 
 logger = logging.getLogger(__name__)
 
 
+class GenerationTask(WatchedTask):
+    """A batch given up fails its run, with the reason, where the run's page shows it."""
+
+    def facts(self, args):
+        return {"run": args[0]}
+
+    def given_up(self, args, reason):
+        run = GenerationRun.objects.filter(pk=args[0]).first()
+        if run is not None:
+            run.fail(reason)
+
+
 @shared_task(
-    queue="gpu",
+    base=GenerationTask,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(OperationalError,),
@@ -28,12 +42,15 @@ def generate_batch(run_id, source_pks):
 
 
 def queue_run(run, *, strict=False):
-    """One `gpu` task per missing batch once the transaction commits; a broker outage is logged, or raised if strict."""
+    """One task per missing batch (queue `generation`) once the transaction commits.
+
+    A broker outage is logged, or raised if strict.
+    """
 
     def send():
         for batch in run.missing_source_batches():
             try:
-                generate_batch.apply_async(args=[run.pk, batch], queue="gpu", retry=False)
+                generate_batch.apply_async(args=[run.pk, batch], retry=False)
             except Exception as error:  # the broker is down or unreachable
                 if strict:
                     raise

@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
-from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
+from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 from scoring.metrics.registry import GPU, get_metric, metric_names, queue_of, title_of
 
@@ -44,16 +44,21 @@ def batch_size(metric):
     return settings.PARASOL_CPU_SCORING_BATCH_SIZE
 
 
+def scorable_pairs():
+    """Pairs the metrics score: not training pairs, not judge checks, but PEM's fixed-score controls."""
+    return Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
+
+
 def pairs_missing(metric, signature, pair_pks=None, campaign=None):
     """Pairs without a score for this metric and signature.
 
-    Training pairs and judge checks are never scored; PEM's fixed-score controls are, as the
-    analysis compares the metrics with their fixed ratings.
+    Only `scorable_pairs`: PEM's fixed-score controls are, as the analysis compares the metrics
+    with their fixed ratings.
 
     A correlated NOT EXISTS is one lookup in the (pair, metric, signature) unique
     index per pair considered, so a batch costs the same however many scores exist.
     """
-    pairs = Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
+    pairs = scorable_pairs()
     if pair_pks is not None:
         pairs = pairs.filter(pk__in=pair_pks)
     if campaign is not None:
@@ -154,13 +159,6 @@ def missing_batches(metric, signature, campaign, size):
 def batches(ids, size):
     ids = list(ids)
     return [ids[i : i + size] for i in range(0, len(ids), size)]
-
-
-def missing_pair_pks(metric, campaign_id=None):
-    """This metric's current signature and the pairs (optionally of one campaign) that lack a score with it."""
-    signature = scorer(metric).signature_string()
-    campaign = Campaign.objects.filter(pk=campaign_id).first() if campaign_id else None
-    return signature, list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
 
 
 def score_inline(pair_pks, metrics, progress=None):
