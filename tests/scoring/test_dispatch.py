@@ -96,3 +96,23 @@ def test_the_report_page_says_what_a_queued_report_waits_for(redis_broker, clien
     client.force_login(researcher)
     page = client.get(reverse("reports-show-report", args=[campaign.slug])).content.decode()
     assert "queue &#x27;reports&#x27;: 1 task(s) waiting and no worker serving it" in page
+
+
+@pytest.mark.django_db
+def test_the_queues_page_is_for_superusers_and_shows_every_queue(redis_broker, client, researcher, django_user_model):
+    client.force_login(researcher)  # a researcher (staff) sees only their own campaigns: not this page
+    assert client.get(reverse("scoring-show-queues")).status_code == 302
+    admin = django_user_model.objects.create_superuser("operator", password="pw-operator-123")
+    client.force_login(admin)
+    page = client.get(reverse("scoring-show-queues")).content.decode()
+    for queue in queues.ALL:
+        assert f"<code>{queue}</code>" in page
+    assert "No worker answers." in page
+
+
+@pytest.mark.django_db
+def test_the_queues_page_says_when_the_broker_cannot_be_reached(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("operator", password="pw-operator-123"))
+    with servers.unreachable_broker():
+        page = client.get(reverse("scoring-show-queues")).content.decode()
+    assert "cannot be reached" in page
