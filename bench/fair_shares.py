@@ -7,7 +7,8 @@ one on `reports,training,generation`). B has 60 gold-labelled pairs; its report 
 to the reports worker (PARASOL_REPORT_INLINE_MAX_PAIRS=0); latency runs from the request
 that queues it to the request that finds it. Metrics lev and bleu; A's batches of `--batch`
 pairs (default 10: A's 5,000 pairs are 500 batches per metric, all of which first-come
-queues put ahead of B's). Targets: report within 30 s; B fully scored before A.
+queues put ahead of B's). Targets: report within 30 s; B fully scored before A. A last run
+queues every batch at import, as Parasol did before fair shares, for comparison.
 """
 
 import argparse
@@ -53,6 +54,7 @@ def scored(campaign):
 
 
 def scenario(label, a_pairs):
+    """Import A (if any) and wait for its scoring to start, then B: print B's report and scoring times."""
     from reports.tasks import report_or_status
     from scoring.tasks import queue_scoring
 
@@ -134,6 +136,11 @@ def main():
                   f"{os.cpu_count()} CPU(s), SQLite in {folder}")  # fmt: skip
             scenario("B alone", 0)
             scenario("B beside A", args.a_pairs)
+            # The queues as they were: every batch of an import queued at once (no share to wait for).
+            from django.conf import settings
+
+            settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = 10**9
+            scenario("first come", args.a_pairs)
         finally:
             for worker in workers:
                 servers.stop(worker)

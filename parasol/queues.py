@@ -203,3 +203,18 @@ def _safe_url():
     """The broker's host and port, never its password."""
     url = urlparse(current_app.conf.broker_url)
     return f"{url.hostname}:{url.port or 6379}"
+
+
+def hand_out(key, batches):
+    """Keep `batches` (lists of ids) in a Redis list, to be taken one at a time by `take_next` (replaces any left)."""
+    with client().pipeline() as pipe:
+        pipe.delete(key)
+        if batches:
+            pipe.rpush(key, *(json.dumps(batch) for batch in batches)).expire(key, 7 * 24 * 3600)
+        pipe.execute()
+
+
+def take_next(key):
+    """The next batch of `key`, taken atomically (two workers never get the same one); None when none is left."""
+    raw = client().lpop(key)
+    return json.loads(raw) if raw is not None else None

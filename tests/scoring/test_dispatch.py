@@ -116,3 +116,22 @@ def test_the_queues_page_says_when_the_broker_cannot_be_reached(client, django_u
     with servers.unreachable_broker():
         page = client.get(reverse("scoring-show-queues")).content.decode()
     assert "cannot be reached" in page
+
+
+@pytest.mark.django_db
+def test_a_report_whose_worker_died_twice_says_so_on_its_page(redis_broker, client, researcher, campaign, settings):
+    from campaigns.models import Pair
+
+    add_pairs(campaign, 4)
+    Pair.objects.filter(campaign=campaign).update(gold_label=1)
+    settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 0
+    compute_report_task.push_request(id="lost-report", retries=0, called_directly=False, is_eager=False)
+    try:
+        for _ in range(2):
+            queues._start_attempt("lost-report", 0)
+        assert compute_report_task([campaign.pk], "gold") is None
+    finally:
+        compute_report_task.pop_request()
+    client.force_login(researcher)
+    page = client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold").content.decode()
+    assert "could not be computed" in page and queues.LOST_REASON in page
