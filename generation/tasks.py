@@ -76,10 +76,13 @@ def queue_run(run, *, strict=False):
 
 
 def send_next_batch(run_pk):
-    """Queue the run's next batch, if one is left."""
-    batch = take_next(_pending_key(run_pk))
-    if batch is not None:
-        generate_batch.apply_async(args=[run_pk, batch], retry=False)
+    """Queue the run's next batch, if one is left; without a broker, resuming the run queues what is missing."""
+    try:
+        batch = take_next(_pending_key(run_pk))
+        if batch is not None:
+            generate_batch.apply_async(args=[run_pk, batch], retry=False)
+    except Exception as error:  # the broker is down or unreachable
+        logger.warning("Could not queue the next batch of generation run %s (%s); resume it later.", run_pk, error)
 
 
 def _pending_key(run_pk):
