@@ -23,7 +23,8 @@ class ScoringTask(WatchedTask):
 
     def facts(self, args):
         metric, pair_pks, campaign_pk = (*args, None)[:3]
-        return {"metric": metric, "campaign": campaign_pk, "pairs": f"{min(pair_pks)}-{max(pair_pks)}"}
+        pairs = f"{min(pair_pks)}-{max(pair_pks)}" if pair_pks else "none"
+        return {"metric": metric, "campaign": campaign_pk, "pairs": pairs}
 
     def given_up(self, args, reason):
         metric, _pair_pks, campaign_pk = (*args, None)[:3]
