@@ -2,16 +2,32 @@
 
 import logging
 
-from celery import shared_task
+from celery import current_app, shared_task
+from django.conf import settings
 from django.db import OperationalError, transaction
+
+from parasol.queues import WatchedTask, hand_out, take_next
 
 from .models import GenerationRun, create_run
 
 logger = logging.getLogger(__name__)
 
 
+class GenerationTask(WatchedTask):
+    """A batch given up fails its run, with the reason, where the run's page shows it."""
+
+    def facts(self, args):
+        return {"run": args[0]}
+
+    def given_up(self, args, reason):
+        run = GenerationRun.objects.filter(pk=args[0]).first()
+        if run is not None:
+            run.fail(reason)
+        hand_out(_pending_key(args[0]), [])  # a failed run queues nothing more; resuming it starts again
+
+
 @shared_task(
-    queue="gpu",
+    base=GenerationTask,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(OperationalError,),
@@ -24,24 +40,53 @@ def generate_batch(run_id, source_pks):
     run = GenerationRun.objects.filter(pk=run_id).first()
     if run is None:
         return 0
-    return run.generate_batch(source_pks)
+    stored = run.generate_batch(source_pks)
+    send_next_batch(run_id)
+    return stored
 
 
 def queue_run(run, *, strict=False):
-    """One `gpu` task per missing batch once the transaction commits; a broker outage is logged, or raised if strict."""
+    """Queue the run's missing batches (queue `generation`) once the transaction commits, a few at a time.
+
+    At most PARASOL_GENERATION_BATCHES_PER_RUN batches of a run wait or run at once; the
+    rest wait in a Redis list and each batch that ends queues the next, so runs of several
+    researchers take turns instead of the first one's thousand batches going first.
+    A broker outage is logged, or raised if strict.
+    """
 
     def send():
-        for batch in run.missing_source_batches():
-            try:
-                generate_batch.apply_async(args=[run.pk, batch], queue="gpu", retry=False)
-            except Exception as error:  # the broker is down or unreachable
-                if strict:
-                    raise
-                logger.warning("Could not queue generation run %s (%s); resume it later.", run.pk, error)
-                return
-        run.finish_if_complete()  # nothing missing: a run of sources all already generated
+        batches = run.missing_source_batches()
+        try:
+            if current_app.conf.task_always_eager:  # no queue to share: generate them all, here
+                for batch in batches:
+                    generate_batch.apply(args=[run.pk, batch])
+            else:
+                hand_out(_pending_key(run.pk), batches)
+                for _ in range(settings.PARASOL_GENERATION_BATCHES_PER_RUN):
+                    send_next_batch(run.pk)
+        except Exception as error:  # the broker is down or unreachable
+            if strict:
+                raise
+            logger.warning("Could not queue generation run %s (%s); resume it later.", run.pk, error)
+            return
+        if not batches:
+            run.finish_if_complete()  # nothing missing: a run of sources all already generated
 
     transaction.on_commit(send)
+
+
+def send_next_batch(run_pk):
+    """Queue the run's next batch, if one is left; without a broker, resuming the run queues what is missing."""
+    try:
+        batch = take_next(_pending_key(run_pk))
+        if batch is not None:
+            generate_batch.apply_async(args=[run_pk, batch], retry=False)
+    except Exception as error:  # the broker is down or unreachable
+        logger.warning("Could not queue the next batch of generation run %s (%s); resume it later.", run_pk, error)
+
+
+def _pending_key(run_pk):
+    return f"parasol:generation-pending:{run_pk}"
 
 
 def start_run(campaign, **options):

@@ -313,7 +313,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
     "visibility_timeout": env_int("PARASOL_VISIBILITY_TIMEOUT", 3600, minimum=60),
 }
-CELERY_TASK_ROUTES = {"scoring.tasks.sweep_all": {"queue": "cpu"}}
+# Every task's queue is decided in one place (parasol/queues.py): reports, training and
+# generation have queues of their own, so no scoring batch is ever ahead of them.
+CELERY_TASK_ROUTES = ("parasol.queues.route",)
 # Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {
@@ -339,6 +341,16 @@ if _unknown_metrics:
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
+# Fair shares (scoring/dispatch.py): batches of one campaign and metric waiting or running at
+# once; each that ends queues the campaign's next. Another campaign's new batch waits behind at
+# most this many batches of each campaign already being scored.
+PARASOL_SCORING_BATCHES_PER_CAMPAIGN = env_int("PARASOL_SCORING_BATCHES_PER_CAMPAIGN", 2, minimum=1)
+# Seconds a batch should take: batches are sized from each metric's measured speed (never above
+# the sizes above), so an LLM batch on two cores ends in minutes, not in a quarter of an hour.
+PARASOL_SCORING_BATCH_SECONDS = env_int("PARASOL_SCORING_BATCH_SECONDS", 60, minimum=1)
+# Batches of one generation run waiting or running at once (generation/tasks.py): runs of
+# several researchers take turns on the generation workers, batch by batch.
+PARASOL_GENERATION_BATCHES_PER_RUN = env_int("PARASOL_GENERATION_BATCHES_PER_RUN", 2, minimum=1)
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
 # all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from annotation.models import Judgment
 from campaigns.models import Campaign, Pair
+from parasol.queues import QUEUED
 from reports.analysis import build_report
 from reports.analysis.memo import Memo, digest
 from reports.figures import FigureSpec, draw_figure
@@ -24,6 +25,7 @@ from scoring.models import Score
 ANALYSIS_VERSION = "5"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
+FAILED_STATUS_SECONDS = 60  # a report a worker gave up on says so this long, then is asked for again
 
 
 def fingerprint(campaigns, state: DataState | None = None) -> str:
@@ -187,7 +189,7 @@ def _status_key(key):
 
 def claim_computation(key) -> dict | None:
     """The new status entry if this caller is the first to ask for the report (it is the lock); else None."""
-    status = {"stage": "queued for a worker", "started": timezone.now()}
+    status = {"stage": QUEUED, "started": timezone.now()}
     return status if cache.add(_status_key(key), status, STATUS_SECONDS) else None
 
 
@@ -198,6 +200,14 @@ def computation_status(key) -> dict | None:
 
 def release_computation(key):
     cache.delete(_status_key(key))
+
+
+def fail_computation(campaign_ids, label_source, reason):
+    """Leave why a worker gave up on a report where its page reads it, for a minute; the next visit after asks again."""
+    campaigns = sorted(Campaign.objects.filter(pk__in=campaign_ids), key=lambda c: list(campaign_ids).index(c.pk))
+    if len(campaigns) == len(set(campaign_ids)):
+        status = {"stage": "failed", "error": reason, "started": timezone.now()}
+        cache.set(_status_key(report_key(campaigns, label_source)), status, FAILED_STATUS_SECONDS)
 
 
 def compute_and_cache(campaign_ids, label_source) -> str | None:

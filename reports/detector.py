@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from annotation.tagging import SIDES
 from annotation.tasktypes.spans.tasktype import _changed_words
+from parasol.queues import QUEUED
 from reports.analysis.spans import agreement_summary, judge_agreement, majority_tags
 from reports.task_sections.spans import span_taggings
 from scoring.metrics import paratag_training as training
@@ -197,7 +198,7 @@ def claim_training(campaign_pk) -> bool:
     if not cache.add(f"{_status_key(campaign_pk)}:lock", True, STATUS_SECONDS):
         return False
     started = timezone.now().isoformat(timespec="seconds")
-    cache.set(_status_key(campaign_pk), {"stage": "queued for a worker", "started": started, "running": True})
+    cache.set(_status_key(campaign_pk), {"stage": QUEUED, "started": started, "running": True})
     return True
 
 

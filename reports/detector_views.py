@@ -4,6 +4,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for, researcher_required
+from parasol.queues import QUEUED, TRAINING, waiting_on
 from reports.detector import training_status
 from reports.detector_tables import detector_cards
 from reports.tasks import queue_detector_training
@@ -18,6 +19,7 @@ def _panel(request, campaign, refused=False):
         "campaign": campaign,
         "status": status,
         "refused": refused,
+        "waiting": waiting_on(TRAINING) if status and status.get("stage") == QUEUED else None,
         "detectors": _records(detector_cards([campaign])),
         "scored_by": scored_by(campaign),
         "poll_seconds": POLL_SECONDS if status and status.get("running") else None,

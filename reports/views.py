@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
+from parasol.queues import QUEUED, REPORTS, waiting_on
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import csv_comments, latex
@@ -163,6 +164,7 @@ def _render_computing(request, campaigns, label_source, page_url, status):
         "switch_urls": _switch_urls(campaigns, page_url),
         "current_url": f"{page_url}?{_query(campaigns, label_source)}",
         "status": status,
+        "waiting": waiting_on(REPORTS) if status["stage"] == QUEUED else None,
         "elapsed": int((timezone.now() - status["started"]).total_seconds()),
         "poll_seconds": COMPUTING_POLL_SECONDS,
         "computing": True,
@@ -201,10 +203,13 @@ def _ready_report(campaigns, label_source):
 
 
 def _not_ready(status):
-    text = (
-        f"The report is being computed by a worker (stage: {status['stage']}). "
-        "Download it again once the report page shows it.\n"
-    )
+    if status.get("error"):
+        text = f"The worker computing the report gave up: {status['error']}. Ask again in a minute.\n"
+    else:
+        text = (
+            f"The report is being computed by a worker (stage: {status['stage']}). "
+            "Download it again once the report page shows it.\n"
+        )
     response = HttpResponse(text, status=202, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(COMPUTING_POLL_SECONDS)
     return response

@@ -54,16 +54,21 @@ def batch_size(metric):
     return settings.PARASOL_CPU_SCORING_BATCH_SIZE
 
 
+def scorable_pairs():
+    """Pairs the metrics score: not training pairs, not judge checks, but PEM's fixed-score controls."""
+    return Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
+
+
 def pairs_missing(metric, signature, pair_pks=None, campaign=None):
     """Pairs without a score for this metric and signature.
 
-    Training pairs and judge checks are never scored; PEM's fixed-score controls are, as the
-    analysis compares the metrics with their fixed ratings.
+    Only `scorable_pairs`: PEM's fixed-score controls are, as the analysis compares the metrics
+    with their fixed ratings.
 
     A correlated NOT EXISTS is one lookup in the (pair, metric, signature) unique
     index per pair considered, so a batch costs the same however many scores exist.
     """
-    pairs = Pair.objects.filter(Q(is_control=False) | Q(corpus=PEM_CONTROL_CORPUS), is_training=False)
+    pairs = scorable_pairs()
     if pair_pks is not None:
         pairs = pairs.filter(pk__in=pair_pks)
     if campaign is not None:
@@ -200,6 +205,21 @@ def missing_pair_pks(metric, campaign_id=None):
         return None, missing
     signature = scorer_for(metric, campaign).signature_string()
     return signature, list(pairs_missing(metric, signature, campaign=campaign).values_list("pk", flat=True))
+
+
+def current_signatures(metric, campaign_id=None):
+    """[(campaign pk or None, signature)] the sweep scores under: one signature for the deployment, or for a
+    per-campaign metric one per campaign it can score (those without a detector of their own are skipped)."""
+    if not is_per_campaign(metric):
+        return [(campaign_id, scorer(metric).signature_string())]
+    found = []
+    campaigns = Campaign.objects.order_by("pk")
+    for campaign in campaigns.filter(pk=campaign_id) if campaign_id else campaigns:
+        try:
+            found.append((campaign.pk, scorer_for(metric, campaign).signature_string()))
+        except MetricUnavailable:
+            continue
+    return found
 
 
 def score_inline(pair_pks, metrics, progress=None):

@@ -1,37 +1,64 @@
 """Thin Celery tasks (take ids, call one service function) and the helpers that queue them.
 
 Tasks import the service, never the reverse: queueing lives here, beside the tasks it queues.
+Each task's queue is decided once, in parasol.queues (CELERY_TASK_ROUTES); the batches of
+each campaign are handed out in turn by scoring.dispatch.
 """
 
 import logging
+import time
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.db import OperationalError, transaction
 
-from . import service
+from parasol.queues import WatchedTask
+
+from . import dispatch, service
 
 logger = logging.getLogger(__name__)
 
 
+class ScoringTask(WatchedTask):
+    """A batch given up (its worker died twice, or it failed) frees its campaign's place for the next one."""
+
+    def facts(self, args):
+        metric, pair_pks, campaign_pk = (*args, None)[:3]
+        pairs = f"{min(pair_pks)}-{max(pair_pks)}" if pair_pks else "none"
+        return {"metric": metric, "campaign": campaign_pk, "pairs": pairs}
+
+    def given_up(self, args, reason):
+        metric, _pair_pks, campaign_pk = (*args, None)[:3]
+        if campaign_pk is not None:
+            dispatch.finished(campaign_pk, metric, send=send_batch)
+
+
 @shared_task(
+    base=ScoringTask,
     acks_late=True,
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
 )
-def score_batch(metric, pair_pks):
-    """Score one batch of pairs; pairs already scored or deleted are skipped."""
-    return service.score_pairs(metric, pair_pks)
+def score_batch(metric, pair_pks, campaign_pk=None):
+    """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch."""
+    start = time.perf_counter()
+    scored = service.score_pairs(metric, pair_pks)
+    dispatch.record_batch(campaign_pk, metric, scored, time.perf_counter() - start)
+    if campaign_pk is not None:
+        dispatch.finished(campaign_pk, metric, send=send_batch)
+    return scored
 
 
 @shared_task(acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def sweep_metric(metric, campaign_id=None):
-    """Queue batches for every pair missing this metric's current score; returns the signature in use."""
-    signature, missing = service.missing_pair_pks(metric, campaign_id)
-    if missing:
-        queue_scoring(missing, metrics=[metric])
-    return signature
+    """Start a scoring pass on every campaign missing this metric's current score; returns the signature in use
+    (None for a per-campaign metric swept over several campaigns: each has its own)."""
+    signatures = service.current_signatures(metric, campaign_id)
+    for campaign, signature in signatures:
+        for campaign_pk, first in dispatch.first_unscored(metric, signature, campaign).items():
+            dispatch.start_pass(campaign_pk, metric, first, send=send_batch)
+    return signatures[0][1] if len(signatures) == 1 else None
 
 
 @shared_task
@@ -40,22 +67,32 @@ def sweep_all():
     queue_sweep()
 
 
-def queue_scoring(pair_pks, metrics=None):
-    """Queue one task per batch per metric once the current transaction commits.
+def send_batch(metric, campaign_pk, pair_pks):
+    score_batch.apply_async(args=[metric, pair_pks, campaign_pk], retry=False)
+
+
+def queue_scoring(pair_pks, metrics=None, campaign_pk=None):
+    """Start (or extend) each campaign's scoring pass once the current transaction commits.
 
     A broker outage must not lose the pairs or fail the request that created
     them: the failure is logged and the periodic sweep scores them later.
+    `campaign_pk`: the campaign of all of `pair_pks`, when the caller knows it.
     """
     metrics = metrics or service.enabled_metrics()
 
     def send():
-        for metric in metrics:
-            for batch in service.batches(pair_pks, service.batch_size(metric)):
-                try:
-                    score_batch.apply_async(args=[metric, batch], queue=service.queue_of(metric), retry=False)
-                except Exception as error:  # the broker is down or unreachable
-                    logger.warning("Could not queue %s scoring (%s); the sweep will catch up.", metric, error)
-                    return
+        try:
+            if current_app.conf.task_always_eager:  # no queue to share: score them all, here
+                for metric in metrics:
+                    for batch in service.batches(pair_pks, service.batch_size(metric)):
+                        score_batch.apply(args=[metric, batch])
+                return
+            starts = {campaign_pk: min(pair_pks)} if campaign_pk else dispatch.first_pk_by_campaign(pair_pks)
+            for campaign, first in starts.items():
+                for metric in metrics:
+                    dispatch.start_pass(campaign, metric, first, send=send_batch)
+        except Exception as error:  # the broker is down or unreachable
+            logger.warning("Could not queue scoring (%s); the sweep will catch up.", error)
 
     transaction.on_commit(send)
 
@@ -63,6 +100,6 @@ def queue_scoring(pair_pks, metrics=None):
 def queue_sweep(campaign_id=None, metrics=None):
     """Ask each metric's worker to find and score whatever is missing; returns the AsyncResults."""
     return [
-        sweep_metric.apply_async(args=[metric, campaign_id], queue=service.queue_of(metric), retry=False)
+        sweep_metric.apply_async(args=[metric, campaign_id], retry=False)
         for metric in (metrics or service.enabled_metrics())
     ]

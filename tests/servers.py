@@ -22,6 +22,48 @@ def free_port():
         return probe.getsockname()[1]
 
 
+@contextmanager
+def closed_port():
+    """A port on 127.0.0.1 that certainly refuses connections while the block runs: bound here, never listened on
+    (so nothing else can take it), whatever else runs on the machine."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]
+
+
+def use_broker(url, results=None):
+    """Repoint this process's Celery app; cached connections and result backends are dropped.
+
+    A pooled connection would otherwise outlive the change and keep reaching the old broker.
+    """
+    from parasol.celery import app
+
+    app.conf.broker_url = url
+    if results is not None:
+        app.conf.result_backend = results
+        app._backend_cache = None
+        app._local.__dict__.pop("backend", None)
+    if app._pool is not None:
+        app._pool.force_close_all()
+        app._pool = None
+    app.amqp._producer_pool = None
+
+
+@contextmanager
+def unreachable_broker():
+    """This process's Celery app pointed at a closed port (no pooled connection kept), then back; yields the URL."""
+    from parasol.celery import app
+
+    old = app.conf.broker_url, app.conf.result_backend
+    with closed_port() as port:
+        url = f"redis://127.0.0.1:{port}/0"
+        use_broker(url, results=url)
+        try:
+            yield url
+        finally:
+            use_broker(*old)
+
+
 def wait_for_port(port, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -60,12 +102,21 @@ def redis_server():
         stop(process)
 
 
-def start_worker(redis_url, database_env, queues="cpu,gpu", extra_env=None, name=None):
-    """A real Celery worker process sharing the test database; `name` gives it its own node name."""
+def start_worker(redis_url, database_env, queues=None, extra_env=None, name=None, pool="solo"):
+    """A real Celery worker process sharing the test database; `name` gives it its own node name.
+
+    `queues`: comma separated, default every queue; `pool="prefork"`: one child process runs the
+    tasks (killing it is a worker lost mid-task).
+    """
+    from parasol.queues import ALL
+
+    queues = queues or ",".join(ALL)
     env = dict(os.environ, REDIS_URL=redis_url, CELERY_BROKER_URL=redis_url, CELERY_RESULT_BACKEND=redis_url)
     env.update(database_env)
     env.update(extra_env or {})
-    command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", queues, "-P", "solo", "-l", "warning"]
+    command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", queues, "-P", pool, "-l", "warning"]
+    if pool == "prefork":
+        command += ["--concurrency", "1"]
     if name is not None:
         command += ["-n", f"{name}@%h"]
     return subprocess.Popen(command, cwd=REPO, env=env)

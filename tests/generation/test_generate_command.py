@@ -11,7 +11,7 @@ from generation.models import GenerationRun, PromptTemplate
 from generation.tasks import generate_batch
 from tests import servers
 from tests.generation.test_generation_run import FakeGenerator
-from tests.system.test_worker_integration import use_broker
+from tests.servers import use_broker
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_it_waits_for_a_real_worker_and_a_rerun_duplicates_nothing(sources_file,
     with servers.redis_server() as url:
         use_broker(url, results=url)
         models = {"GENERATION_MODELS": f"tiny={tiny_model}"}
-        worker = servers.start_worker(url, servers.database_env(connection), queues="gpu", extra_env=models)
+        worker = servers.start_worker(url, servers.database_env(connection), queues="generation", extra_env=models)
         try:
             args = ["generate", "live", str(sources_file), "--template", "naive", "--template", "vulgar"]
             call_command(*args, "--create", "--model", "tiny", "--max-new-tokens", "4", "--timeout", "120")

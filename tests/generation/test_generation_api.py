@@ -1,6 +1,7 @@
 """REST API for generation runs: access, create, follow, cancel, resume, outputs."""
 
-from unittest import mock
+import base64
+import json
 
 import pytest
 from rest_framework.authtoken.models import Token
@@ -8,6 +9,9 @@ from rest_framework.test import APIClient
 
 from generation import llm
 from generation.models import GenerationRun, GenerationSource, create_run
+from parasol import queues
+from parasol.celery import app as celery_app
+from tests import servers
 from tests.factories import add_pairs
 from tests.generation.test_generation_run import FakeGenerator
 
@@ -50,20 +54,25 @@ def test_anonymous_and_non_staff_users_reach_no_generation_endpoint(campaign, ou
     assert run.status == GenerationRun.Status.QUEUED
 
 
-def test_it_creates_a_run_and_queues_it_on_the_gpu_queue(api, campaign, django_capture_on_commit_callbacks):
-    with mock.patch("generation.tasks.generate_batch.apply_async") as apply_async:
-        with django_capture_on_commit_callbacks(execute=True):
-            response = create(api, max_new_tokens=16, seed=4)
+def test_it_creates_a_run_and_queues_it_on_the_generation_queue(api, campaign, django_capture_on_commit_callbacks):
+    old = celery_app.conf.broker_url, celery_app.conf.result_backend
+    with servers.redis_server() as url:
+        servers.use_broker(url, results=url)
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                response = create(api, max_new_tokens=16, seed=4)
+            queued = [json.loads(raw) for raw in queues.client().lrange(queues.GENERATION, 0, -1)]
+        finally:
+            servers.use_broker(*old)
     assert response.status_code == 201, response.json()
     body = response.json()
     assert body["status"] == "queued" and body["templates"] == ["naive"] and body["max_new_tokens"] == 16
     assert body["progress"]["expected"] == 2 and body["progress"]["done"] == 0
     run = GenerationRun.objects.get(pk=body["id"])
-    assert apply_async.call_args.kwargs == {
-        "args": [run.pk, list(run.sources.values_list("pk", flat=True))],
-        "queue": "gpu",
-        "retry": False,
-    }
+    (message,) = queued  # the message as the worker reads it from Redis
+    args, _kwargs, _options = json.loads(base64.b64decode(message["body"]))
+    assert message["headers"]["task"] == "generation.tasks.generate_batch"
+    assert args == [run.pk, list(run.sources.values_list("pk", flat=True))]
 
 
 def test_it_takes_the_sources_of_the_campaigns_pairs(api, campaign):

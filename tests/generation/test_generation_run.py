@@ -1,6 +1,7 @@
 """Generation runs: real generation with the embedded SmolLM2, cancellation, crash-resume, bad input."""
 
-from unittest import mock
+import base64
+import json
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -8,8 +9,11 @@ from django.core.exceptions import ValidationError
 from generation import llm
 from generation.errors import GenerationError
 from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate, create_run
-from generation.tasks import generate_batch, start_run
+from generation.tasks import generate_batch, send_next_batch, start_run
 from generation.templates import BUILTIN_TEMPLATES
+from parasol import queues
+from parasol.celery import app as celery_app
+from tests import servers
 
 pytestmark = pytest.mark.django_db
 
@@ -151,14 +155,31 @@ def test_it_makes_several_candidates_per_source_when_sampling(campaign, fake):
     assert metadata["seed"] == run.batch_seed("naive", 1)
 
 
-def test_it_queues_one_gpu_task_per_batch_after_commit(campaign, fake, django_capture_on_commit_callbacks):
-    with mock.patch("generation.tasks.generate_batch.apply_async") as apply_async:
-        with django_capture_on_commit_callbacks(execute=True):
-            run = start_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
-            assert not apply_async.called
-    ids = source_pks(run)
-    assert [call.kwargs["args"] for call in apply_async.call_args_list] == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
-    assert {call.kwargs["queue"] for call in apply_async.call_args_list} == {"gpu"}
+def queued_generation_args():
+    """The arguments of the tasks waiting on queue `generation`, as a worker would read them from Redis."""
+    raw = queues.client().lrange(queues.GENERATION, 0, -1)
+    return [json.loads(base64.b64decode(json.loads(message)["body"]))[0] for message in reversed(raw)]
+
+
+def test_it_queues_its_batches_after_commit_one_turn_at_a_time(
+    campaign, fake, django_capture_on_commit_callbacks, settings
+):
+    settings.PARASOL_GENERATION_BATCHES_PER_RUN = 1
+    old = celery_app.conf.broker_url, celery_app.conf.result_backend
+    with servers.redis_server() as url:
+        servers.use_broker(url, results=url)
+        try:
+            with django_capture_on_commit_callbacks(execute=True):
+                run = start_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
+                assert queued_generation_args() == []  # nothing before the commit
+            ids = source_pks(run)
+            assert queued_generation_args() == [[run.pk, ids[:2]]]  # one batch of the run at a time
+            send_next_batch(run.pk)  # what the first batch's task does as it ends
+            assert queued_generation_args() == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
+            send_next_batch(run.pk)
+            assert len(queued_generation_args()) == 2  # nothing left to hand out
+        finally:
+            servers.use_broker(*old)
 
 
 def test_it_rejects_an_output_that_repeats_an_accepted_one_for_the_same_source(campaign, monkeypatch):

@@ -24,6 +24,7 @@ from scoring import service
 from scoring.metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
 from scoring.metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from scoring.models import Score
+from tests import servers
 from tests.factories import make_judge, without_controls
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "span_detector_pairs.jsonl"
@@ -233,19 +234,12 @@ def test_the_detector_panel_is_hidden_from_outsiders(client, campaign, outsider)
 
 
 @pytest.mark.django_db
-def test_retraining_without_a_reachable_broker_says_so_on_the_panel(client, campaign, researcher, settings):
-    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
-    from parasol.celery import app as celery_app
-
-    old = celery_app.conf.broker_url
-    celery_app.conf.broker_url = "redis://127.0.0.1:1/0"
+def test_retraining_without_a_reachable_broker_says_so_on_the_panel(client, campaign, researcher):
     campaign.task_type = "spans"
     campaign.save()
     client.force_login(researcher)
-    try:
+    with servers.unreachable_broker():
         response = client.post(reverse("reports-train-detector", args=[campaign.slug]), HTTP_HX_REQUEST="true")
-    finally:
-        celery_app.conf.broker_url = old
     assert response.status_code == 200
     assert "no worker reachable" in response.content.decode()
     page = client.get(reverse("annotation-show-campaign", args=[campaign.slug])).content.decode()

@@ -10,7 +10,7 @@ from reports.tasks import report_or_status
 from scoring import service
 from tests import servers
 from tests.factories import add_pairs
-from tests.system.test_worker_integration import use_broker
+from tests.servers import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -31,7 +31,7 @@ def worker(settings, shared_cache):
     with servers.redis_server() as url:
         use_broker(url, results=url)
         env = {"PARASOL_CACHE_DIR": str(shared_cache), "PARASOL_METRICS": "lev"}
-        process = servers.start_worker(url, servers.database_env(connection), queues="cpu", extra_env=env)
+        process = servers.start_worker(url, servers.database_env(connection), queues="reports", extra_env=env)
         try:
             yield process
         finally:
@@ -79,11 +79,7 @@ def test_a_small_report_is_computed_in_the_request(client, researcher, gold_camp
 
 def test_an_unreachable_broker_means_the_request_computes_it(client, researcher, gold_campaign, settings):
     settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 10
-    old = celery_app_urls()
-    use_broker("redis://127.0.0.1:1/0")
-    try:
-        client.force_login(researcher)
+    client.force_login(researcher)
+    with servers.unreachable_broker():
         body = get(client, reverse("reports-show-report", args=[gold_campaign.slug]) + "?label=gold")
-    finally:
-        use_broker(*old)
     assert "Table 3" in body

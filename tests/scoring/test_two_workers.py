@@ -12,7 +12,7 @@ from scoring.models import Score
 from scoring.tasks import score_batch
 from tests import servers
 from tests.factories import add_pairs
-from tests.system.test_worker_integration import use_broker
+from tests.servers import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 

@@ -27,7 +27,7 @@ from generation.models import GenerationOutput, GenerationRun
 from generation.tasks import resume_run, start_run
 from scoring.models import Score
 from tests import servers
-from tests.system.test_worker_integration import use_broker
+from tests.servers import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -74,7 +74,7 @@ def celery_urls():
     return app.conf.broker_url, app.conf.result_backend
 
 
-def start_worker(url, queues="cpu,gpu", extra_env=None):
+def start_worker(url, queues=None, extra_env=None):
     env = {"PARASOL_METRICS": ",".join(METRICS), **(extra_env or {})}
     return servers.start_worker(url, servers.database_env(connection), queues=queues, extra_env=env)
 
@@ -243,7 +243,7 @@ class SlowGenerator:
 
 llm.get_generator = lambda model: SlowGenerator()
 from parasol.celery import app
-app.worker_main(["worker", "-Q", "gpu", "-P", "solo", "-l", "warning"])
+app.worker_main(["worker", "-Q", "generation", "-P", "solo", "-l", "warning"])
 """
 
 

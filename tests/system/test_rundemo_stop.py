@@ -76,7 +76,7 @@ def test_rundemo_stops_in_order_without_a_traceback(demo_env, tmp_path, signum):
         )
     try:
         wait_until(lambda: serves(port), START_SECONDS, "the demo does not serve")
-        wait_until(lambda: workers_answer(redis_url, 2), START_SECONDS, "the two workers do not answer")
+        wait_until(lambda: workers_answer(redis_url, 3), START_SECONDS, "the three workers do not answer")
         demo.send_signal(signum)
         returncode = demo.wait(timeout=STOP_SECONDS)
     finally:

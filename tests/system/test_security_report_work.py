@@ -15,8 +15,8 @@ from django.db import connection
 from campaigns.models import Pair
 from reports import cache
 from tests import servers
+from tests.servers import use_broker
 from tests.system.conftest import log_in
-from tests.system.test_worker_integration import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -80,7 +80,7 @@ def test_a_report_of_many_systems_goes_to_the_worker_and_is_served_from_the_cach
     assert cache.cached_report(key) is None
 
     worker = servers.start_worker(
-        broker, servers.database_env(connection), queues="cpu", extra_env={"PARASOL_CACHE_DIR": str(shared_cache)}
+        broker, servers.database_env(connection), queues="reports", extra_env={"PARASOL_CACHE_DIR": str(shared_cache)}
     )
     try:
         deadline = time.monotonic() + 300

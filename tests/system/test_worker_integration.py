@@ -25,30 +25,17 @@ def redis_url():
         yield url
 
 
-def use_broker(url, results=None):
-    """Repoint this process's Celery app; cached connections and result backends are dropped."""
-    celery_app.conf.broker_url = url
-    if results is not None:
-        celery_app.conf.result_backend = results
-        celery_app._backend_cache = None
-        celery_app._local.__dict__.pop("backend", None)
-    if celery_app._pool is not None:
-        celery_app._pool.force_close_all()
-        celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-
-
 @pytest.fixture
 def broker(redis_url, settings):
     """Point this process's Celery app at the throwaway Redis."""
     old = celery_app.conf.broker_url, celery_app.conf.result_backend
-    use_broker(redis_url, results=redis_url)
+    servers.use_broker(redis_url, results=redis_url)
     settings.PARASOL_SCORE_ON_CREATE = True
     settings.PARASOL_METRICS = ["lev", "bleu"]
     settings.PARASOL_SCORING_BATCH_SIZE = 5
     settings.PARASOL_CPU_SCORING_BATCH_SIZE = 5
     yield redis_url
-    use_broker(*old)
+    servers.use_broker(*old)
 
 
 @pytest.fixture
@@ -88,14 +75,13 @@ def test_the_score_command_waits_for_the_worker_and_a_rerun_adds_nothing(worker,
 
 
 def test_import_succeeds_while_redis_is_down_and_the_sweep_catches_up(broker, redis_url, settings):
-    use_broker("redis://127.0.0.1:1/0")  # nothing listens there
     campaign = Campaign.objects.create(slug="down", name="Down")
     started = time.monotonic()
-    import_pairs(campaign, CORPUS, format="csv")
+    with servers.unreachable_broker():
+        import_pairs(campaign, CORPUS, format="csv")
     # A stall would be the broker's retry loop (minutes); the bound leaves room for a saturated machine.
     assert time.monotonic() - started < 30, "an unreachable broker must not stall the request"
     assert campaign.real_pairs.count() == 12 and Score.objects.count() == 0
-    use_broker(redis_url)
     process = servers.start_worker(
         redis_url, servers.database_env(connection), extra_env={"PARASOL_METRICS": "lev,bleu"}
     )

@@ -1,4 +1,4 @@
-"""Run the whole demo: Redis, a Celery worker and the web server; Ctrl-C stops all of it."""
+"""Run the whole demo: Redis, the Celery workers and the web server; Ctrl-C stops all of it."""
 
 import os
 import shutil
@@ -23,12 +23,15 @@ HOST = "127.0.0.1"
 WEB_STOP_SECONDS = 10
 WORKER_STOP_SECONDS = 60
 REDIS_STOP_SECONDS = 10
-# The production shape in miniature: one worker per queue, so the slow LLM work
-# on `gpu` never holds up the quick metrics on `cpu`; the periodic sweep (-B)
-# runs inside the cpu worker.
+# The production shape in miniature (docs/deployment.md): the slow LLM work on `gpu`
+# never holds up the quick metrics on `cpu`, and reports, detector training and
+# generation runs have a worker of their own, so no scoring batch is ever ahead of
+# them; the periodic sweep (-B) runs inside the cpu worker.
 WORKERS = {
     "cpu worker": "celery -A parasol worker -Q cpu -n cpu@%h --concurrency 1 -B -l warning",
     "gpu worker": "celery -A parasol worker -Q gpu -n gpu@%h --concurrency 1 -l warning",
+    "interactive worker": "celery -A parasol worker -Q reports,training,generation -n interactive@%h"
+    " --concurrency 1 -l warning",
 }
 
 

@@ -1,0 +1,246 @@
+"""Fair shares of the scoring workers: each campaign's batches are handed out in turn.
+
+Nothing is queued in bulk. Per (campaign, metric) at most PARASOL_SCORING_BATCHES_PER_CAMPAIGN
+batches wait in the metric's queue (or run) at once, and each batch that finishes queues
+that campaign's next one. A queue is first come, first served, so a campaign's new batch
+waits behind at most that many batches of each other campaign: one researcher's 400,000
+pairs hold another's 60 back by a few batches, not by all of theirs.
+
+The state of a (campaign, metric) pass is a Redis hash on the broker, changed under a Redis
+lock: `cursor` (the last pair pk handed out), `inflight` (batches queued or running) and
+`rewind` (where to start again once the pass ends, when the sweep found pairs behind the
+cursor). It expires when nothing touches it for longer than a task may take (a batch lost
+with a flushed Redis); the periodic sweep then starts the campaign's pass again.
+
+Batches are sized by time, not pairs: the recent speed of each metric (pairs per second
+of a worker) times PARASOL_SCORING_BATCH_SECONDS, never more than the configured sizes, so
+an LLM batch ends in bounded time on whatever device the workers have.
+"""
+
+import json
+import time
+
+import redis
+from django.conf import settings
+from django.db.models import Min
+
+from campaigns.models import Campaign, Pair
+from parasol.queues import client, recent_events
+
+from . import service
+from .metrics.registry import GPU, queue_of
+
+# A metric not yet measured starts with batches this small on the LLM queue (its speed is unknown).
+FIRST_LLM_BATCH = 4
+RATE_WINDOW_SECONDS = 600
+SPEEDS_KEPT = 20
+
+
+def _pass_key(metric, campaign_pk):
+    return f"parasol:scoring-pass:{metric}:{campaign_pk}"
+
+
+def start_pass(campaign_pk, metric, from_pk, send):
+    """Score the campaign's pairs from `from_pk` on, a few batches at a time.
+
+    `send(metric, campaign_pk, pks)` queues one batch.
+    """
+    key = _pass_key(metric, campaign_pk)
+    with _locked(key) as r:
+        state = r.hgetall(key)
+        if not state:
+            r.hset(key, mapping={"cursor": from_pk - 1, "inflight": 0})
+        elif from_pk - 1 < int(state[b"cursor"]):  # behind the cursor: once this pass ends
+            rewind = min(from_pk - 1, int(state.get(b"rewind", from_pk - 1)))
+            r.hset(key, "rewind", rewind)
+        _top_up(r, key, campaign_pk, metric, send)
+
+
+def finished(campaign_pk, metric, send):
+    """A batch of this campaign ended (scored, or given up): queue its next one."""
+    key = _pass_key(metric, campaign_pk)
+    with _locked(key) as r:
+        if r.exists(key):
+            r.hset(key, "inflight", max(0, int(r.hget(key, "inflight") or 0) - 1))
+            _top_up(r, key, campaign_pk, metric, send)
+
+
+def _top_up(r, key, campaign_pk, metric, send):
+    state = {name.decode(): int(value) for name, value in r.hgetall(key).items()}
+    cursor, inflight = state["cursor"], state["inflight"]
+    size = batch_size(metric)
+    while inflight < settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN:
+        batch = next_batch(campaign_pk, cursor, size)
+        if not batch and "rewind" in state:  # the pass is over: go back for what the sweep found behind it
+            cursor = state.pop("rewind")
+            r.hdel(key, "rewind")
+            continue
+        if not batch:
+            break
+        send(metric, campaign_pk, batch)
+        cursor, inflight = batch[-1], inflight + 1
+        r.hset(key, mapping={"cursor": cursor, "inflight": inflight})
+    if inflight == 0:
+        r.delete(key)  # the pass is complete
+    else:
+        r.expire(key, settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600)
+
+
+def next_batch(campaign_pk, after, size):
+    """The pks of the campaign's next `size` scorable pairs after pk `after` (scored ones are skipped by the task)."""
+    pairs = service.scorable_pairs().filter(campaign_id=campaign_pk, pk__gt=after).order_by("pk")
+    return list(pairs.values_list("pk", flat=True)[:size])
+
+
+def first_unscored(metric, signature, campaign_pk=None):
+    """{campaign pk: its first pair pk missing this metric's score} (the sweep's start points), or of one campaign."""
+    missing = service.pairs_missing(metric, signature)
+    if campaign_pk is not None:
+        missing = missing.filter(campaign_id=campaign_pk)
+    missing = missing.order_by().values("campaign_id").annotate(first=Min("pk"))
+    return {row["campaign_id"]: row["first"] for row in missing}
+
+
+def first_pk_by_campaign(pair_pks):
+    """{campaign pk: its lowest pk among `pair_pks`}."""
+    rows = Pair.objects.filter(pk__in=pair_pks).order_by().values("campaign_id").annotate(first=Min("pk"))
+    return {row["campaign_id"]: row["first"] for row in rows}
+
+
+class _locked:
+    """The pass's Redis lock, held while its state is read and changed (dispatchers in web and workers race)."""
+
+    def __init__(self, key):
+        self.redis = client()
+        self.lock = self.redis.lock(f"{key}:lock", timeout=120, blocking_timeout=60)
+
+    def __enter__(self):
+        if not self.lock.acquire():
+            raise redis.exceptions.LockError(f"{self.lock.name} held for over a minute")
+        return self.redis
+
+    def __exit__(self, *exc):
+        try:
+            self.lock.release()
+        except redis.exceptions.LockNotOwnedError:
+            pass  # it expired while held: the state was written all the same
+
+
+def batch_size(metric):
+    """Pairs per batch: what a worker scores in PARASOL_SCORING_BATCH_SECONDS at the metric's recent speed."""
+    largest = service.batch_size(metric)
+    speed = worker_speed(metric)
+    if speed is None:
+        return min(FIRST_LLM_BATCH, largest) if queue_of(metric) == GPU else largest
+    return max(1, min(largest, int(speed * settings.PARASOL_SCORING_BATCH_SECONDS)))
+
+
+def record_batch(campaign_pk, metric, n_scored, seconds):
+    """Remember a batch's speed (batch sizes) and when it ended (the campaign's rate); a Redis outage forgets it."""
+    if not n_scored:
+        return
+    now = time.time()
+    try:
+        with client().pipeline() as pipe:
+            speed = _speed_key(metric)
+            pipe.lpush(speed, json.dumps([n_scored, seconds])).ltrim(speed, 0, SPEEDS_KEPT - 1)
+            if campaign_pk is not None:
+                rate = _rate_key(metric, campaign_pk)
+                pipe.lpush(rate, json.dumps([now, n_scored, seconds])).ltrim(rate, 0, 199).expire(rate, 86400)
+            pipe.execute()
+    except redis.RedisError:
+        pass
+
+
+def worker_speed(metric):
+    """Pairs per second one worker scored in the metric's recent batches; None before any."""
+    try:
+        rows = [json.loads(raw) for raw in client().lrange(_speed_key(metric), 0, SPEEDS_KEPT - 1)]
+    except redis.RedisError:
+        return None
+    seconds = sum(row[1] for row in rows)
+    return sum(row[0] for row in rows) / seconds if rows and seconds > 0 else None
+
+
+def recent_rate(campaign_pk, metric, now=None):
+    """Pairs per second scored for the campaign over the last few minutes (all workers together); None if none."""
+    now = now or time.time()
+    try:
+        rows = [json.loads(raw) for raw in client().lrange(_rate_key(metric, campaign_pk), 0, 199)]
+    except redis.RedisError:
+        return None
+    recent = [row for row in rows if row[0] > now - RATE_WINDOW_SECONDS]
+    if not recent:
+        return None
+    since = min(end - seconds for end, _n, seconds in recent)
+    return sum(n for _end, n, _seconds in recent) / max(now - since, 1.0)
+
+
+def batches_in_flight(campaign_pk, metric):
+    try:
+        return int(client().hget(_pass_key(metric, campaign_pk), "inflight") or 0)
+    except redis.RedisError:
+        return None
+
+
+def _speed_key(metric):
+    return f"parasol:scoring-speed:{metric}"
+
+
+def _rate_key(metric, campaign_pk):
+    return f"parasol:scoring-rate:{metric}:{campaign_pk}"
+
+
+def live_progress(campaign):
+    """`service.scoring_progress` with, per metric, the recent rate, the time left and the batches in flight,
+    and the batches of this campaign retried or given up after their worker died.
+
+    Only stored scores and a few Redis reads: the web process never loads a model. Without
+    Redis the counts are still right; the live facts say they cannot be read.
+    """
+    progress = service.scoring_progress(campaign)
+    try:
+        client().ping()
+    except redis.RedisError as error:
+        progress["live_error"] = f"the broker cannot be reached ({type(error).__name__}): rates unknown"
+        return progress
+    for row in progress["metrics"]:
+        rate = recent_rate(campaign.pk, row["metric"])
+        left = progress["total"] - row["scored"]
+        row["rate"] = rate
+        row["time_left"] = _duration(left / rate) if rate and left > 0 else None
+        row["in_flight"] = batches_in_flight(campaign.pk, row["metric"])
+    progress["events"] = recent_events(campaign=campaign.pk)[:10]
+    return progress
+
+
+def _duration(seconds):
+    """A time left in words a researcher reads at a glance: 40 s, 12 min, 3 h 05 min."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def scoring_passes():
+    """[{campaign, metric, rate, in_flight}] of every campaign being scored or scored lately (the staff page)."""
+    r = client()
+    found = {}
+    for pattern, at in (("parasol:scoring-rate:*", 2), ("parasol:scoring-pass:*", 2)):
+        for key in r.scan_iter(match=pattern, count=500):
+            parts = key.decode().split(":")
+            if len(parts) == 4 and parts[3].isdigit():
+                found[(int(parts[3]), parts[at])] = True
+    campaigns = dict(Campaign.objects.filter(pk__in={pk for pk, _ in found}).values_list("pk", "slug"))
+    rows = [
+        {
+            "campaign": campaigns.get(pk, f"#{pk} (deleted)"),
+            "metric": metric,
+            "rate": recent_rate(pk, metric),
+            "in_flight": batches_in_flight(pk, metric),
+        }
+        for pk, metric in sorted(found)
+    ]
+    return [row for row in rows if row["rate"] or row["in_flight"]]

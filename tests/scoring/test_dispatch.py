@@ -1,0 +1,137 @@
+"""Fair shares of scoring, the routes of every task, and tasks given up after their worker died: on a real Redis."""
+
+import pytest
+from django.urls import reverse
+
+from generation.tasks import generate_batch
+from parasol import queues
+from parasol.celery import app as celery_app
+from reports.detector import training_status
+from reports.tasks import compute_report_task, train_detector_task
+from scoring import dispatch
+from scoring.tasks import score_batch
+from tests import servers
+from tests.factories import add_pairs
+
+
+@pytest.fixture
+def redis_broker():
+    old = celery_app.conf.broker_url, celery_app.conf.result_backend
+    with servers.redis_server() as url:
+        servers.use_broker(url, results=url)
+        yield url
+        servers.use_broker(*old)
+
+
+def queue_of(task, *args):
+    return celery_app.amqp.router.route({}, task.name, args, {})["queue"].name
+
+
+@pytest.mark.parametrize("metric, queue", [("lev", "cpu"), ("parapluie_direct", "gpu")])
+def test_every_task_is_routed_once_in_settings(metric, queue):
+    assert queue_of(compute_report_task, [1], "gold") == "reports"
+    assert queue_of(train_detector_task, 1, {}) == "training"
+    assert queue_of(generate_batch, 1, [1]) == "generation"
+    assert queue_of(score_batch, metric, [1], 1) == queue
+
+
+@pytest.mark.django_db
+def test_each_campaign_has_at_most_its_share_queued_and_a_finished_batch_brings_its_next(redis_broker, settings):
+    from campaigns.models import Campaign
+
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 5
+    settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = 2
+    big, small = Campaign.objects.create(slug="big", name="Big"), Campaign.objects.create(slug="small", name="Small")
+    add_pairs(big, 100)
+    add_pairs(small, 10)
+    fifo = []
+    send = lambda metric, campaign_pk, pks: fifo.append((campaign_pk, pks))  # noqa: E731
+    dispatch.start_pass(big.pk, "lev", 1, send)
+    dispatch.start_pass(small.pk, "lev", 1, send)
+    assert [campaign for campaign, _ in fifo] == [big.pk, big.pk, small.pk, small.pk]
+    order = []
+    while fifo:  # one worker taking the queue first come, first served
+        campaign_pk, pks = fifo.pop(0)
+        order.append(campaign_pk)
+        dispatch.finished(campaign_pk, "lev", send)
+        assert sum(1 for c, _ in fifo if c == big.pk) <= 2
+    assert order.count(big.pk) == 20 and order.count(small.pk) == 2
+    assert max(i for i, c in enumerate(order) if c == small.pk) == 3  # small's last batch: fourth, not 22nd
+    assert dispatch.batches_in_flight(big.pk, "lev") == 0  # the pass ended and its state went with it
+
+
+def test_a_slow_metric_gets_batches_of_bounded_time(redis_broker, settings):
+    settings.PARASOL_SCORING_BATCH_SIZE = 64
+    settings.PARASOL_SCORING_BATCH_SECONDS = 60
+    assert dispatch.batch_size("parapluie_direct") == dispatch.FIRST_LLM_BATCH  # not measured yet: small
+    dispatch.record_batch(None, "parapluie_direct", 4, 20.0)  # 0.2 pairs/s, as an LLM on two cores
+    assert dispatch.batch_size("parapluie_direct") == 12
+
+
+@pytest.mark.django_db
+def test_a_task_whose_worker_died_twice_is_failed_with_its_reason_on_the_page(
+    redis_broker, client, campaign, researcher
+):
+    campaign.task_type = "spans"
+    campaign.save()
+    train_detector_task.push_request(id="lost-training", retries=0, called_directly=False, is_eager=False)
+    try:
+        for _ in range(2):  # two starts whose worker died (SIGKILL, out of memory) before the end
+            queues._start_attempt("lost-training", 0)
+        assert train_detector_task(campaign.pk, {}) is None  # the third start gives up, running nothing
+    finally:
+        train_detector_task.pop_request()
+    assert training_status(campaign.pk)["stage"] == "failed"
+    client.force_login(researcher)
+    panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
+    assert queues.LOST_REASON in panel
+    (event,) = queues.recent_events(kind="failed")
+    assert event["task"] == train_detector_task.name and event["campaign"] == campaign.pk
+
+
+@pytest.mark.django_db
+def test_the_report_page_says_what_a_queued_report_waits_for(redis_broker, client, researcher, campaign, settings):
+    add_pairs(campaign, 4)
+    settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 0
+    client.force_login(researcher)
+    page = client.get(reverse("reports-show-report", args=[campaign.slug])).content.decode()
+    assert "queue &#x27;reports&#x27;: 1 task(s) waiting and no worker serving it" in page
+
+
+@pytest.mark.django_db
+def test_the_queues_page_is_for_superusers_and_shows_every_queue(redis_broker, client, researcher, django_user_model):
+    client.force_login(researcher)  # a researcher (staff) sees only their own campaigns: not this page
+    assert client.get(reverse("scoring-show-queues")).status_code == 302
+    admin = django_user_model.objects.create_superuser("operator", password="pw-operator-123")
+    client.force_login(admin)
+    page = client.get(reverse("scoring-show-queues")).content.decode()
+    for queue in queues.ALL:
+        assert f"<code>{queue}</code>" in page
+    assert "No worker answers." in page
+
+
+@pytest.mark.django_db
+def test_the_queues_page_says_when_the_broker_cannot_be_reached(client, django_user_model):
+    client.force_login(django_user_model.objects.create_superuser("operator", password="pw-operator-123"))
+    with servers.unreachable_broker():
+        page = client.get(reverse("scoring-show-queues")).content.decode()
+    assert "cannot be reached" in page
+
+
+@pytest.mark.django_db
+def test_a_report_whose_worker_died_twice_says_so_on_its_page(redis_broker, client, researcher, campaign, settings):
+    from campaigns.models import Pair
+
+    add_pairs(campaign, 4)
+    Pair.objects.filter(campaign=campaign).update(gold_label=1)
+    settings.PARASOL_REPORT_INLINE_MAX_PAIRS = 0
+    compute_report_task.push_request(id="lost-report", retries=0, called_directly=False, is_eager=False)
+    try:
+        for _ in range(2):
+            queues._start_attempt("lost-report", 0)
+        assert compute_report_task([campaign.pk], "gold") is None
+    finally:
+        compute_report_task.pop_request()
+    client.force_login(researcher)
+    page = client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold").content.decode()
+    assert "could not be computed" in page and queues.LOST_REASON in page
