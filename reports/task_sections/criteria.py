@@ -11,7 +11,7 @@ from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria, present
 from reports.analysis.common import scipy_stats
 from reports.analysis.present import Table
-from reports.cache import CACHE_SECONDS, fingerprint
+from reports.cache import CACHE_SECONDS, data_key
 from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
 from scoring.models import Score
@@ -63,7 +63,7 @@ CRITERIA_TABLES = (
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
-    key = f"parasol-criteria:{fingerprint(campaigns)}"
+    key = f"parasol-criteria:{data_key(campaigns)}"
     return cache.get_or_set(key, lambda: _criteria_tables(campaigns), CACHE_SECONDS)
 
 
