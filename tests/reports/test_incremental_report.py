@@ -28,6 +28,10 @@ LABEL_STEPS = {"thresholds", "table1", "mbd", "table4", "auc", "rank_correlation
 
 @pytest.fixture
 def live_campaign(campaign, shared_cache):
+    return make_live_campaign(campaign)
+
+
+def make_live_campaign(campaign):
     """40 pairs in two corpora with gold labels, 4 judges (even splits: ties), 3 metrics with tied scores."""
     without_controls(campaign)
     rng = random.Random(29)
