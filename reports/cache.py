@@ -18,6 +18,7 @@ from reports.analysis.memo import Memo, digest
 from reports.code_digest import code_digest
 from reports.figures import FigureSpec, draw_figure
 from reports.frames import DataState, data_state, load_frames, report_work
+from reports.models import DataVersion
 
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
@@ -25,8 +26,8 @@ STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this
 
 def data_key(campaigns, state: DataState | None = None) -> str:
     """Changes whenever a result computed from these campaigns' data could change: their data versions, the code."""
-    state = state or data_state(campaigns)
-    return f"{state.key()}:{code_digest()}"
+    versions = state.key() if state is not None else digest(DataVersion.of(campaigns))  # DataState.key's digest
+    return f"{versions}:{code_digest()}"
 
 
 class VersionedStore:

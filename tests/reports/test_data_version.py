@@ -145,6 +145,7 @@ def test_the_live_report_is_exact_after_a_score_changed_in_raw_sql(live_campaign
 def test_cached_results_are_keyed_on_the_code_digest(live_campaign):
     cached = report_cache.get_report([live_campaign], "gold")
     assert cached.key.endswith(code_digest())
+    assert cached.key == report_cache.report_key([live_campaign], "gold")  # the same key, with or without the state
     assert report_cache.report_store().version == code_digest()
 
 
