@@ -63,7 +63,8 @@ CRITERIA_TABLES = (
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
-    key = f"parasol-criteria:{data_key(campaigns)}"
+    in_reference = settings.PARASOL_PEM_CONTROLS_IN_REFERENCE  # a setting that changes the tables is in the key
+    key = f"parasol-criteria:{in_reference}:{data_key(campaigns)}"
     return cache.get_or_set(key, lambda: _criteria_tables(campaigns), CACHE_SECONDS)
 
 
