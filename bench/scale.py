@@ -8,7 +8,7 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   sentence): rows/s and peak RSS, beside a plain `pandas.read_csv` + `bulk_create`;
 - scoring: `score --inline` with `lev` then `bleu`: pairs/s end to end, beside the same
   metric alone on the same sentences in the same batches, and the share of time outside it;
-- the data version: the same import and the `lev` scoring loop into two more campaigns, one with
+- the data version: the same import and the `lev` and `bleu` scoring loops into more campaigns, one with
   the triggers of `reports.models.DataVersion` dropped, one with them (skip: --skip-triggers);
 - workers: `score --wait` through 1 then 2 real Celery worker processes (Redis broker,
   a throwaway PostgreSQL server: SQLite serialises concurrent writers) on fresh copies
@@ -407,7 +407,7 @@ with connection.schema_editor() as editor:
 
 
 def bench_data_version(corpus, env, n_pairs):
-    """import_pairs and the lev scoring loop with the data version's triggers and without them, side by side."""
+    """import_pairs and the lev and bleu scoring loops with the data version's triggers and without them."""
     print(f"\n## the data version's triggers: import and scoring of {n_pairs:,} pairs with and without them")
     for attempt in range(1, TRIGGER_RUNS + 1):
         figures = {}
@@ -415,11 +415,14 @@ def bench_data_version(corpus, env, n_pairs):
             run([sys.executable, "-c", TRIGGERS_SWITCH, state], env, f"triggers {state}")
             slug = f"triggers-{state}-{attempt}"
             imported, _rss = run(manage("import_pairs", slug, str(corpus), "--create"), env, f"import {state}")
-            output = []
-            run(manage("score", slug, "--metrics", "lev", "--inline"), env, f"score {state}", output)
-            figures[state] = imported, float(re.search(r"stored in ([0-9.]+) s", output[0]).group(1))
-        for what, index in (("import_pairs --create", 0), ("lev scoring loop", 1)):
-            off, on = figures["off"][index], figures["on"][index]
+            figures[state] = {"import_pairs --create": imported}
+            for metric in ("lev", "bleu"):
+                output = []
+                run(manage("score", slug, "--metrics", metric, "--inline"), env, f"score {state}", output)
+                loop = float(re.search(r"stored in ([0-9.]+) s", output[0]).group(1))
+                figures[state][f"{metric} scoring loop"] = loop
+        for what in figures["off"]:
+            off, on = figures["off"][what], figures["on"][what]
             print(f"run {attempt}: {what:22} without triggers {off:7.1f} s, with {on:7.1f} s: {on / off - 1:+6.1%}")
 
 
