@@ -46,7 +46,7 @@ demo: system-deps install wordnet migrate
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,
 # throwaway PostgreSQL server (concurrency behaves differently there).
-PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py tests/reports/test_detector_per_campaign.py tests/reports/test_csv_every_cell_type.py tests/annotation/test_judge_steps.py tests/system/test_fair_queues.py
+PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py tests/reports/test_detector_per_campaign.py tests/reports/test_csv_every_cell_type.py tests/annotation/test_judge_steps.py tests/system/test_fair_queues.py tests/reports/test_data_version.py tests/reports/test_live_report_state_machine.py
 
 # axe-core, injected into pages by the accessibility tests (tests/system/).
 NODE_TOOLS := tests/system

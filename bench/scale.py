@@ -1,12 +1,15 @@
 """A QQP-sized corpus from import to report: each figure printed beside its target.
 
     .venv/bin/python bench/scale.py [--pairs 20000] [--worker-pairs 20000] [--skip-workers]
+                                      [--skip-triggers | --only-triggers]
 
 Not a test. Runs the real commands in child processes on a fresh SQLite database:
 - import: `import_pairs --create` of a synthetic gold-labelled TSV (8-30 words per
   sentence): rows/s and peak RSS, beside a plain `pandas.read_csv` + `bulk_create`;
 - scoring: `score --inline` with `lev` then `bleu`: pairs/s end to end, beside the same
   metric alone on the same sentences in the same batches, and the share of time outside it;
+- the data version: the same import and the `lev` and `bleu` scoring loops into more campaigns, one with
+  the triggers of `reports.models.DataVersion` dropped, one with them (skip: --skip-triggers);
 - workers: `score --wait` through 1 then 2 real Celery worker processes (Redis broker,
   a throwaway PostgreSQL server: SQLite serialises concurrent writers) on fresh copies
   of the corpus (bleu); then a run where a worker joins and another leaves mid-way,
@@ -392,11 +395,47 @@ def bench_export(env, n_pairs):
     )
 
 
+TRIGGERS_SWITCH = """
+import importlib, sys, django
+django.setup()
+from django.apps import apps
+from django.db import connection
+triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
+with connection.schema_editor() as editor:
+    (triggers.create_triggers if sys.argv[1] == "on" else triggers.drop_triggers)(apps, editor)
+"""
+
+
+def bench_data_version(corpus, env, n_pairs):
+    """import_pairs and the lev and bleu scoring loops with the data version's triggers and without them."""
+    print(f"\n## the data version's triggers: import and scoring of {n_pairs:,} pairs with and without them")
+    for attempt in range(1, TRIGGER_RUNS + 1):
+        figures = {}
+        for state in ("off", "on"):  # off first: the database is then the smaller one, which favours no triggers
+            run([sys.executable, "-c", TRIGGERS_SWITCH, state], env, f"triggers {state}")
+            slug = f"triggers-{state}-{attempt}"
+            imported, _rss = run(manage("import_pairs", slug, str(corpus), "--create"), env, f"import {state}")
+            figures[state] = {"import_pairs --create": imported}
+            for metric in ("lev", "bleu"):
+                output = []
+                run(manage("score", slug, "--metrics", metric, "--inline"), env, f"score {state}", output)
+                loop = float(re.search(r"stored in ([0-9.]+) s", output[0]).group(1))
+                figures[state][f"{metric} scoring loop"] = loop
+        for what in figures["off"]:
+            off, on = figures["off"][what], figures["on"][what]
+            print(f"run {attempt}: {what:22} without triggers {off:7.1f} s, with {on:7.1f} s: {on / off - 1:+6.1%}")
+
+
+TRIGGER_RUNS = 2  # off then on, twice: one pair of runs on a shared machine says little
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=20_000)
     parser.add_argument("--worker-pairs", type=int, default=20_000, help="corpus size of the worker runs")
     parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--skip-triggers", action="store_true", help="skip the runs with and without the triggers")
+    parser.add_argument("--only-triggers", action="store_true", help="only the runs with and without the triggers")
     parser.add_argument("--report-before", help="a report folder of the same run on older code: diff its CSVs")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parasol-scale-"))
@@ -419,8 +458,13 @@ def main():
     write_corpus(corpus, args.pairs)
     run(manage("migrate", "--noinput"), env, "migrate")
     print(f"Parasol at scale: {args.pairs:,} pairs, SQLite in {folder}, {os.cpu_count()} CPU(s)")
+    if args.only_triggers:
+        bench_data_version(corpus, env, args.pairs)
+        return
     bench_import(corpus, env, args.pairs)
     bench_scoring(corpus, env, args.pairs)
+    if not args.skip_triggers:
+        bench_data_version(corpus, env, args.pairs)
     if not args.skip_workers:
         small = corpus if args.worker_pairs >= args.pairs else folder / "workers.tsv"
         if small != corpus:

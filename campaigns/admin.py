@@ -179,6 +179,10 @@ class CampaignAdmin(admin.ModelAdmin):
         return allowed and (obj is None or obj.is_managed_by(request.user))
 
 
+# A pair's fields that stay as they are once judges or metrics saw the pair.
+FIXED_ONCE_SEEN = ("source", "hypothesis", "gold_tags")
+
+
 class PairAdminForm(forms.ModelForm):
     """A pair as the importer would take it: the same checks, the same messages."""
 
@@ -187,7 +191,9 @@ class PairAdminForm(forms.ModelForm):
         exclude = ["tokens"]
 
     def clean(self):
-        cleaned = super().clean()
+        # Fields shown read-only (the words judges or metrics saw) are not in the form: checked as the pair has them.
+        kept = {name: getattr(self.instance, name) for name in FIXED_ONCE_SEEN if name not in self.fields}
+        cleaned = kept | super().clean()
         metadata = cleaned.get("metadata")
         if metadata is not None and not isinstance(metadata, dict):
             raise forms.ValidationError("The metadata must be a JSON object (keys and values).")
@@ -221,7 +227,7 @@ class PairAdmin(VisibleCampaignsAdmin):
         fixed = super().get_readonly_fields(request, obj)
         if obj is not None and (obj.assignments.exists() or obj.scores.exists()):
             # Judges and metrics saw these words: changing them would change what their evidence means.
-            fixed += ["source", "hypothesis", "gold_tags"]
+            fixed += list(FIXED_ONCE_SEEN)
         return fixed
 
     def save_model(self, request, obj, form, change):

@@ -403,11 +403,6 @@ class Pair(models.Model):
             models.Index(fields=["campaign", "is_training", "is_control", "gold_label"], name="pair_state"),
         ]
 
-    def save(self, *args, **kwargs):
-        super().save(*args, **kwargs)
-        # Reports cached per state of a campaign see an edited pair (the admin's edits come through here).
-        Campaign.objects.filter(pk=self.campaign_id).update(updated_at=timezone.now())
-
     def __str__(self):
         return f"{self.campaign.slug}:{self.external_id}"
 

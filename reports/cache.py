@@ -1,51 +1,39 @@
-"""Reports and their figures cached under a fingerprint of the data they are computed from.
+"""Reports and their figures cached under the data version of their campaigns and the digest of their code.
 
-A report is recomputed only when pairs, judgments or scores of its campaigns changed;
-bumping ANALYSIS_VERSION drops every cached report after a change to the analysis.
-While a worker computes one (`reports.tasks`), a status entry beside its key says how far it got.
+A report is recomputed only when the database advanced the data version of one of its campaigns
+(`reports.models.DataVersion`: any write to what it reads, whatever wrote it) or the code that
+computes it changed (`reports.code_digest`). While a worker computes one (`reports.tasks`),
+a status entry beside its key says how far it got.
 """
 
-import hashlib
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Max, Q, Sum
 from django.utils import timezone
 
-from annotation.models import Judgment
 from campaigns.models import Campaign, Pair
 from parasol.queues import QUEUED
 from reports.analysis import build_report
 from reports.analysis.memo import Memo, digest
+from reports.code_digest import code_digest
 from reports.figures import FigureSpec, draw_figure
 from reports.frames import DataState, data_state, load_frames, report_work
-from scoring.models import Score
+from reports.models import DataVersion
 
-ANALYSIS_VERSION = "5"  # bump when the analysis changes, to drop cached reports
 CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 FAILED_STATUS_SECONDS = 60  # a report a worker gave up on says so this long, then is asked for again
 
 
-def fingerprint(campaigns, state: DataState | None = None) -> str:
-    """Changes whenever a report of these campaigns could change; `state`: their `DataState`, when already read."""
-    state = state or data_state(campaigns)
-    judgments = (
-        Judgment.objects.filter(pair__campaign__in=campaigns)
-        .counted()
-        .aggregate(n=Count("id"), last=Max("id"), judges=Sum("judge_id"))
-    )
-    # The real pairs' scores by signature (read from the index alone, in `state`), then the few of other pairs.
-    other_scores = Score.objects.filter(
-        Q(pair__is_training=True) | Q(pair__is_control=True), pair__campaign__in=campaigns
-    ).aggregate(n=Count("id"), last=Max("id"))
-    parts = [ANALYSIS_VERSION, state.pairs, judgments, state.score_state(), other_scores]
-    return hashlib.sha256(repr(parts).encode()).hexdigest()[:20]
+def data_key(campaigns, state: DataState | None = None) -> str:
+    """Changes whenever a result computed from these campaigns' data could change: their data versions, the code."""
+    versions = state.key() if state is not None else digest(DataVersion.of(campaigns))  # DataState.key's digest
+    return f"{versions}:{code_digest()}"
 
 
 class VersionedStore:
-    """The cache under keys of this analysis version: a change to the analysis never reuses older results."""
+    """The cache under keys of this code's digest: a change to the code never reuses older results."""
 
     def __init__(self, cache, version):
         self.cache, self.version = cache, version
@@ -67,7 +55,7 @@ class VersionedStore:
 
 def report_store() -> VersionedStore:
     """Where the live report keeps what it reuses (pairs, score columns, steps, signature groups)."""
-    return VersionedStore(cache, ANALYSIS_VERSION)
+    return VersionedStore(cache, code_digest())
 
 
 @dataclass
@@ -80,7 +68,7 @@ class CachedReport:
 
 def report_key(campaigns, label_source, state: DataState | None = None) -> str:
     cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS  # a report under another cap is another report
-    return f"parasol-report:{label_source}:{cap}:{fingerprint(campaigns, state)}"
+    return f"parasol-report:{label_source}:{cap}:{data_key(campaigns, state)}"
 
 
 def cached_report(key) -> CachedReport | None:
@@ -234,7 +222,7 @@ def compute_and_cache(campaign_ids, label_source) -> str | None:
 def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:
     """A figure of the report, drawn once per state of what it draws (not per state of the report:
     a new judgment leaves the figures against gold labels alone)."""
-    key = f"parasol-figure:{spec.name}:{fmt}:{ANALYSIS_VERSION}:{_figure_digest(cached.report, spec)}"
+    key = f"parasol-figure:{spec.name}:{fmt}:{code_digest()}:{_figure_digest(cached.report, spec)}"
     return cache.get_or_set(key, lambda: draw_figure(cached.report, spec, fmt), CACHE_SECONDS)
 
 

@@ -12,17 +12,17 @@ from itertools import chain
 
 import numpy as np
 import pandas as pd
-from django.db import connection
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Count, Max, Min, Q
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
-from campaigns.models import Campaign, Pair
+from campaigns.models import Pair
 from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.memo import digest
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
+from reports.models import DataVersion
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of, title_of
 from scoring.models import Score
@@ -298,27 +298,31 @@ MAX_EXCLUDED_IN_SPAN = 5_000
 class DataState:
     """What a report of some campaigns is computed from, read cheaply (no score, no sentence is read).
 
-    `pairs`: counts, pk bounds and gold sums of the real pairs and of every non-training pair, and
-    each campaign's slug, last edit and system keys; `span`: `real_pair_span`; `groups`: the scores'
-    signature groups (`scoring.service.signature_groups`). Scores are only ever added (they go with
-    their pair), so equal groups (count and newest id per signature) are equal scores.
+    `versions`: the campaigns' data versions (`reports.models.DataVersion`, advanced by the database on
+    every write), read first; `pairs`: count and pk bounds of their real pairs; `span`: `real_pair_span`;
+    `groups`: the scores' signature groups (`scoring.service.signature_groups`).
     """
 
+    versions: tuple
     pairs: dict
     span: tuple | None
     groups: dict
 
-    def score_state(self) -> list[tuple]:
-        return [(g["metric"], g["signature"], g["n"], g["latest"]) for found in self.groups.values() for g in found]
+    def key(self, *parts) -> str:
+        """A digest of the versions of `parts` (all without any): what a result reading those parts is kept under."""
+        return digest(tuple(found for found in self.versions if not parts or found[1] in parts))
 
 
 def data_state(campaigns, store=None, workers=None) -> DataState:
-    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups on SQLite (`_groups`);
+    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups per data version (`_groups`);
     `workers` (`reports.workers.ReportWorkers`) count the signature groups at once."""
     campaigns = list(campaigns)
+    versions = DataVersion.of(campaigns)  # before the data: a write committed meanwhile is a newer version
     pairs = _pair_state(campaigns)
     span = real_pair_span(campaigns, pairs)
-    return DataState(pairs, span, _groups(campaigns, pairs, span, store, workers))
+    state = DataState(versions, pairs, span, {})
+    state.groups = _groups(campaigns, state, store, workers)
+    return state
 
 
 def _in_workers(workers):
@@ -328,33 +332,19 @@ def _in_workers(workers):
     return lambda function, arguments: [found.result() for found in [workers.query(function, *a) for a in arguments]]
 
 
-def _groups(campaigns, pairs, span, store, workers=None):
-    """The signature groups of the campaigns' scores, kept in `store` on SQLite while no score is added.
-
-    SQLite lets one writer at a time insert, and a score's id (AUTOINCREMENT: never reused) is given
-    inside its writer's transaction, so ids are committed in order: while the newest id of the whole
-    table stays, no score was added anywhere. Scores go only with their pairs, which `pairs` counts.
-    PostgreSQL commits ids out of order: there the groups are counted each time.
-    """
-    if span is None:
+def _groups(campaigns, state, store, workers=None):
+    """The signature groups of the campaigns' scores, kept in `store` while their pairs' and scores' versions stay."""
+    if state.span is None:
         return signature_groups(_real_scores(campaigns))
-    if store is None or connection.vendor != "sqlite":
-        return signature_groups_in(span, _in_workers(workers))
-    newest = Score.objects.aggregate(newest=Max("id"))["newest"]
-    key = f"parasol-groups:{digest((pairs, span, newest))}"
-    return store.get_or_set(key, lambda: signature_groups_in(span), COLUMN_SECONDS)
+    if store is None:
+        return signature_groups_in(state.span, _in_workers(workers))
+    key = f"parasol-groups:{state.key('pairs', 'scores_added', 'scores_changed')}:{digest(state.span)}"
+    return store.get_or_set(key, lambda: signature_groups_in(state.span, _in_workers(workers)), COLUMN_SECONDS)
 
 
 def _pair_state(campaigns) -> dict:
-    """The real pairs (count, pk bounds, gold sum) and the control items (count, last pk, gold sum), each
-    read from the `pair_state` index alone (the control items are a handful of its entries)."""
-    found = _real_pairs(campaigns).aggregate(n=Count("pk"), first=Min("pk"), last=Max("pk"), gold=Sum("gold_label"))
-    controls = Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=True)
-    found |= controls.aggregate(n_controls=Count("pk"), last_control=Max("pk"), gold_controls=Sum("gold_label"))
-    # Read again, not taken from the objects given: a page may hold a campaign older than its last edit.
-    edited = Campaign.objects.filter(pk__in=[c.pk for c in campaigns]).order_by("pk")
-    found["campaigns"] = list(edited.values_list("pk", "slug", "updated_at", "system_keys"))
-    return found
+    """Count and pk bounds of the real pairs, read from the `pair_state` index alone."""
+    return _real_pairs(campaigns).aggregate(n=Count("pk"), first=Min("pk"), last=Max("pk"))
 
 
 def real_pair_span(campaigns, pairs):
@@ -391,7 +381,7 @@ def latest_metric_scores(campaigns, signatures=None, pk_range=None, store=None, 
         state = state or data_state(campaigns)
         if state.span is not None:
             signatures, notes = _signatures_and_notes(state.groups)
-            columns = {m: _column(campaigns, state.span, found[0], store) for m, found in state.groups.items()}
+            columns = {m: _column(campaigns, state, found[0], store) for m, found in state.groups.items()}
             return Scores(_wide(columns, signatures), signatures, notes)
     notes = []
     if signatures is None:
@@ -408,14 +398,16 @@ def _wide(columns, signatures):
     return wide
 
 
-def _column(campaigns, span, group, store):
+def _column(campaigns, state, group, store):
     """One metric's column under one signature: from the store when its state is known, else read (and stored).
 
-    A stored column whose count falls short is completed with the scores of higher id; if that does not
+    The stored column is kept while no pair and no score of the campaigns was updated or deleted (their
+    versions); scores only added since, it is completed with the scores of higher id; if that does not
     add up to the count (an insert committed out of id order), the whole column is read again.
     """
     metric, signature, n, latest = group["metric"], group["signature"], group["n"], group["latest"]
-    key = f"parasol-column:{digest((sorted(c.pk for c in campaigns), span, metric, signature))}"
+    span = state.span
+    key = f"parasol-column:{state.key('pairs', 'scores_changed')}:{digest((span, metric, signature))}"
     kept = store.get(key) if store is not None else None
     if kept is not None and (kept["n"], kept["latest"]) == (n, latest):
         return kept["column"]
@@ -566,7 +558,7 @@ def _pairs_frame(campaigns):
 def _report_pairs(campaigns, store, state):
     """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state,
     with the digest of each column (`reports.analysis.memo`: the live report then hashes none of them again)."""
-    key = f"parasol-pairs:{digest(state.pairs)}"
+    key = f"parasol-pairs:{state.key('pairs')}"
     return store.get_or_set(key, lambda: _with_digests(*_with_edit_distances(*_pairs_frame(campaigns))), COLUMN_SECONDS)
 
 

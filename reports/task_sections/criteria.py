@@ -11,7 +11,7 @@ from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria, ppi, present
 from reports.analysis.common import scipy_stats
 from reports.analysis.present import Table
-from reports.cache import CACHE_SECONDS, fingerprint
+from reports.cache import CACHE_SECONDS, data_key
 from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
 from scoring.models import Score
@@ -69,7 +69,8 @@ CRITERIA_TABLES = (
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
-    key = f"parasol-criteria:{fingerprint(campaigns)}"
+    in_reference = settings.PARASOL_PEM_CONTROLS_IN_REFERENCE  # a setting that changes the tables is in the key
+    key = f"parasol-criteria:{in_reference}:{data_key(campaigns)}"
     return cache.get_or_set(key, lambda: _criteria_tables(campaigns), CACHE_SECONDS)
 
 

@@ -16,6 +16,7 @@ from campaigns.models import Pair
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
 from reports.analysis.memo import Memo
+from reports.code_digest import code_digest
 from reports.frames import data_state, load_frames
 from scoring.models import Score
 from tests.factories import make_judge, without_controls
@@ -27,6 +28,10 @@ LABEL_STEPS = {"thresholds", "table1", "mbd", "table4", "auc", "rank_correlation
 
 @pytest.fixture
 def live_campaign(campaign, shared_cache):
+    return make_live_campaign(campaign)
+
+
+def make_live_campaign(campaign):
     """40 pairs in two corpora with gold labels, 4 judges (even splits: ties), 3 metrics with tied scores."""
     without_controls(campaign)
     rng = random.Random(29)
@@ -74,9 +79,8 @@ def full(campaign, label_source):
 
 def live(campaign, label_source):
     """The report as the page gets it (pairs, columns and steps reused from the cache), and its memo."""
-    from django.core.cache import cache
 
-    store = report_cache.VersionedStore(cache, report_cache.ANALYSIS_VERSION)
+    store = report_cache.report_store()
     frames = load_frames([campaign], store=store, state=data_state([campaign], store))
     memo = Memo(store)
     report = build_report(
@@ -172,7 +176,7 @@ def test_the_kept_steps_outlive_the_process_that_computed_them(live_campaign, sh
     from parasol.filecache import FileCache
 
     live(live_campaign, "gold")
-    store = report_cache.VersionedStore(FileCache(str(shared_cache), {}), report_cache.ANALYSIS_VERSION)
+    store = report_cache.VersionedStore(FileCache(str(shared_cache), {}), code_digest())
     frames = load_frames([live_campaign], store=store)
     memo = Memo(store)
     build_report(frames.pairs, frames.judgments, frames.directions, label_source="gold", memo=memo)

@@ -1,0 +1,156 @@
+"""The data version (issue 36 §2): advanced by the database on every write a report reads, whatever wrote it,
+so the live report equals a report computed from scratch after a gold swap by `QuerySet.update` or a score
+changed in raw SQL; and results are keyed on the digest of the code that computes them."""
+
+import importlib
+
+import pytest
+from django.db import connection
+
+from annotation.models import Judge, Judgment
+from campaigns.models import Campaign, Pair
+from reports import cache as report_cache
+from reports.code_digest import code_digest
+from reports.models import PARTS, DataVersion
+from scoring.models import Score
+from tests.reports.test_incremental_report import full, make_live_campaign, table_bytes
+
+TRIGGERS = importlib.import_module("reports.migrations.0001_data_version_triggers")
+UPDATE_TRIGGER = "parasol_version_campaigns_campaign_update"
+
+
+@pytest.fixture
+def live_campaign(campaign, shared_cache):
+    return make_live_campaign(campaign)
+
+
+def versions(campaign) -> dict[str, int]:
+    return {part: version for _pk, part, version in DataVersion.of([campaign])}
+
+
+def moved(campaign, write) -> set[str]:
+    """The parts of the campaign's data version that `write()` advanced."""
+    before = versions(campaign)
+    write()
+    after = versions(campaign)
+    return {part for part in PARTS if after[part] != before[part]}
+
+
+def live_tables(campaign, label_source):
+    """The report the page serves (`get_report`: the cache, its pairs, columns and steps), as CSV bytes and notes."""
+    cached = report_cache.get_report([campaign], label_source)
+    return table_bytes(cached.report), cached.report.notes
+
+
+def scratch_tables(campaign, label_source):
+    report = full(campaign, label_source)
+    return table_bytes(report), report.notes
+
+
+def existing_triggers() -> set[str]:
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        else:
+            cursor.execute("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")
+        return {name for (name,) in cursor.fetchall()}
+
+
+def test_every_trigger_exists_once_every_migration_ran(db):
+    """A later migration that makes SQLite rebuild one of the tables drops its triggers: this says so."""
+    expected = {TRIGGERS._name(table, event) for table, event in TRIGGERS.TRIGGERS}
+    assert expected <= existing_triggers()
+
+
+def test_the_campaign_trigger_watches_every_column_but_the_assignment_counter(db):
+    """A column added to Campaign later must be added to the trigger (a new migration), or be declared ignored."""
+    columns = {f.column for f in Campaign._meta.concrete_fields} - set(TRIGGERS.CAMPAIGN_COLUMNS_IGNORED)
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [UPDATE_TRIGGER])
+        else:
+            cursor.execute("SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname = %s", [UPDATE_TRIGGER])
+        (definition,) = cursor.fetchone()
+    watched = definition.split("UPDATE OF", 1)[1].split(" ON ", 1)[0]
+    assert columns == {column.strip() for column in watched.split(",")}
+
+
+def test_a_new_campaign_gets_its_versions(campaign):
+    assert all(version is not None for _pk, _part, version in DataVersion.of([campaign]))
+    assert DataVersion.objects.filter(campaign=campaign).count() == len(PARTS)
+
+
+def test_each_write_advances_the_part_it_changes_and_only_in_its_campaign(live_campaign):
+    other = Campaign.objects.create(slug="other", name="Other")
+    pair = Pair.objects.filter(campaign=live_campaign).order_by("pk").first()
+    judgment = Judgment.objects.filter(pair__campaign=live_campaign).order_by("pk").first()
+    score = Score.objects.filter(pair__campaign=live_campaign).order_by("pk").first()
+    judge = Judge.objects.filter(campaign=live_campaign).order_by("pk").first()
+    writes = {
+        "gold by QuerySet.update": (lambda: Pair.objects.filter(pk=pair.pk).update(gold_label=1 - pair.gold_label)),
+        "a judgment's label": (lambda: Judgment.objects.filter(pk=judgment.pk).update(label="dont_know")),
+        "a judge excluded": (lambda: Judge.objects.filter(pk=judge.pk).update(excluded=True)),
+        "a score in raw SQL": (lambda: _sql("UPDATE scoring_score SET value = value + 1 WHERE id = %s", [score.pk])),
+        "a score added": (lambda: Score.objects.create(pair=pair, metric="lev", signature="metric:lev|new", value=0.5)),
+        "a score deleted": (lambda: Score.objects.filter(pk=score.pk).delete()),
+        "the system keys": (lambda: Campaign.objects.filter(pk=live_campaign.pk).update(system_keys="generator")),
+        "a pair's scores deleted in raw SQL": (lambda: _sql("DELETE FROM scoring_score WHERE pair_id = %s", [pair.pk])),
+    }
+    expected = {
+        "gold by QuerySet.update": {"pairs"},
+        "a judgment's label": {"judgments"},
+        "a judge excluded": {"judgments"},
+        "a score in raw SQL": {"scores_changed"},
+        "a score added": {"scores_added"},
+        "a score deleted": {"scores_changed"},
+        "the system keys": {"pairs"},
+        "a pair's scores deleted in raw SQL": {"scores_changed"},
+    }
+    for name, write in writes.items():
+        before_other = versions(other)
+        assert moved(live_campaign, write) == expected[name], name
+        assert versions(other) == before_other, name
+
+
+def test_an_assignment_leaves_the_versions_alone(live_campaign):
+    """Every assignment bumps the campaign's `assignment_seq`: that must not drop the cached pairs."""
+    write = lambda: Campaign.objects.filter(pk=live_campaign.pk).update(assignment_seq=7)  # noqa: E731
+    assert moved(live_campaign, write) == set()
+
+
+def _sql(statement, params):
+    with connection.cursor() as cursor:
+        cursor.execute(statement, params)
+
+
+@pytest.mark.parametrize("label_source", ["human", "gold"])
+def test_the_live_report_is_exact_after_a_gold_swap_by_queryset_update(live_campaign, label_source):
+    live_tables(live_campaign, label_source)  # cached
+    one, zero = (Pair.objects.filter(campaign=live_campaign, gold_label=gold).order_by("pk").first() for gold in (1, 0))
+    Pair.objects.filter(pk=one.pk).update(gold_label=0)  # no save(), no signal: the trigger alone sees it
+    Pair.objects.filter(pk=zero.pk).update(gold_label=1)
+    assert live_tables(live_campaign, label_source) == scratch_tables(live_campaign, label_source)
+
+
+@pytest.mark.parametrize("label_source", ["human", "gold"])
+def test_the_live_report_is_exact_after_a_score_changed_in_raw_sql(live_campaign, label_source):
+    before = live_tables(live_campaign, label_source)
+    table = Score._meta.db_table
+    _sql(f"UPDATE {table} SET value = 1 - value WHERE metric = %s", ["sbert"])  # same count, same newest id
+    after = live_tables(live_campaign, label_source)
+    assert after == scratch_tables(live_campaign, label_source)
+    assert after[0] != before[0]  # the change shows: the test would catch a stale report
+
+
+def test_cached_results_are_keyed_on_the_code_digest(live_campaign):
+    cached = report_cache.get_report([live_campaign], "gold")
+    assert cached.key.endswith(code_digest())
+    assert cached.key == report_cache.report_key([live_campaign], "gold")  # the same key, with or without the state
+    assert report_cache.report_store().version == code_digest()
+
+
+def test_the_code_digest_covers_the_analysis_and_the_reader():
+    from reports.code_digest import CODE, _source_files
+
+    files = {path.name for dotted in CODE for path in _source_files(dotted)}
+    assert {"frames.py", "memo.py", "ranking.py", "present.py", "service.py"} <= files
