@@ -14,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.validators import UniqueValidator
 
 from parasol.api_fields import (
-    JSONScalarField,
+    FlatMetadataField,
+    RefusesUnknownFields,
     StrictCharField,
     StrictChoiceField,
     StrictModelSerializer,
@@ -123,8 +124,8 @@ class PairSerializer(serializers.ModelSerializer):
         read_only_fields = ["is_training", "tokens", "gold_tags"]
 
 
-class PairInputSerializer(serializers.Serializer):
-    """One pair to import; other fields are ignored. Blank text is trimmed, as in a file import."""
+class PairInputSerializer(RefusesUnknownFields, serializers.Serializer):
+    """One pair to import (no other field). White space around text is trimmed, as in a file import."""
 
     id = StrictCharField(
         required=False, allow_blank=True, max_length=ID_MAX_LENGTH, help_text="A string; empty: one is given."
@@ -139,9 +140,7 @@ class PairInputSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The gold label: 1/yes/true/paraphrase or 0/no/false/non-paraphrase; empty or null: none.",
     )
-    metadata = serializers.DictField(
-        child=JSONScalarField(allow_null=True), required=False, help_text="Flat: each value a string, number or bool."
-    )
+    metadata = FlatMetadataField(required=False, help_text="Flat: each value a string, a number, a boolean or null.")
 
 
 def checked_pairs(data):
@@ -151,12 +150,17 @@ def checked_pairs(data):
     rows = PairInputSerializer(data=data, many=True, allow_empty=False)
     if rows.is_valid():
         return [{key: value for key, value in row.items() if value is not None} for row in rows.validated_data]
-    errors = rows.errors
-    if not isinstance(errors, list):  # the list itself: empty, or too long
-        raise ValidationError({"detail": next(iter(errors.values()))[0]})
-    number, problems = next((n, e) for n, e in enumerate(errors, start=1) if e)
-    field, messages = next(iter(problems.items()))
-    raise ValidationError({"detail": f"row {number}: {field}: {messages[0]}"})
+    path, message = first_error(rows.errors)
+    where = f"row {path[0] + 1}: {': '.join(map(str, path[1:]))}: " if path and isinstance(path[0], int) else ""
+    raise ValidationError({"detail": f"{where}{message}"})
+
+
+def first_error(errors, path=()):
+    """The first message in DRF's nested errors (dicts by field or row index, lists of messages), and where."""
+    if isinstance(errors, dict):
+        key, value = next(iter(errors.items()))
+        return first_error(value, path if key == "non_field_errors" else (*path, key))
+    return path, str(errors[0]) if isinstance(errors, list) else str(errors)
 
 
 class CreatedSerializer(serializers.Serializer):

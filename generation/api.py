@@ -9,7 +9,7 @@ from rest_framework.response import Response
 
 from campaigns.models import Campaign
 from parasol.api_fields import (
-    NO_NUL,
+    NO_NUL_PATTERN,
     Conflict,
     StrictBooleanField,
     StrictCharField,
@@ -138,7 +138,6 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
         ]
 
 
-NO_PATTERN = NO_NUL.regex.pattern.replace("\\x", "\\u00")
 CONFLICT = OpenApiResponse(DETAIL, description="The run is in no state for this (cancelling a finished run).")
 
 
@@ -160,7 +159,7 @@ class GenerationRunViewSet(
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("campaign", str, description="only this campaign's runs (slug)", pattern=NO_PATTERN)
+            OpenApiParameter("campaign", str, description="only this campaign's runs (slug)", pattern=NO_NUL_PATTERN)
         ]
     )
     def list(self, request, *args, **kwargs):

@@ -92,9 +92,21 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
+class RefusesUnknownFields:
+    """A body holds only the fields the schema lists (`additionalProperties: false`): a typo is a 400, not ignored."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            writable = {name for name, field in self.fields.items() if not field.read_only}
+            unknown = sorted(set(data) - writable)
+            if unknown:
+                raise ValidationError({unknown[0]: ["Unknown field (or one that cannot be written)."]})
+        return super().to_internal_value(data)
+
+
 # A ModelSerializer whose generated fields are the strict ones above (a comment: drf-spectacular would
 # publish a docstring as the description of every serializer built on it).
-class StrictModelSerializer(serializers.ModelSerializer):
+class StrictModelSerializer(RefusesUnknownFields, serializers.ModelSerializer):
     serializer_field_mapping = {
         **serializers.ModelSerializer.serializer_field_mapping,
         **{
@@ -121,27 +133,34 @@ def single_query_value(request, name, default=None):
     return values[0] if values else default
 
 
+NO_NUL_PATTERN = NO_NUL.regex.pattern.replace("\\x", "\\u00")  # as drf-spectacular publishes a RegexValidator
+
+
 @extend_schema_field(
     {
-        "anyOf": [
-            {"type": "string", "pattern": NO_NUL.regex.pattern.replace("\\x", "\\u00")},
-            {"type": "number"},
-            {"type": "boolean"},
-        ],
-        "nullable": True,
+        "type": "object",
+        "propertyNames": {"pattern": NO_NUL_PATTERN},
+        "additionalProperties": {
+            "anyOf": [
+                {"type": "string", "pattern": NO_NUL_PATTERN},
+                {"type": "number"},
+                {"type": "boolean"},
+                {"type": "null"},
+            ]
+        },
     }
 )
-class JSONScalarField(serializers.Field):
-    """A string (no NUL), a number, a boolean or null: a flat metadata value."""
+class FlatMetadataField(serializers.DictField):
+    """Metadata as an object of scalars: names and strings without NUL; numbers, booleans, null."""
 
-    default_error_messages = {"invalid": "Give a string, a number, true, false or null (no list, no object)."}
+    default_error_messages = {"scalar": "Give a string, a number, true, false or null (no list, no object)."}
 
     def to_internal_value(self, data):
-        if isinstance(data, list | dict):
-            self.fail("invalid")
-        if isinstance(data, str):
-            NO_NUL(data)
+        data = super().to_internal_value(data)
+        for key, value in data.items():
+            NO_NUL(key)
+            if isinstance(value, list | dict):
+                raise ValidationError({key: [self.error_messages["scalar"]]})
+            if isinstance(value, str):
+                NO_NUL(value)
         return data
-
-    def to_representation(self, value):
-        return value

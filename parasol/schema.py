@@ -9,6 +9,8 @@ Each status is added where the server can really answer it, decided from the ope
   `parasol.api_fields.Conflict`), 413 (a body over the size limit), 415 (a body that is not JSON).
 """
 
+import re
+
 from django.conf import settings
 
 DETAIL = {
@@ -54,10 +56,38 @@ def _rules_no_field_states(result):
     ]
 
 
+def _closed_request_bodies(schemas):
+    """A body holds only the listed fields (parasol.api_fields.RefusesUnknownFields refuses any other)."""
+    for name, schema in schemas.items():
+        if name.endswith("Request") and schema.get("type") == "object":
+            schema["additionalProperties"] = False
+
+
+def _without_blank_alternatives(node):
+    """drf-spectacular offers `""` beside a pattern as `oneOf: [pattern, maxLength 0]`; where the pattern
+    itself allows "", both match and `oneOf` (exactly one) refuses "": the pattern alone says it."""
+    if isinstance(node, list):
+        for item in node:
+            _without_blank_alternatives(item)
+        return
+    if not isinstance(node, dict):
+        return
+    options = node.get("oneOf")
+    if isinstance(options, list) and len(options) == 2 and options[1] == {"type": "string", "maxLength": 0}:
+        inner = options[0]
+        if "minLength" not in inner and re.search(inner.get("pattern", ""), ""):
+            del node["oneOf"]
+            node.update(inner)
+    for value in node.values():
+        _without_blank_alternatives(value)
+
+
 def add_error_responses(result, generator, request, public):
     """drf-spectacular postprocessing hook: the error statuses of every operation, with their bodies."""
     _rules_no_field_states(result)
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    _closed_request_bodies(schemas)
+    _without_blank_alternatives(result)
     schemas["Detail"], schemas["FieldErrors"] = DETAIL, FIELD_ERRORS
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():

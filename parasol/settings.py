@@ -405,6 +405,8 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema maps every endpoint: researchers only, like the API itself.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
+    # OpenAPI 3.1: its schemas are JSON Schema, which can state rules 3.0 cannot (names of metadata keys).
+    "OAS_VERSION": "3.1.0",
     # Requests and responses as separate components: read-only fields are not asked for, write-only not promised.
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": [
