@@ -66,7 +66,11 @@ class StrictChoiceField(serializers.ChoiceField):
 
 
 class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer: 5, or 5.0 (JSON Schema counts a number with no fraction as an integer); never "5"."""
+
     def to_internal_value(self, data):
+        if isinstance(data, float) and data.is_integer():
+            data = int(data)
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
