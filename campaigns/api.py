@@ -4,6 +4,8 @@ The serializers are the contract: each rule the server enforces is a field's typ
 length or bound, which drf-spectacular publishes in `/api/schema/` (parasol.api_fields).
 """
 
+import json
+
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -151,7 +153,8 @@ def checked_pairs(data):
     if rows.is_valid():
         return [{key: value for key, value in row.items() if value is not None} for row in rows.validated_data]
     path, message = first_error(rows.errors)
-    where = f"row {path[0] + 1}: {': '.join(map(str, path[1:]))}: " if path and isinstance(path[0], int) else ""
+    names = [str(key) if str(key).isidentifier() else json.dumps(key) for key in path[1:]]  # "\r" shown as such
+    where = f"row {path[0] + 1}: {': '.join(names)}: " if path and isinstance(path[0], int) else ""
     raise ValidationError({"detail": f"{where}{message}"})
 
 

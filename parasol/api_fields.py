@@ -59,6 +59,11 @@ class StrictSlugField(TextOnly, serializers.SlugField):
 class StrictChoiceField(serializers.ChoiceField):
     """One of the published strings, exactly (DRF's own matches `str(value)`: 1 for "1")."""
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        known = ", ".join(str(choice) for choice in self.choices)
+        self.error_messages["invalid_choice"] = f'"{{input}}" is not one of: {known}.'
+
     def to_internal_value(self, data):
         if not isinstance(data, str) and not (data is None and self.allow_null):
             self.fail("invalid_choice", input=data)
