@@ -14,6 +14,7 @@ import sys
 import pytest
 from rest_framework.authtoken.models import Token
 
+from generation.models import create_run
 from tests import servers
 from tests.factories import add_pairs
 
@@ -36,11 +37,29 @@ def contract_server(tmp_path):
         yield url
 
 
+# Half the time a path or body names a campaign and a run that exist, so that the operations behind
+# them are reached (not only their 404s); the other half, whatever schemathesis generates.
+CONFIG = """
+[dictionaries.campaigns]
+values = ["{slug}"]
+[dictionaries.runs]
+values = [{run}]
+[parameters]
+"path.slug" = {{ dictionary = "campaigns", probability = 0.5 }}
+"path.id" = {{ dictionary = "runs", probability = 0.5 }}
+"body.campaign" = {{ dictionary = "campaigns", probability = 0.5 }}
+"""
+
+
 def test_schemathesis_finds_no_gap_between_the_schema_and_the_server(contract_server, campaign, researcher, tmp_path):
     add_pairs(campaign, 3)  # a campaign of the researcher's own, with pairs, for the links to follow
+    run = create_run(campaign, sources=["The cat sleeps."], templates=["naive"])
+    config = tmp_path / "schemathesis.toml"
+    config.write_text(CONFIG.format(slug=campaign.slug, run=run.pk))
     token = Token.objects.create(user=researcher).key
     command = [
-        sys.executable, "-m", "schemathesis.cli", "run", f"{contract_server}/api/schema/",
+        sys.executable, "-m", "schemathesis.cli", "--config-file", str(config),
+        "run", f"{contract_server}/api/schema/",
         "--header", f"Authorization: Token {token}",
         "--checks", "all",
         "--max-examples", EXAMPLES,
