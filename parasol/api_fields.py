@@ -47,7 +47,9 @@ class StrictCharField(TextOnly, serializers.CharField):
     def __init__(self, **kwargs):
         allow_blank = kwargs.get("allow_blank", False)
         validators = [*kwargs.pop("validators", [])]
-        if not any(isinstance(validator, RegexValidator) for validator in validators):
+        # A read-only field's value is what was stored (a run's empty `error`): no input rule to publish.
+        writable = not kwargs.get("read_only", False)
+        if writable and not any(isinstance(validator, RegexValidator) for validator in validators):
             validators.append(NO_NUL if allow_blank else NOT_BLANK)
         super().__init__(validators=validators, **kwargs)
 
