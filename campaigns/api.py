@@ -1,41 +1,73 @@
-"""REST API for researchers (token or session auth, staff only)."""
+"""REST API for researchers (token or session auth, staff only).
 
+The serializers are the contract: each rule the server enforces is a field's type, choice,
+length or bound, which drf-spectacular publishes in `/api/schema/` (parasol.api_fields).
+"""
+
+import json
+
+from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.validators import UniqueValidator
 
-from parasol.parsers import JSONParser
+from parasol.api_fields import (
+    FlatMetadataField,
+    RefusesUnknownFields,
+    StrictCharField,
+    StrictChoiceField,
+    StrictModelSerializer,
+    conflict,
+)
+from scoring.metrics.registry import METRICS
 
-from .importers import CorpusImportError, import_rows
-from .models import SLUG_NOT_AVAILABLE, Campaign, Pair, refuse_reserved_slug, slug_change_problem
+from .importers import CorpusConflictError, CorpusImportError, import_rows
+from .importers.validation import CORPUS_MAX_LENGTH, GOLD_LABEL_OF_TEXT, ID_MAX_LENGTH
+from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, Pair, refuse_reserved_slug, slug_change_problem
 
 
-class CampaignSerializer(serializers.ModelSerializer):
+class CampaignSerializer(StrictModelSerializer):
     judge_url = serializers.CharField(source="get_judge_url", read_only=True)
-    task_type = serializers.CharField(required=False, default="similarity")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for validator in self.fields["slug"].validators:
-            if isinstance(validator, UniqueValidator):
-                validator.message = SLUG_NOT_AVAILABLE  # in use, live or in anyone's trash: nothing more
+    def get_fields(self):
+        fields = super().get_fields()
+        # Task types register when Django starts (annotation's registry): the choices are read then, not at import.
+        fields["task_type"] = StrictChoiceField(
+            choices=[name for name, _ in TASK_TYPE_CHOICES],
+            required=False,
+            default="similarity",
+            help_text=Campaign._meta.get_field("task_type").help_text,
+        )
+        fields["ppi_predictor"] = StrictChoiceField(
+            choices=["", *METRICS],
+            required=False,
+            allow_blank=True,
+            help_text=Campaign._meta.get_field("ppi_predictor").help_text,
+        )
+        # Uniqueness is checked in validate_slug: a slug in use is a conflict (409), not a malformed body.
+        fields["slug"].validators = [v for v in fields["slug"].validators if not isinstance(v, UniqueValidator)]
+        return fields
 
     def validate_slug(self, value):
         try:
             refuse_reserved_slug(value)
         except DjangoValidationError as error:
-            raise serializers.ValidationError(error.messages) from None
+            raise conflict("slug", error.messages[0]) from None
         if self.instance is not None:
             request = self.context.get("request")
             may_manage = request is not None and self.instance.is_managed_by(request.user)
             problem = slug_change_problem(self.instance, value, may_manage)
             if problem:
                 raise PermissionDenied(problem)
+        taken = Campaign.objects.filter(slug=value)
+        if self.instance is not None:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():  # in use, live or in anyone's trash: nothing more
+            raise conflict("slug", SLUG_NOT_AVAILABLE)
         return value
 
     class Meta:
@@ -53,6 +85,9 @@ class CampaignSerializer(serializers.ModelSerializer):
             "system_keys",
             "span_highlight",
             "paratag_detector",
+            "ppi_predictor",
+            "active_choice",
+            "active_budget",
             "judge_url",
             "created_at",
             "updated_at",
@@ -60,17 +95,40 @@ class CampaignSerializer(serializers.ModelSerializer):
         read_only_fields = ["created_at", "updated_at"]
 
     def validate(self, data):
-        """The model's own rules (adaptive overlap's maximum), which DRF does not run by itself."""
+        """The model's own rules (adaptive overlap's maximum), which DRF does not run by itself.
+
+        They relate two values (or a value and the stored campaign), which no schema can state: 409.
+        """
         campaign = Campaign(**{**self._current(), **data})
         try:
             campaign.clean()
         except DjangoValidationError as error:
-            raise serializers.ValidationError(error.message_dict) from None
+            field, messages = next(iter(error.message_dict.items()))
+            raise conflict(field, messages[0]) from None
         return data
 
     def _current(self):
-        fields = ("overlap_target", "adaptive_overlap", "overlap_max")
+        fields = (
+            "overlap_target",
+            "adaptive_overlap",
+            "overlap_max",
+            "ppi_predictor",
+            "active_choice",
+            "active_budget",
+        )
         return {name: getattr(self.instance, name) for name in fields} if self.instance else {}
+
+    def validate_active_choice(self, value):
+        return self._design_kept("active_choice", value)
+
+    def validate_active_budget(self, value):
+        return self._design_kept("active_budget", value)
+
+    def _design_kept(self, field, value):
+        """The design a campaign's judged pairs were drawn under cannot change once judges have started."""
+        if self.instance is not None and self.instance.has_started() and value != getattr(self.instance, field):
+            raise conflict(field, "Judges have started: the campaign's choice of pairs can no longer change.")
+        return value
 
     def validate_paratag_detector(self, value):
         request = self.context.get("request")
@@ -81,8 +139,8 @@ class CampaignSerializer(serializers.ModelSerializer):
 
     def validate_task_type(self, value):
         problem = (self.instance or Campaign()).task_type_problem(value)
-        if problem:
-            raise serializers.ValidationError(problem)
+        if problem:  # a known name (the choices say so): judges have started
+            raise conflict("task_type", problem)
         return value
 
 
@@ -105,13 +163,48 @@ class PairSerializer(serializers.ModelSerializer):
         read_only_fields = ["is_training", "tokens", "gold_tags"]
 
 
-class PairInputSerializer(serializers.Serializer):
-    id = serializers.CharField(required=False, allow_blank=True)
-    corpus = serializers.CharField(required=False, allow_blank=True)
-    source = serializers.CharField()
-    hypothesis = serializers.CharField()
-    label = serializers.CharField(required=False, allow_blank=True, allow_null=True)
-    metadata = serializers.DictField(required=False)
+class PairInputSerializer(RefusesUnknownFields, serializers.Serializer):
+    """One pair to import (no other field). White space around text is trimmed, as in a file import."""
+
+    id = StrictCharField(
+        required=False, allow_blank=True, max_length=ID_MAX_LENGTH, help_text="A string; empty: one is given."
+    )
+    corpus = StrictCharField(required=False, allow_blank=True, max_length=CORPUS_MAX_LENGTH)
+    source = StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS)
+    hypothesis = StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS)
+    label = StrictChoiceField(
+        choices=list(GOLD_LABEL_OF_TEXT),
+        required=False,
+        allow_blank=True,
+        allow_null=True,
+        help_text="The gold label: 1/yes/true/paraphrase or 0/no/false/non-paraphrase; empty or null: none.",
+    )
+    metadata = FlatMetadataField(required=False, help_text="Flat: each value a string, a number, a boolean or null.")
+
+
+def checked_pairs(data):
+    """The body's pairs as the importer's rows, or a 400 naming the first bad row and field as an import does."""
+    if not isinstance(data, list):
+        raise ValidationError({"detail": "The body must be a JSON list of pairs (one pair: a list of one)."})
+    rows = PairInputSerializer(data=data, many=True, allow_empty=False)
+    if rows.is_valid():
+        return [{key: value for key, value in row.items() if value is not None} for row in rows.validated_data]
+    path, message = first_error(rows.errors)
+    names = [str(key) if str(key).isidentifier() else json.dumps(key) for key in path[1:]]  # "\r" shown as such
+    where = f"row {path[0] + 1}: {': '.join(names)}: " if path and isinstance(path[0], int) else ""
+    raise ValidationError({"detail": f"{where}{message}"})
+
+
+def first_error(errors, path=()):
+    """The first message in DRF's nested errors (dicts by field or row index, lists of messages), and where."""
+    if isinstance(errors, dict):
+        key, value = next(iter(errors.items()))
+        return first_error(value, path if key == "non_field_errors" else (*path, key))
+    return path, str(errors[0]) if isinstance(errors, list) else str(errors)
+
+
+class CreatedSerializer(serializers.Serializer):
+    created = serializers.IntegerField(min_value=1)
 
 
 class CampaignViewSet(viewsets.ModelViewSet):
@@ -133,21 +226,23 @@ class CampaignViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         methods=["POST"],
-        request=PairInputSerializer(many=True),
-        responses={201: OpenApiTypes.OBJECT},
-        description="Bulk create: a list of pairs, all accepted or none.",
+        request=PairInputSerializer(many=True, allow_empty=False, max_length=settings.PARASOL_IMPORT_MAX_ROWS),
+        responses={201: OpenApiResponse(CreatedSerializer, description="How many pairs were imported.")},
+        description="Bulk create: a list of pairs, all accepted or none. An id used twice, or already "
+        "in the campaign, and metadata keys past the campaign's limit are conflicts (409).",
     )
     @extend_schema(methods=["GET"], responses=PairSerializer(many=True))
-    # Pairs come as JSON only: a form body could carry file parts where text is expected.
-    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer, parser_classes=[JSONParser])
+    @action(detail=True, methods=["get", "post"], serializer_class=PairSerializer)
     def pairs(self, request, slug=None):
         campaign = self.get_object()
         if request.method == "GET":
             page = self.paginate_queryset(campaign.pairs.order_by("pk"))
             return self.get_paginated_response(PairSerializer(page, many=True).data)
-        rows = request.data if isinstance(request.data, list) else [request.data]
+        rows = checked_pairs(request.data)
         try:
             result = import_rows(campaign, rows)
+        except CorpusConflictError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         except CorpusImportError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"created": result.count}, status=status.HTTP_201_CREATED)

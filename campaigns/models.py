@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
@@ -80,17 +80,25 @@ class CampaignQuerySet(models.QuerySet):
         return trashed if user.is_superuser else trashed.filter(created_by=user)
 
 
+# The same bounds on every database (SQLite would store 2**63 - 1; PostgreSQL refuses above 2**31 - 1),
+# stated by the model, so forms, the admin and the API's schema all enforce and publish them.
+MAX_PAIRS_PER_JUDGE = 10_000
+MAX_JUDGMENTS_PER_PAIR = 100
+
+
 class Campaign(models.Model):
     slug = models.SlugField(max_length=80, unique=True, help_text="Used in the public judge link /j/<slug>/.")
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     pairs_per_judge = models.PositiveIntegerField(
         default=50,
-        validators=[MinValueValidator(1)],
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_PAIRS_PER_JUDGE)],
         help_text="Real pairs each judge labels after the training trial.",
     )
     overlap_target = models.PositiveIntegerField(
-        default=3, validators=[MinValueValidator(1)], help_text="Judgments wanted per pair."
+        default=3,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_JUDGMENTS_PER_PAIR)],
+        help_text="Judgments wanted per pair.",
     )
     # Adaptive overlap: the first `overlap_target` judges of a pair decide whether it
     # needs more. If they all give the same binary label the pair is done; if not,
@@ -101,7 +109,7 @@ class Campaign(models.Model):
     )
     overlap_max = models.PositiveIntegerField(
         default=5,
-        validators=[MinValueValidator(1)],
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_JUDGMENTS_PER_PAIR)],
         help_text="With adaptive overlap: judgments wanted per pair whose first judges disagree.",
     )
     # Prediction-powered estimates (reports.analysis.ppi): the metric predicting labels, and active choice.
@@ -120,7 +128,7 @@ class Campaign(models.Model):
     active_budget = models.PositiveIntegerField(
         null=True,
         blank=True,
-        validators=[MinValueValidator(1)],
+        validators=[MinValueValidator(1), MaxValueValidator(10_000_000)],
         help_text="With active choice: how many pairs to judge, in expectation.",
     )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")

@@ -1,27 +1,50 @@
 """REST API for generation runs: create one, follow its progress, cancel or resume it, read its outputs."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.conf import settings
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from campaigns.models import Campaign
+from parasol.api_fields import (
+    NO_NUL_PATTERN,
+    Conflict,
+    StrictBooleanField,
+    StrictCharField,
+    StrictChoiceField,
+    StrictModelSerializer,
+    StrictSlugField,
+    single_query_value,
+)
+from parasol.schema import DETAIL
 
 from .errors import GenerationError
-from .models import GenerationOutput, GenerationRun, sources_of_campaign
+from .llm import model_names
+from .models import GenerationOutput, GenerationRun, PromptTemplate, sources_of_campaign
 from .tasks import resume_run, start_run
 
 
-class GenerationRunSerializer(serializers.ModelSerializer):
-    campaign = serializers.SlugRelatedField(slug_field="slug", queryset=Campaign.objects.none())
-    templates = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+class GenerationRunSerializer(StrictModelSerializer):
+    """A run. Rules between values (greedy decoding with more than one candidate, a BLEU range's
+    low < high) and references to stored data (the campaign's templates and sources) answer 409."""
+
+    campaign = StrictSlugField(max_length=Campaign._meta.get_field("slug").max_length, help_text="The campaign's slug.")
+    templates = serializers.ListField(
+        child=StrictCharField(max_length=PromptTemplate._meta.get_field("name").max_length),
+        min_length=1,
+        help_text="Template names, in order: built-in ones or the campaign's own.",
+    )
     sources = serializers.ListField(
-        child=serializers.CharField(allow_blank=True),
+        child=StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS),
         required=False,
+        min_length=1,
+        max_length=settings.PARASOL_IMPORT_MAX_ROWS,
         write_only=True,
         help_text="Sentences to paraphrase.",
     )
-    sources_from_campaign = serializers.BooleanField(
+    sources_from_campaign = StrictBooleanField(
         default=False, write_only=True, help_text="Use the distinct sources of the campaign's pairs instead."
     )
     progress = serializers.SerializerMethodField()
@@ -53,21 +76,33 @@ class GenerationRunSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
         read_only_fields = ["status", "error", "created_at", "started_at", "finished_at"]
+        extra_kwargs = {"bleu_low": {"min_value": 0, "max_value": 100}, "bleu_high": {"min_value": 0, "max_value": 100}}
 
     def get_progress(self, run) -> dict:
         return run.progress()
 
     def get_fields(self):
         fields = super().get_fields()
-        # Runs can only be started in campaigns this researcher may see.
-        request = self.context.get("request")
-        if request is not None:
-            fields["campaign"].queryset = Campaign.objects.visible_to(request.user)
+        # The models this server is configured with (GENERATION_MODELS): read at start-up, fixed since.
+        fields["model"] = StrictChoiceField(choices=model_names(), required=False, help_text="The chat model.")
         return fields
 
+    def to_representation(self, run):
+        data = super().to_representation(run)
+        data["campaign"] = run.campaign.slug
+        return data
+
+    def validate_campaign(self, slug):
+        """Runs can only be started in campaigns this researcher may see; any other is no campaign (404)."""
+        request = self.context.get("request")
+        campaign = Campaign.objects.visible_to(request.user).filter(slug=slug).first() if request else None
+        if campaign is None:
+            raise NotFound(f"No campaign {slug!r} among yours.")
+        return campaign
+
     def validate(self, data):
-        if not data.get("sources") and not data.get("sources_from_campaign"):
-            raise serializers.ValidationError("give sources, or set sources_from_campaign")
+        if "sources" not in data and not data.get("sources_from_campaign"):
+            raise serializers.ValidationError({"sources": ["Give sources, or set sources_from_campaign."]})
         return data
 
     def create(self, data):
@@ -77,7 +112,9 @@ class GenerationRunSerializer(serializers.ModelSerializer):
         try:
             return start_run(campaign, sources=sources, created_by=self.context["request"].user, **data)
         except GenerationError as error:
-            raise serializers.ValidationError({"detail": str(error)}) from None
+            # Each value is well formed (the fields checked that): what is left relates values to each
+            # other or to stored data (templates, the campaign's sources, the model's files).
+            raise Conflict({"detail": str(error)}) from None
 
 
 class GenerationOutputSerializer(serializers.ModelSerializer):
@@ -101,6 +138,9 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
         ]
 
 
+CONFLICT = OpenApiResponse(DETAIL, description="The run is in no state for this (cancelling a finished run).")
+
+
 class GenerationRunViewSet(
     mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
@@ -108,17 +148,30 @@ class GenerationRunViewSet(
 
     serializer_class = GenerationRunSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("campaign", str, description="only this campaign's runs (slug)")])
+    @extend_schema(
+        responses={
+            201: GenerationRunSerializer,
+            404: OpenApiResponse(DETAIL, description="No such campaign among yours."),
+        }
+    )
+    def create(self, request, *args, **kwargs):
+        return super().create(request, *args, **kwargs)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("campaign", str, description="only this campaign's runs (slug)", pattern=NO_NUL_PATTERN)
+        ]
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
     def get_queryset(self):
         visible = Campaign.objects.visible_to(self.request.user)
         runs = GenerationRun.objects.filter(campaign__in=visible).select_related("campaign").order_by("-pk")
-        slug = self.request.query_params.get("campaign")
+        slug = single_query_value(self.request, "campaign")
         return runs.filter(campaign__slug=slug) if slug else runs
 
-    @extend_schema(request=None, responses=GenerationRunSerializer)
+    @extend_schema(request=None, responses={200: GenerationRunSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         run = self.get_object()
@@ -127,7 +180,7 @@ class GenerationRunViewSet(
             return Response({"detail": message}, status=status.HTTP_409_CONFLICT)
         return Response(self.get_serializer(run).data)
 
-    @extend_schema(request=None, responses=GenerationRunSerializer)
+    @extend_schema(request=None, responses={200: GenerationRunSerializer, 409: CONFLICT})
     @action(detail=True, methods=["post"])
     def resume(self, request, pk=None):
         run = self.get_object()

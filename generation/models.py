@@ -143,7 +143,8 @@ class GenerationRun(models.Model):
     temperature = models.FloatField(default=0.7, validators=[MinValueValidator(0.01), MaxValueValidator(5.0)])
     top_p = models.FloatField(default=0.9, validators=[MinValueValidator(0.01), MaxValueValidator(1.0)])
     max_new_tokens = models.PositiveIntegerField(default=64, validators=[MinValueValidator(1), MaxValueValidator(1024)])
-    seed = models.PositiveIntegerField(default=0)
+    # Bounded as PostgreSQL's integer is, on SQLite too (which would store 2**63 - 1).
+    seed = models.PositiveIntegerField(default=0, validators=[MaxValueValidator(2**31 - 1)])
     candidates = models.PositiveSmallIntegerField(
         default=1, validators=[MinValueValidator(1), MaxValueValidator(20)], help_text="Candidates per source."
     )

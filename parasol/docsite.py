@@ -241,11 +241,31 @@ def _schema_type(schema):
         return f"[{name}](#{name.lower()})"
     if schema.get("type") == "array":
         return f"list of {_schema_type(schema.get('items', {}))}"
-    if "allOf" in schema or "oneOf" in schema:
-        return " or ".join(_schema_type(s) for s in schema.get("allOf", []) + schema.get("oneOf", []))
+    options = [*schema.get("allOf", []), *schema.get("oneOf", []), *schema.get("anyOf", [])]
+    if options:
+        return " or ".join(_schema_type(s) for s in options)
     if "enum" in schema:
         return "one of " + ", ".join(f"`{v}`" for v in schema["enum"])
-    return schema.get("format", schema.get("type", "any"))
+    kind = schema.get("format", schema.get("type", "any"))
+    kind = " or ".join(kind) if isinstance(kind, list) else kind  # OpenAPI 3.1: ["string", "null"]
+    rules = _rules(schema)
+    return f"{kind} ({rules})" if rules else kind
+
+
+# The rules a schema states beside its type, as the server enforces them (parasol.api_fields).
+RULES = [
+    ("minimum", "at least {}"),
+    ("maximum", "at most {}"),
+    ("minLength", "at least {} characters"),
+    ("maxLength", "at most {} characters"),
+    ("minItems", "at least {} items"),
+    ("maxItems", "at most {} items"),
+    ("pattern", "matching `{}`"),
+]
+
+
+def _rules(schema):
+    return ", ".join(text.format(schema[key]) for key, text in RULES if key in schema)
 
 
 def _body_type(content):

@@ -390,11 +390,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAdminUser"],
-    "DEFAULT_PARSER_CLASSES": [
-        "parasol.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON only: a form cannot say null, a list or a number, so a form body could not state what
+    # the schema publishes (any other type is refused with 415).
+    "DEFAULT_PARSER_CLASSES": ["parasol.parsers.JSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "PAGE_SIZE": 100,
     "DEFAULT_PAGINATION_CLASS": "parasol.pagination.CappedLimitOffsetPagination",
@@ -418,6 +417,14 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema maps every endpoint: researchers only, like the API itself.
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAdminUser"],
+    # OpenAPI 3.1: its schemas are JSON Schema, which can state rules 3.0 cannot (names of metadata keys).
+    "OAS_VERSION": "3.1.0",
+    # Requests and responses as separate components: read-only fields are not asked for, write-only not promised.
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "parasol.schema.add_error_responses",
+    ],
 }
 
 # Corpus import limits: larger files are refused whole, with a message.

@@ -1,7 +1,7 @@
 """REST API reading a campaign's judgments and the exports that join them with scores (staff only)."""
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from annotation.models import Judgment
 from campaigns.access import csv_stream_response
 from campaigns.models import Campaign
+from parasol.api_fields import single_query_value
 from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, pairs_with_scores_pages, tagging_lines
 
 # Each export as (frames a page at a time, columns): streamed like the download buttons.
@@ -60,12 +61,16 @@ class CampaignReadViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         parameters=[OpenApiParameter("kind", str, enum=[*EXPORTS, "taggings"], default="pairs")],
-        responses={(200, "text/csv"): OpenApiTypes.STR},
+        # One content type per kind: CSV for pairs and judgments, JSON lines (one tagging per line) for taggings.
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="kind=pairs or kind=judgments"),
+            (200, "application/jsonl"): OpenApiResponse(OpenApiTypes.STR, description="kind=taggings"),
+        },
     )
     @action(detail=True, methods=["get"])
     def export(self, request, slug=None):
         campaign = self.get_object()
-        kind = request.query_params.get("kind", "pairs")
+        kind = single_query_value(request, "kind", "pairs")
         if kind == "taggings":
             return jsonl_response(tagging_lines(campaign), f"{campaign.slug}-taggings.jsonl")
         if kind not in EXPORTS:

@@ -7,7 +7,7 @@ file, even one bad on its last line, imports nothing. `parsing` chains the first
 This module re-exports what the other apps use.
 """
 
-from .errors import CorpusImportError
+from .errors import CorpusConflictError, CorpusImportError
 from .parsing import iter_corpus, parse_corpus
 from .readers import FORMATS, MRPC_HEADER, PAWS_HEADER, detect_format
 from .saving import MetadataKeyCap, import_pairs, import_rows
@@ -17,6 +17,7 @@ __all__ = [
     "FORMATS",
     "MRPC_HEADER",
     "PAWS_HEADER",
+    "CorpusConflictError",
     "CorpusImportError",
     "MetadataKeyCap",
     "PairRow",

@@ -17,7 +17,7 @@ from parasol.db import forget_logged_queries
 from scoring.metrics.filters import bleu_range_problem, paratag_reason
 
 from . import readers
-from .errors import CorpusImportError
+from .errors import CorpusConflictError, CorpusImportError
 from .parsing import iter_corpus
 from .readers import Source, limit_rows
 from .validation import PairRow, rows_of_records
@@ -101,7 +101,7 @@ def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
             pairs_created.send(sender=Pair, campaign=campaign, pair_pks=pair_pks)
     except IntegrityError:
         # Only a concurrent import into the same campaign can get here: ids were checked above.
-        raise CorpusImportError(
+        raise CorpusConflictError(
             "another import added pairs with the same ids at the same time; nothing was imported, try again"
         ) from None
     except DataError as error:
@@ -148,7 +148,7 @@ class _IdAllocator:
         if external_id is None:
             external_id = self._next_free()
         elif external_id in self.existing:
-            raise CorpusImportError(
+            raise CorpusConflictError(
                 f"{row.location}: id {external_id!r} already exists in campaign {self.campaign.slug!r}"
             )
         else:
@@ -208,7 +208,7 @@ class MetadataKeyCap:
         new = set(metadata or {}) - self.keys
         limit = settings.PARASOL_METADATA_MAX_KEYS
         if new and len(self.keys) + len(new) > limit:
-            raise CorpusImportError(
+            raise CorpusConflictError(
                 f"{location}: its metadata keys would give campaign {self.campaign.slug!r} "
                 f"{len(self.keys) + len(new):,} distinct metadata keys (extra columns), more than the limit of "
                 f"{limit:,} (PARASOL_METADATA_MAX_KEYS); nothing was imported"

@@ -13,7 +13,7 @@ from campaigns.models import Pair
 from scoring.metrics.words import word_tokens
 
 from .columns import COLUMN_ALIASES, check_column_count, find_column
-from .errors import CorpusImportError
+from .errors import CorpusConflictError, CorpusImportError
 
 # A pre-tagged pair's fields (as `export_pairs --spans` writes them); not metadata.
 TAGGING_KEYS = ("source_tags", "hypothesis_tags", "source_tokens", "hypothesis_tokens")
@@ -57,7 +57,7 @@ def rows_of_records(records, *, default_corpus, empty_message):
         if row.external_id is not None:
             first = line_of_id.get(row.external_id)
             if first is not None:
-                raise CorpusImportError(f"{location}: id {row.external_id!r} is used twice (first on {first})")
+                raise CorpusConflictError(f"{location}: id {row.external_id!r} is used twice (first on {first})")
             line_of_id[row.external_id] = location
         count += 1
         yield row

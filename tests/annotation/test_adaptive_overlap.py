@@ -148,9 +148,9 @@ def test_the_api_sets_adaptive_overlap_and_refuses_a_maximum_below_the_first_jud
     api.force_authenticate(researcher)
     body = {"slug": "api", "name": "API", "overlap_target": 3, "adaptive_overlap": True, "overlap_max": 2}
     response = api.post("/api/campaigns/", body, format="json")
-    assert response.status_code == 400 and "overlap_max" in response.json()
+    assert response.status_code == 409 and "overlap_max" in response.json()  # two values that clash
     response = api.post("/api/campaigns/", body | {"overlap_max": 6}, format="json")
     assert response.status_code == 201, response.content
     assert response.json()["adaptive_overlap"] is True and Campaign.objects.get(slug="api").overlap_max == 6
     response = api.patch("/api/campaigns/api/", {"overlap_max": 1}, format="json")
-    assert response.status_code == 400
+    assert response.status_code == 409

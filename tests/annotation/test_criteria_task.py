@@ -117,7 +117,7 @@ def test_the_task_type_is_fixed_once_a_judge_has_started(client, criteria_campai
         f"/api/campaigns/{criteria_campaign.slug}/", {"task_type": "similarity"}, content_type="application/json"
     )
 
-    assert response.status_code == 400 and "can no longer change" in response.content.decode()
+    assert response.status_code == 409 and "can no longer change" in response.content.decode()
     assert Campaign.objects.get(pk=criteria_campaign.pk).task_type == "criteria"
 
 

@@ -50,7 +50,7 @@ def test_the_api_hides_other_researchers_campaigns(researcher, campaign, theirs)
     response = api.post(
         "/api/generations/", {"campaign": "theirs", "templates": ["naive"], "sources": ["x"]}, format="json"
     )
-    assert response.status_code == 400 and theirs.generation_runs.count() == 0
+    assert response.status_code == 404 and theirs.generation_runs.count() == 0  # not theirs: no such campaign
 
 
 def test_the_cross_report_refuses_a_campaign_it_cannot_see(client, researcher, campaign, theirs):

@@ -48,7 +48,7 @@ def test_the_api_refuses_keys_spread_over_rows_and_stores_nothing(client, campai
     client.force_login(researcher)
     url = f"/api/campaigns/{campaign.slug}/pairs/"
     response = client.post(url, spread_rows(CAP), content_type="application/json")
-    assert response.status_code == 400
+    assert response.status_code == 409  # each row is well formed: together they conflict with the campaign's cap
     detail = response.json()["detail"]
     assert "PARASOL_METADATA_MAX_KEYS" in detail and f"limit of {CAP}" in detail and "row 4" in detail
     assert campaign.pairs.count() == 0

@@ -86,18 +86,22 @@ def test_it_takes_the_sources_of_the_campaigns_pairs(api, campaign):
     ]
 
 
+# 400: a value breaks a rule the schema states; 409: values clash with each other or with stored data.
 @pytest.mark.parametrize(
-    ("data", "message"),
+    ("data", "status", "message"),
     [
-        ({"templates": ["nope"]}, "unknown template 'nope'"),
-        ({"model": "no-such/model"}, "unknown model 'no-such/model'"),
-        ({"sources": None}, "give sources, or set sources_from_campaign"),
-        ({"decoding": "greedy", "candidates": 3}, "greedy decoding gives one candidate per source"),
+        ({"templates": ["nope"]}, 409, "unknown template 'nope'"),
+        ({"model": "no-such/model"}, 400, '"no-such/model" is not one of: embedded.'),
+        ({"sources": None}, 400, "Give sources, or set sources_from_campaign."),
+        ({"decoding": "greedy", "candidates": 3}, 409, "greedy decoding gives one candidate per source"),
+        ({"seed": 2**31}, 400, "less than or equal to 2147483647"),
+        ({"sources": ["One.", 2]}, 400, "Not a valid string."),
+        ({"surprise": 1}, 400, "Unknown field"),
     ],
 )
-def test_it_rejects_a_bad_run_with_a_clear_message(api, campaign, data, message):
+def test_it_rejects_a_bad_run_with_a_clear_message(api, campaign, data, status, message):
     response = create(api, **data)
-    assert response.status_code == 400
+    assert response.status_code == status
     assert message in str(response.json())
     assert not GenerationRun.objects.exists()
 
@@ -125,5 +129,5 @@ def test_it_follows_cancels_and_resumes_a_run(api, campaign, monkeypatch):
 def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(api, campaign, model):
     response = create(api, model=model)
     assert response.status_code == 400
-    assert f"unknown model '{model}': use one of embedded" in str(response.json())
+    assert response.json() == {"model": [f'"{model}" is not one of: embedded.']}
     assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()

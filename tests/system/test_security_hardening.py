@@ -107,8 +107,12 @@ def test_the_api_schema_needs_a_researcher(live_server, campaign, api_of):
 
 def test_the_api_page_size_has_a_ceiling(live_server, campaign, api_of):
     add_pairs(campaign, 1200)
-    page = api_of(campaign.created_by).get(f"{live_server.url}/api/campaigns/demo/pairs/?limit=100000").json()
+    api = api_of(campaign.created_by)
+    page = api.get(f"{live_server.url}/api/campaigns/demo/pairs/?limit=1000").json()
     assert page["count"] > 1000 and len(page["results"]) == 1000
+    # More is refused with a message, not quietly cut (or served as the default page).
+    refused = api.get(f"{live_server.url}/api/campaigns/demo/pairs/?limit=100000")
+    assert refused.status_code == 400 and refused.json() == {"limit": ["limit must be a whole number from 1 to 1000."]}
 
 
 @pytest.fixture

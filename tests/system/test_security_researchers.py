@@ -140,7 +140,7 @@ def test_only_the_owner_deletes_through_the_api_and_deletion_is_recoverable(
 
 def test_the_slug_new_is_reserved(live_server, researcher, api_of, browser_of):
     response = api_of(researcher).post(f"{live_server.url}/api/campaigns/", json={"slug": "new", "name": "x"})
-    assert response.status_code == 400 and "reserved" in response.text
+    assert response.status_code == 409 and "reserved" in response.text
     page = post_form(
         browser_of(researcher),
         f"{live_server.url}/campaigns/new/",
