@@ -13,6 +13,10 @@ def main():
         os.environ.setdefault("DJANGO_DEBUG", "true")
     from django.core.management import execute_from_command_line
 
+    from parasol.startup import settings_or_exit
+
+    settings_or_exit()
+
     execute_from_command_line(sys.argv)
 
 

@@ -4,8 +4,12 @@ import os
 
 from celery import Celery
 
+from parasol.startup import settings_or_exit
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
 
 app = Celery("parasol")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# Fired just before the settings are read: a bad environment is one line, not a traceback.
+app.on_configure.connect(lambda sender, **kwargs: settings_or_exit(), weak=False)
 app.autodiscover_tasks()

@@ -210,8 +210,9 @@ def cli_page(commands):
         "# Command-line reference",
         "",
         "Generated at each build from the commands themselves: each block is what",
-        "`python manage.py COMMAND --help` prints. Run them from the repository root with the",
-        "project's virtual environment (`.venv/bin/python manage.py …`).",
+        "`python manage.py COMMAND --help` prints. Run them in the clone after",
+        "`. .venv/bin/activate && export DJANGO_DEBUG=true` (the virtualenv and the local settings:",
+        "[the command line](../getting-started/index.md#the-command-line)).",
         "",
     ]
     for app, name in commands:

@@ -85,7 +85,10 @@ def env_mapping(name, default, reserved=()):
 def strong_secret_key(name, key):
     """Refuse a missing or guessable key (Django's own deploy-check criteria), naming the variable."""
     if not key:
-        raise ImproperlyConfigured(f"{name} must be set when DJANGO_DEBUG is false")
+        raise ImproperlyConfigured(
+            f"{name} must be set when DJANGO_DEBUG is false: for a local run set DJANGO_DEBUG=true "
+            f"(a development key stands in); in production set {name} to 50+ random characters"
+        )
     if len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-") or key == DEVELOPMENT_SECRET_KEY:
         raise ImproperlyConfigured(
             f"{name} is too weak for production: use at least 50 random characters, e.g. the output of "

@@ -44,6 +44,16 @@ def tagged_pairs(campaign):
     return examples, by_id, taggings
 
 
+def training_shortfall(campaign) -> str | None:
+    """Why the campaign cannot train a detector yet (what it has, what training needs), or None when it can."""
+    examples, _, _ = tagged_pairs(campaign)
+    try:
+        training.check_enough(examples)
+    except training.TooFewPairs as error:
+        return str(error)
+    return None
+
+
 def human_agreement(taggings) -> dict | None:
     """The campaign's judges against one another (the report's overall row), or None with fewer than two judges."""
     summary = agreement_summary(judge_agreement(taggings))

@@ -1,11 +1,12 @@
 """The span detector panel of a span campaign's page: its stored detectors, retraining, and the stage while it runs."""
 
+from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for, researcher_required
 from parasol.queues import QUEUED, TRAINING, waiting_on
-from reports.detector import training_status
+from reports.detector import training_shortfall, training_status
 from reports.detector_tables import detector_cards
 from reports.tasks import queue_detector_training
 from scoring.metrics.paratag import LATEST
@@ -15,11 +16,14 @@ POLL_SECONDS = 3
 
 def _panel(request, campaign, refused=False):
     status = training_status(campaign.pk)
+    running = bool(status and status.get("running"))
     context = {
         "campaign": campaign,
         "status": status,
         "refused": refused,
         "waiting": waiting_on(TRAINING) if status and status.get("stage") == QUEUED else None,
+        # The button is offered only when training can run; otherwise it says what is missing.
+        "shortfall": None if running else training_shortfall(campaign),
         "detectors": _records(detector_cards([campaign])),
         "scored_by": scored_by(campaign),
         "poll_seconds": POLL_SECONDS if status and status.get("running") else None,
@@ -50,7 +54,11 @@ def show_detector(request, slug):
 @require_POST
 def train_detector(request, slug):
     campaign = campaign_for(request, slug)
-    queued = queue_detector_training(campaign)
+    # Checked here, not only by the disabled button: a POST that cannot train queues nothing.
+    shortfall = training_shortfall(campaign)
+    queued = shortfall is None and queue_detector_training(campaign)
     if not request.htmx:
+        if shortfall:
+            messages.error(request, f"The detector was not queued: {shortfall}.")
         return redirect(campaign.get_absolute_url())
     return _panel(request, campaign, refused=not queued)

@@ -59,7 +59,57 @@ def test_it_creates_an_open_campaign_with_its_training_trial(db, corpus_file, tr
     assert (campaign.name, campaign.is_open) == ("new-one", True)
     assert campaign.real_pairs.count() == 2
     assert campaign.training_pairs.count() == campaign_models.TRAINING_TRIAL_SIZE
-    assert "Created campaign 'new-one'" in output
+    assert "Created campaign 'new-one' ('new-one')" in output
+
+
+def test_it_creates_a_campaign_its_owner_finds_under_its_name(db, client, researcher, corpus_file, training_file):
+    output = run("my-study", corpus_file, "--create", "--owner", "researcher", "--name", "My first study")
+
+    assert "Created campaign 'my-study' ('My first study'), owned by 'researcher'" in output
+    client.force_login(researcher)
+    listing = client.get("/campaigns/", follow=True)
+    assert listing.redirect_chain == [("/", 302)]
+    assert b"My first study" in listing.content
+    assert client.get("/campaigns/my-study/").status_code == 200
+    assert Campaign.objects.get(slug="my-study").name == "My first study"
+
+
+def test_it_says_a_campaign_created_without_an_owner_is_seen_by_superusers_only(db, corpus_file, training_file):
+    output = run("orphan", corpus_file, "--create")
+
+    assert "no owner: only superusers see it (pass --owner USERNAME" in output
+    assert Campaign.objects.get(slug="orphan").created_by is None
+
+
+@pytest.mark.parametrize(
+    "username, message",
+    [
+        ("nobody", "--owner: no user named 'nobody'; create one with"),
+        ("outsider", "--owner: 'outsider' is not a researcher"),
+    ],
+)
+def test_it_refuses_an_owner_who_could_not_open_the_campaign(db, outsider, corpus_file, username, message):
+    with pytest.raises(CommandError, match=message):
+        run("new-one", corpus_file, "--create", "--owner", username)
+
+    assert Campaign.objects.count() == 0
+    assert Pair.objects.count() == 0
+
+
+def test_it_refuses_an_empty_or_overlong_name(db, corpus_file):
+    for name in ("  ", "x" * 201):
+        with pytest.raises(CommandError, match="--name must be 1 to 200 characters"):
+            run("new-one", corpus_file, "--create", "--name", name)
+
+    assert Campaign.objects.count() == 0
+
+
+def test_it_refuses_to_reown_or_rename_an_existing_campaign(campaign, corpus_file, outsider):
+    with pytest.raises(CommandError, match="'demo' already exists; --owner and --name apply to new ones"):
+        run(campaign.slug, corpus_file, "--owner", "outsider", "--name", "Taken")
+
+    campaign.refresh_from_db()
+    assert (campaign.name, campaign.created_by.username, campaign.pairs.count()) == ("Demo", "researcher", 0)
 
 
 def test_it_refuses_an_unknown_campaign_without_create(db, corpus_file):

@@ -38,6 +38,18 @@ def test_researchers_reach_every_page(client, campaign, researcher, name, needs_
     assert client.get(url_of(name, needs_slug)).status_code == 200
 
 
+def test_the_parent_of_the_campaign_pages_is_the_list_for_researchers_and_the_login_for_others(
+    client, campaign, researcher, outsider
+):
+    assert client.get("/campaigns/", follow=True).redirect_chain[-1][0].startswith("/accounts/login/")
+    client.force_login(outsider)
+    assert client.get("/campaigns/", follow=True).redirect_chain[-1][0].startswith("/accounts/login/")
+    client.force_login(researcher)
+    listing = client.get("/campaigns/", follow=True)
+    assert listing.status_code == 200 and listing.redirect_chain == [(reverse("campaigns-list-campaigns"), 302)]
+    assert campaign.name in listing.content.decode()
+
+
 def test_it_creates_a_campaign_with_the_default_training_trial(client, researcher):
     client.force_login(researcher)
     response = client.post(

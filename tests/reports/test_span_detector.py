@@ -237,6 +237,7 @@ def test_the_detector_panel_is_hidden_from_outsiders(client, campaign, outsider)
 def test_retraining_without_a_reachable_broker_says_so_on_the_panel(client, campaign, researcher):
     campaign.task_type = "spans"
     campaign.save()
+    import_fixture(campaign)  # enough tagged pairs: the broker is what fails
     client.force_login(researcher)
     with servers.unreachable_broker():
         response = client.post(reverse("reports-train-detector", args=[campaign.slug]), HTTP_HX_REQUEST="true")
@@ -267,6 +268,43 @@ def test_the_retraining_task_leaves_its_refusal_where_the_panel_shows_it_and_run
     client.force_login(researcher)
     panel = client.get(reverse("reports-show-detector", args=[campaign.slug])).content.decode()
     assert f"at least {MIN_TAGGED_PAIRS} tagged pairs" in panel and "Train the detector" in panel
+
+
+@pytest.fixture
+def too_few_tags(campaign, settings):
+    """A span campaign with 20 tagged pairs, and a broker that is not there: any queueing would say so."""
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:1/0"
+    campaign.task_type = "spans"
+    campaign.save()
+    import_fixture(campaign, limit=20)
+    return campaign
+
+
+def test_the_train_button_is_disabled_and_says_what_is_missing(client, researcher, too_few_tags):
+    client.force_login(researcher)
+    panel = client.get(reverse("reports-show-detector", args=[too_few_tags.slug])).content.decode()
+
+    assert '<button type="submit" disabled aria-describedby="detector-shortfall">Train the detector</button>' in panel
+    assert f"needs at least {MIN_TAGGED_PAIRS} tagged pairs" in panel
+    assert "this campaign has 20 tagged pair(s)" in panel
+
+
+@pytest.mark.parametrize("htmx", [True, False])
+def test_a_post_that_cannot_train_queues_nothing_and_says_why(client, researcher, too_few_tags, htmx):
+    from reports.detector import claim_training, release_training, training_status
+
+    client.force_login(researcher)
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    response = client.post(reverse("reports-train-detector", args=[too_few_tags.slug]), follow=not htmx, **headers)
+
+    text = response.content.decode()
+    assert f"needs at least {MIN_TAGGED_PAIRS} tagged pairs" in text and "this campaign has 20 tagged pair(s)" in text
+    assert "already under way" not in text and "no worker reachable" not in text
+    assert training_status(too_few_tags.pk) is None  # nothing claimed, nothing sent to the broker
+    assert claim_training(too_few_tags.pk)
+    release_training(too_few_tags.pk)
+    if not htmx:
+        assert "The detector was not queued: training a detector needs" in text
 
 
 @pytest.mark.django_db

@@ -1,12 +1,11 @@
-"""python manage.py import_pairs CAMPAIGN FILE [--format ...] [--create] [--corpus NAME]"""
+"""python manage.py import_pairs CAMPAIGN FILE [--format ...] [--create --owner USERNAME --name NAME] [--corpus NAME]"""
 
 from pathlib import Path
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
-from django.core.validators import validate_slug
 from django.db import transaction
 
+from campaigns.command_line import add_creation_arguments, create_campaign, owned_by, refuse_creation_options
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
 from campaigns.models import TASK_TYPE_CHOICES, Campaign
 from parasol.progress import ProgressBar
@@ -20,6 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path)
         parser.add_argument("--format", choices=FORMATS, default="auto")
         parser.add_argument("--create", action="store_true", help="Create the campaign (open) if it does not exist.")
+        add_creation_arguments(parser)
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
         parser.add_argument(
             "--task",
@@ -35,13 +35,14 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, campaign, file, format, create, corpus, task=None, bleu_range=None, **options):
+        creation = {"owner": options.get("owner"), "name": options.get("name"), "task_type": task}
         # The file is streamed: rows are validated and inserted chunk by chunk in one transaction.
         with open_upload(file) as handle:
             bar = ProgressBar(handle.seek(0, 2), "reading", stream=self.stderr, unit="MiB")
             handle.seek(0)
             try:
                 with transaction.atomic():
-                    target, created = get_campaign(campaign, create=create, task_type=task)
+                    target, created = get_campaign(campaign, create=create, **creation)
                     result = import_pairs(
                         target,
                         handle,
@@ -56,7 +57,7 @@ class Command(BaseCommand):
             finally:
                 bar.close()
         if created:
-            self.stdout.write(f"Created campaign {target.slug!r}.")
+            self.stdout.write(f"Created campaign {target.slug!r} ({target.name!r}), {owned_by(target)}.")
         for location, reason in result.rejected:
             self.stdout.write(f"Rejected {location}: {reason}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
@@ -72,23 +73,15 @@ def open_upload(path):
         raise CommandError(f"Cannot read {path}: {error.strerror}.") from None
 
 
-def get_campaign(slug, *, create, task_type=None):
+def get_campaign(slug, *, create, owner=None, name=None, task_type=None):
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is not None:
         if task_type and task_type != campaign.task_type:
             raise CommandError(
                 f"Campaign {slug!r} already exists with task type {campaign.task_type!r}; --task applies to new ones."
             )
+        refuse_creation_options(slug, owner=owner, name=name)
         return campaign, False
     if not create:
         raise CommandError(f"No campaign with slug {slug!r}; pass --create to create it.")
-    try:
-        validate_slug(slug)
-    except ValidationError:
-        raise CommandError(f"{slug!r} is not a valid slug (letters, digits, hyphens, underscores).") from None
-    campaign = Campaign.objects.create(slug=slug, name=slug, task_type=task_type or Campaign().task_type)
-    try:
-        campaign.ensure_training_pairs()
-    except OSError as error:
-        raise CommandError(f"Cannot read the default training pairs: {error}.") from None
-    return campaign, True
+    return create_campaign(slug, owner=owner, name=name, task_type=task_type), True

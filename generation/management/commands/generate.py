@@ -5,6 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from campaigns.command_line import add_creation_arguments, create_campaign, owned_by, refuse_creation_options
 from campaigns.models import Campaign
 from generation.errors import GenerationError
 from generation.models import GenerationRun, create_run, parse_sources
@@ -30,6 +31,7 @@ class Command(BaseCommand):
             help="naive, naive-system, vulgar or a campaign template; repeat for several",
         )
         parser.add_argument("--create", action="store_true", help="create the campaign if it does not exist")
+        add_creation_arguments(parser)
         parser.add_argument("--model", default=EMBEDDED, help="'embedded' (SmolLM2) or a name from GENERATION_MODELS")
         parser.add_argument("--n", type=int, default=1, help="candidates per source (more than 1 needs --sampling)")
         parser.add_argument("--sampling", action="store_true", help="sample instead of greedy decoding")
@@ -49,7 +51,7 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="seconds to wait for the workers")
 
     def handle(self, *args, **options):
-        campaign = self._campaign(options["campaign"], options["create"])
+        campaign = self._campaign(options["campaign"], options["create"], options["owner"], options["name"])
         path = Path(options["sources_file"])
         if not path.is_file():
             raise CommandError(f"no such file: {path}")
@@ -82,14 +84,15 @@ class Command(BaseCommand):
         bar.close()
         self._report(run)
 
-    def _campaign(self, slug, create):
+    def _campaign(self, slug, create, owner, name):
         campaign = Campaign.objects.filter(slug=slug).first()
         if campaign is None and not create:
             raise CommandError(f"no campaign with slug {slug!r} (use --create to make it)")
         if campaign is None:
-            campaign = Campaign.objects.create(slug=slug, name=slug)
-            campaign.ensure_training_pairs()
-            self.stdout.write(f"Created campaign {slug!r}.")
+            campaign = create_campaign(slug, owner=owner, name=name)
+            self.stdout.write(f"Created campaign {slug!r} ({campaign.name!r}), {owned_by(campaign)}.")
+        else:
+            refuse_creation_options(slug, owner=owner, name=name)
         return campaign
 
     def _wait_for_workers(self, run, bar, timeout):
