@@ -512,6 +512,7 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
     pairs = _with_active_choice(campaigns, pairs, pks)
+    pairs = _with_generation_selection(campaigns, pairs, pks)
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
@@ -532,6 +533,15 @@ def _with_active_choice(campaigns, pairs, pks):
     return pairs.assign(
         choice_probability=[p for p, _c in design], chosen=pd.array([c for _p, c in design], dtype="boolean")
     )
+
+
+def _with_generation_selection(campaigns, pairs, pks):
+    """Candidates of a generation run's selection stage: whether each was `selected` (NA for other pairs)."""
+    decided = Pair.objects.filter(campaign__in=campaigns, metadata__has_key="selected")
+    found = dict(decided.values_list("pk", "metadata__selected"))
+    if not found:
+        return pairs
+    return pairs.assign(selected=pd.array([found.get(pk) for pk in pks], dtype="boolean"))
 
 
 def _scores_in_workers(state, workers):

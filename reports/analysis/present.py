@@ -482,6 +482,35 @@ def criteria_pem_fit_layout(report, frame):
     return Shown(result.table, caption=caption)
 
 
+def selection_layout(report, frame):
+    """One row per generator, template and candidate group: the judges-only and prediction-powered rates."""
+    index = pd.MultiIndex.from_arrays(
+        [frame["generator"].astype(str), frame["template"].astype(str), frame["candidates"].astype(str)],
+        names=["Generator", "Template", "Candidates"],
+    )
+    table = pd.DataFrame(
+        {
+            "Pairs": [str(int(n)) for n in frame["n_pairs"]],
+            "Judged": [str(int(n)) for n in frame["n_labelled"]],
+            "Judges only [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["human"], frame["human_low"], frame["human_high"])
+            ],
+            "Prediction-powered [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["ppi"], frame["ppi_low"], frame["ppi_high"])
+            ],
+        },
+        index=index,
+    )
+    predictor = str(frame["predictor"].iloc[0] or "")
+    named = metric_title(predictor, report.directions.get(predictor)) if predictor else "none (judges only)"
+    caption = (
+        "Judges got every selected candidate and a random share of the unselected ones, so each rate is "
+        "unbiased for its whole group; a positive difference is what the filter gained. "
+        f"Predictor: {named}. {PRECISION}"
+    )
+    return Shown(table, caption=caption)
+
+
 @dataclass(frozen=True)
 class Table:
     """A report table, declared once: its file name, title, the step computing it, its layout, its page section."""
@@ -558,6 +587,14 @@ TABLES = (
         "Paraphrase rates estimated from the judged pairs with and without the metric (prediction-powered, PPI++)",
         "estimates",
         estimates_layout,
+        "estimates",
+    ),
+    Table(
+        "selection",
+        "Generation's selection stage: the paraphrase rate of selected against unselected candidates "
+        "(a random share of them judged), by generator and template, prediction-powered",
+        "estimates",
+        selection_layout,
         "estimates",
     ),
     Table(

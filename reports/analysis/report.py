@@ -227,7 +227,15 @@ class _Steps:
             ),
             settings=(s.ppi_predictor, s.seed),
         )
-        return {"estimates": estimates}, {"estimates": notes}
+        selection, selection_notes = self.run(
+            "selection",
+            ["pair_id", "label", "generator", "template", "selected"],
+            lambda part: ppi.selection_table(
+                part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
+            ),
+            settings=(s.ppi_predictor, s.seed),
+        )
+        return {"estimates": estimates, "selection": selection}, {"estimates": notes + selection_notes}
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
