@@ -9,6 +9,7 @@ from campaigns.models import Campaign
 
 from .errors import GenerationError
 from .models import GenerationOutput, GenerationRun, sources_of_campaign
+from .selection import stage_progress
 from .tasks import resume_run, start_run
 
 
@@ -25,6 +26,7 @@ class GenerationRunSerializer(serializers.ModelSerializer):
         default=False, write_only=True, help_text="Use the distinct sources of the campaign's pairs instead."
     )
     progress = serializers.SerializerMethodField()
+    stages = serializers.SerializerMethodField(help_text="Generated, scored, selected, sent to judges; why it waits.")
 
     class Meta:
         model = GenerationRun
@@ -43,19 +45,29 @@ class GenerationRunSerializer(serializers.ModelSerializer):
             "corpus",
             "bleu_low",
             "bleu_high",
+            "selection",
+            "selection_metric",
+            "selection_threshold",
+            "selection_max_bleu",
+            "unselected_share",
+            "selected_at",
             "sources",
             "sources_from_campaign",
             "status",
             "error",
             "progress",
+            "stages",
             "created_at",
             "started_at",
             "finished_at",
         ]
-        read_only_fields = ["status", "error", "created_at", "started_at", "finished_at"]
+        read_only_fields = ["status", "error", "selected_at", "created_at", "started_at", "finished_at"]
 
     def get_progress(self, run) -> dict:
         return run.progress()
+
+    def get_stages(self, run) -> dict:
+        return stage_progress(run)
 
     def get_fields(self):
         fields = super().get_fields()
@@ -84,6 +96,9 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
     source = serializers.CharField(source="source.text")
     source_id = serializers.CharField(source="source.public_id")
     pair_id = serializers.CharField(source="pair.external_id", default=None)
+    sent_to_judges = serializers.BooleanField(
+        source="pair.chosen", default=None, allow_null=True, help_text="Whether judges get it (empty: no selection)."
+    )
 
     class Meta:
         model = GenerationOutput
@@ -98,6 +113,10 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
             "accepted",
             "reject_reason",
             "pair_id",
+            "rank",
+            "selection_score",
+            "selected",
+            "sent_to_judges",
         ]
 
 
