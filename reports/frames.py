@@ -538,10 +538,17 @@ def _with_active_choice(campaigns, pairs, pks):
 def _with_generation_selection(campaigns, pairs, pks):
     """Candidates of a generation run's selection stage: whether each was `selected` (NA for other pairs)."""
     decided = Pair.objects.filter(campaign__in=campaigns, metadata__has_key="selected")
-    found = dict(decided.values_list("pk", "metadata__selected"))
+    found = {pk: _flag(value) for pk, value in decided.values_list("pk", "metadata__selected")}
     if not found:
         return pairs
     return pairs.assign(selected=pd.array([found.get(pk) for pk in pks], dtype="boolean"))
+
+
+def _flag(value):
+    """A stored yes/no: JSON's true/false as generation writes it, or the text an imported export holds."""
+    if isinstance(value, bool) or value is None:
+        return value
+    return {"true": True, "false": False, "1": True, "0": False}.get(str(value).strip().lower())
 
 
 def _scores_in_workers(state, workers):

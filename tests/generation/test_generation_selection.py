@@ -120,3 +120,67 @@ def test_paratags_prompt_is_the_papers_and_brings_its_filters(campaign):
     assert (run.bleu_low, run.bleu_high) == (5.0, 20.0)
     own = create_run(campaign, sources=SOURCES[:1], templates=["paratag"], bleu_low=1)
     assert (own.bleu_low, own.bleu_high) == (1, None)
+
+
+def test_the_runs_page_shows_each_stage_and_why_the_selection_waits(client, researcher, campaign, varied):
+    from django.urls import reverse
+
+    client.force_login(researcher)
+    run = generated(campaign, selection_metric="lev")
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "generated" in page and "0/30" in page and "sent to judges" in page
+    assert "The selection waits: no lev scores yet for 30 of 30 candidates" in page
+    select = reverse("generation-select-run", args=[campaign.slug, run.pk])
+    waiting = client.post(select, follow=True).content.decode()
+    assert "The selection cannot run yet: no lev scores yet" in waiting
+    score_inline(list(campaign.real_pairs.values_list("pk", flat=True)), ["lev"])
+    done = client.post(select, follow=True).content.decode()
+    assert "Candidates selected" in done and "The selection waits" not in done
+    assert run.outputs.filter(selected=True).count() == 10
+
+
+def test_the_api_and_the_pairs_export_carry_each_candidates_selection(campaign, researcher, varied, tmp_path):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from campaigns.exports import write_csv
+    from campaigns.importers import import_pairs
+    from campaigns.models import Campaign
+    from reports.exports import pairs_with_scores
+    from reports.frames import load_frames
+
+    run = generated(campaign, selection_metric="lev")
+    score_inline(list(campaign.real_pairs.values_list("pk", flat=True)), ["lev"])
+    select_candidates(run)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=researcher).key}")
+    body = api.get(f"/api/generations/{run.pk}/").json()
+    assert (body["selection"], body["selection_metric"], body["unselected_share"]) == ("top", "lev", 0.2)
+    assert body["stages"]["selected"] == 10 and body["stages"]["waiting"] == ""
+    outputs = api.get(f"/api/generations/{run.pk}/outputs/?page_size=100").json()["results"]
+    stored = {o.pair.external_id: o for o in run.outputs.select_related("pair")}
+    for output in outputs:
+        mine = stored[output["pair_id"]]
+        assert (output["rank"], output["selected"], output["selection_score"]) == (
+            mine.rank,
+            mine.selected,
+            mine.selection_score,
+        )
+        assert output["sent_to_judges"] == mine.pair.chosen
+    first = tmp_path / "first.csv"
+    write_csv(pairs_with_scores(campaign)[0], first)
+    exported = first.read_text(encoding="utf-8")
+    header = exported.splitlines()[0].split(",")
+    for column in ("candidate_rank", "selection_score", "selected", "sent_to_judges", "judging_probability"):
+        assert column in header
+    copy = Campaign.objects.create(slug="copy", name="Copy")
+    import_pairs(copy, first.read_bytes(), filename=first.name)
+    second = tmp_path / "second.csv"
+    write_csv(pairs_with_scores(copy)[0], second)
+    # Scores are the metric's, not the corpus's: the copy has none yet; every other cell comes back as it left.
+    import pandas as pd
+
+    pd.testing.assert_frame_equal(pd.read_csv(second, dtype=str), pd.read_csv(first, dtype=str).drop(columns="lev"))
+    # The copy's report still tells selected candidates from the others.
+    selected = load_frames([copy]).pairs["selected"]
+    assert int(selected.sum()) == 10 and selected.notna().all()

@@ -43,6 +43,7 @@ def urls(campaign, run):
         ("get", reverse("generation-show-run", args=[campaign.slug, run.pk])),
         ("post", reverse("generation-cancel-run", args=[campaign.slug, run.pk])),
         ("post", reverse("generation-resume-run", args=[campaign.slug, run.pk])),
+        ("post", reverse("generation-select-run", args=[campaign.slug, run.pk])),
         ("get", reverse("generation-create-template", args=[campaign.slug])),
         ("get", reverse("generation-preview-template", args=[campaign.slug])),
     ]
