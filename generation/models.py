@@ -195,6 +195,11 @@ class GenerationRun(models.Model):
         help_text="The share of unselected candidates judges also get, drawn at random, to measure the filter.",
     )
     selected_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # ParaTag's collection loop (section 4.3, reports/collection.py): the round, and the detector that filtered it.
+    collection_round = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    detector = models.CharField(max_length=200, blank=True, editable=False, help_text="The detector version used.")
+    detector_train_pairs = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    detector_f1 = models.FloatField(null=True, blank=True, editable=False, help_text="Its held-out span F1.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -408,6 +413,17 @@ class GenerationRun(models.Model):
                 Pair.objects.filter(pk__in=[output.pair_id for output in outputs]).update(chosen=False)
         return len(rows)
 
+    def round_provenance(self):
+        """A collection round's facts, as its pairs' metadata records them ({} outside the loop)."""
+        if self.collection_round is None:
+            return {}
+        return {
+            "collection_round": self.collection_round,
+            "detector": self.detector,
+            "detector_train_pairs": self.detector_train_pairs,
+            "detector_f1": self.detector_f1,
+        }
+
     @property
     def selects(self):
         """Whether a selection stage decides which candidates judges get (else all of them go)."""
@@ -488,6 +504,7 @@ class GenerationOutput(models.Model):
                 "raw_output": self.raw_output,
                 "generation_run": run.pk,
                 "source_id": self.source.public_id,
+                **run.round_provenance(),
             },
         }
 
@@ -495,7 +512,7 @@ class GenerationOutput(models.Model):
 # Creating a run -------------------------------------------------------------------------------
 
 
-def create_run(campaign, *, sources, templates, created_by=None, **options):
+def create_run(campaign, *, sources, templates, created_by=None, scored_here=False, **options):
     """Check everything and store the run and its sources (``tasks.start_run`` also queues it).
 
     GenerationError says what is wrong, and nothing is stored then. ``options``
@@ -520,7 +537,7 @@ def create_run(campaign, *, sources, templates, created_by=None, **options):
         ) from None
     if run.decoding == GenerationRun.Decoding.GREEDY and run.candidates > 1:
         raise GenerationError("greedy decoding gives one candidate per source: use sampling for more")
-    check_selection(run)
+    check_selection(run, scored_here=scored_here)
     llm.check_model(run.model)
     with transaction.atomic():
         run.save()
@@ -544,13 +561,14 @@ def _with_defaults(templates, options):
     return options
 
 
-def check_selection(run):
-    """GenerationError unless the run's selection can happen: a registered, enabled metric; a threshold when asked."""
+def check_selection(run, scored_here=False):
+    """GenerationError unless the run's selection can happen: a registered metric, enabled unless the caller
+    scores the candidates itself (`scored_here`: ParaTag's loop); a threshold when asked."""
     if not run.selects:
         return
     if run.selection_metric not in metric_names():
         raise GenerationError(f"unknown selection metric {run.selection_metric!r}; known: {', '.join(metric_names())}")
-    if run.selection_metric not in settings.PARASOL_METRICS:
+    if run.selection_metric not in settings.PARASOL_METRICS and not scored_here:
         raise GenerationError(
             f"the selection metric {run.selection_metric} is not enabled (PARASOL_METRICS): "
             "its scores would never come, so nothing could be selected"

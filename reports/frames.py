@@ -19,6 +19,7 @@ from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Campaign, Pair
 from parasol.db import raw_row_chunks, raw_rows
+from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.memo import digest
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
@@ -536,12 +537,21 @@ def _with_active_choice(campaigns, pairs, pks):
 
 
 def _with_generation_selection(campaigns, pairs, pks):
-    """Candidates of a generation run's selection stage: whether each was `selected` (NA for other pairs)."""
+    """Candidates of a generation run's selection stage: whether each was `selected` and `sent_to_judges`
+    (NA for other pairs), and a ParaTag collection round's facts (`ROUND_KEYS`)."""
     decided = Pair.objects.filter(campaign__in=campaigns, metadata__has_key="selected")
-    found = {pk: _flag(value) for pk, value in decided.values_list("pk", "metadata__selected")}
+    found = {pk: _as_dict(metadata) for pk, metadata in decided.values_list("pk", "metadata")}
     if not found:
         return pairs
-    return pairs.assign(selected=pd.array([found.get(pk) for pk in pks], dtype="boolean"))
+    empty = {}
+    rows = [found.get(pk, empty) for pk in pks]
+    columns = {
+        flag: pd.array([_flag(row.get(flag)) for row in rows], dtype="boolean")
+        for flag in ("selected", "sent_to_judges")
+    }
+    if any("collection_round" in row for row in found.values()):
+        columns |= {key: [row.get(key) for row in rows] for key in ROUND_KEYS}
+    return pairs.assign(**columns)
 
 
 def _flag(value):

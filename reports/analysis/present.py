@@ -511,6 +511,28 @@ def selection_layout(report, frame):
     return Shown(table, caption=caption)
 
 
+def rounds_layout(report, frame):
+    """One row per round, its detector and its selection."""
+    table = pd.DataFrame(
+        {
+            "Detector": frame["detector"].astype(str),
+            "Trained on": [_number(n, 0) for n in frame["detector_train_pairs"]],
+            "Held-out span F1": [_number(v, 3) for v in frame["detector_f1"]],
+            "Candidates": [str(int(n)) for n in frame["candidates"]],
+            "Selected": [
+                f"{int(n)} ({_number(100 * share, 1)}%)" for n, share in zip(frame["selected"], frame["selected_share"])
+            ],
+            "Sent to judges": [str(int(n)) for n in frame["sent"]],
+            "Paraphrase rate of the selected (judged)": [
+                f"{_number(rate, 3)} ({int(n)})"
+                for rate, n in zip(frame["paraphrase_rate_selected"], frame["judged_selected"])
+            ],
+        },
+        index=pd.Index([str(int(n)) for n in frame["round"]], name="Round"),
+    )
+    return Shown(table, caption=f"Each round's detector was trained on every tagging before the round. {PRECISION}")
+
+
 @dataclass(frozen=True)
 class Table:
     """A report table, declared once: its file name, title, the step computing it, its layout, its page section."""
@@ -595,6 +617,14 @@ TABLES = (
         "(a random share of them judged), by generator and template, prediction-powered",
         "estimates",
         selection_layout,
+        "estimates",
+    ),
+    Table(
+        "collection_rounds",
+        "ParaTag's collection loop (section 4.3): each round's detector (training pairs, held-out span F1), "
+        "the share of candidates it selected, and the judges' paraphrase rate of the selected ones",
+        "estimates",
+        rounds_layout,
         "estimates",
     ),
     Table(
