@@ -184,3 +184,23 @@ def test_the_api_and_the_pairs_export_carry_each_candidates_selection(campaign, 
     # The copy's report still tells selected candidates from the others.
     selected = load_frames([copy]).pairs["selected"]
     assert int(selected.sum()) == 10 and selected.notna().all()
+
+
+def test_the_commands_generate_k_candidates_then_select_them(campaign, varied, tmp_path, capsys):
+    from django.core.management import CommandError, call_command
+
+    sources = tmp_path / "sources.txt"
+    sources.write_text("\n".join(SOURCES[:4]))
+    args = ["--template", "naive", "--n", "3", "--sampling", "--inline", "--selection-metric", "lev"]
+    call_command("generate", campaign.slug, str(sources), *args, "--unselected-share", "0.5")
+    run = GenerationRun.objects.get()
+    assert (run.selection, run.selection_metric, run.unselected_share) == ("top", "lev", 0.5)
+    out = capsys.readouterr().out
+    assert "waits: no lev scores yet for 12 of 12 candidates" in out and f"select_candidates {run.pk}" in out
+    with pytest.raises(CommandError, match="cannot run yet: no lev scores yet"):
+        call_command("select_candidates", str(run.pk))
+    score_inline(list(campaign.real_pairs.values_list("pk", flat=True)), ["lev"])
+    call_command("select_candidates", str(run.pk))
+    assert "4 of 12 candidates selected by lev" in capsys.readouterr().out
+    with pytest.raises(CommandError, match="no generation run 999"):
+        call_command("select_candidates", "999")
