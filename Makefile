@@ -44,7 +44,7 @@ demo: system-deps install wordnet migrate
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,
 # throwaway PostgreSQL server (concurrency behaves differently there).
-PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py
+PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py tests/generation/test_generation_selection.py
 
 # axe-core, injected into pages by the accessibility tests (tests/system/).
 NODE_TOOLS := tests/system
