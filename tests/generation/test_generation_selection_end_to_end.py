@@ -3,14 +3,16 @@ selected, 20% of the others drawn, judges handed exactly those, and the report's
 table."""
 
 import pytest
+from django.urls import reverse
 
 from annotation import assignment as assign
+from annotation.models import Assignment
 from generation.models import GenerationRun, create_run
 from generation.selection import select_candidates
 from reports.analysis.ppi import SELECTED, UNSELECTED
 from reports.cache import compute_report
 from scoring.service import score_inline
-from tests.factories import make_judge, without_controls
+from tests.factories import make_judge, remember, without_controls
 
 pytestmark = pytest.mark.django_db
 
@@ -28,17 +30,30 @@ SOURCES = [
 ]
 
 
-def walk(judge):
-    """Answer everything a judge is handed, through the functions the judging views call; returns the pairs."""
+def judge_through_the_pages(client, judge):
+    """A judge answers every item the judging pages hand out (Django's test client); returns the real pairs."""
+    remember(client, judge)
     handed = []
-    while (current := assign.next_assignment(judge)) is not None:
+    for _ in range(200):
+        client.get(reverse("annotation-show-item", args=[judge.campaign.slug, judge.token]))
+        current = Assignment.objects.filter(judge=judge, judgment__isnull=True).select_related("pair").first()
+        if current is None:
+            break
         paraphrase = current.pair.is_training or current.pair.pk % 3 != 0  # both classes, blind to the selection
-        assign.record_judgment(current, "same_meaning" if paraphrase else "very_different", 1500)
+        response = client.post(
+            reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token]),
+            {
+                "assignment": current.pk,
+                "label": "same_meaning" if paraphrase else "very_different",
+                "response_ms": "1500",
+            },
+        )
+        assert response.status_code in (200, 302)
         handed.append(current.pair)
     return [pair for pair in handed if not pair.is_training]
 
 
-def test_k_candidates_selected_by_fs_direct_then_judged_and_reported(campaign):
+def test_k_candidates_selected_by_fs_direct_then_judged_and_reported(campaign, client):
     without_controls(campaign)
     campaign.pairs_per_judge = 100
     campaign.save()
@@ -62,7 +77,8 @@ def test_k_candidates_selected_by_fs_direct_then_judged_and_reported(campaign):
         assert output.selected == (output.rank == 1) and (output.rank == 1) == (output.selection_score == best)
     sent = {output.pair_id for output in outputs if output.pair.chosen}
     assert {output.pair_id for output in outputs if output.selected} <= sent
-    judged = [pair.pk for judge in (make_judge(campaign), make_judge(campaign, level="native")) for pair in walk(judge)]
+    judges = (make_judge(campaign), make_judge(campaign, level="native"))
+    judged = [pair.pk for judge in judges for pair in judge_through_the_pages(client, judge)]
     assert set(judged) == sent and len(judged) == 2 * len(sent)  # exactly the drawn pairs, each by both judges
     report, _frames = compute_report([campaign], "human")
     table = report.tables["selection"].set_index("candidates")
