@@ -81,15 +81,16 @@ def open_pairs(campaign):
 
     A pair wants `overlap_target` judgments; with adaptive overlap, a pair whose first
     judges did not all agree wants more, up to `overlap_max`. With active choice, only the
-    pairs drawn for judging (none before the draw: the estimates need every judged pair drawn).
+    pairs drawn for judging (none before the draw: the estimates need every judged pair drawn);
+    without, never a pair a generation run's selection held back (`generation.selection`).
     """
     wanted = Q(load__lt=campaign.overlap_target)
-    if campaign.active_choice:
-        wanted &= Q(chosen=True)
     if _votes(campaign) is not None:
         disputed = Q(answered__gte=campaign.overlap_target) & ~_first_judges_agree()
         wanted |= Q(load__lt=campaign.overlap_max) & disputed
-    return pairs_with_load(campaign).filter(wanted)
+    # A pair left out of a draw (active choice, or a generation run's selection stage) is never handed out.
+    drawn = Q(chosen=True) if campaign.active_choice else ~Q(chosen=False)
+    return pairs_with_load(campaign).filter(wanted & drawn)
 
 
 def settled_early(campaign):

@@ -19,10 +19,12 @@ from parasol.api_fields import (
     single_query_value,
 )
 from parasol.schema import DETAIL
+from scoring.metrics.registry import metric_names
 
 from .errors import GenerationError
 from .llm import model_names
 from .models import GenerationOutput, GenerationRun, PromptTemplate, sources_of_campaign
+from .selection import stage_progress
 from .tasks import resume_run, start_run
 
 
@@ -48,6 +50,7 @@ class GenerationRunSerializer(StrictModelSerializer):
         default=False, write_only=True, help_text="Use the distinct sources of the campaign's pairs instead."
     )
     progress = serializers.SerializerMethodField()
+    stages = serializers.SerializerMethodField(help_text="Generated, scored, selected, sent to judges; why it waits.")
 
     class Meta:
         model = GenerationRun
@@ -66,25 +69,40 @@ class GenerationRunSerializer(StrictModelSerializer):
             "corpus",
             "bleu_low",
             "bleu_high",
+            "selection",
+            "selection_metric",
+            "selection_threshold",
+            "selection_max_bleu",
+            "unselected_share",
+            "selected_at",
             "sources",
             "sources_from_campaign",
             "status",
             "error",
             "progress",
+            "stages",
             "created_at",
             "started_at",
             "finished_at",
         ]
-        read_only_fields = ["status", "error", "created_at", "started_at", "finished_at"]
+        read_only_fields = ["status", "error", "selected_at", "created_at", "started_at", "finished_at"]
         extra_kwargs = {"bleu_low": {"min_value": 0, "max_value": 100}, "bleu_high": {"min_value": 0, "max_value": 100}}
 
     def get_progress(self, run) -> dict:
         return run.progress()
 
+    def get_stages(self, run) -> dict:
+        return stage_progress(run)
+
     def get_fields(self):
         fields = super().get_fields()
         # The models this server is configured with (GENERATION_MODELS): read at start-up, fixed since.
         fields["model"] = StrictChoiceField(choices=model_names(), required=False, help_text="The chat model.")
+        fields["selection_metric"] = StrictChoiceField(
+            choices=metric_names(),
+            required=False,
+            help_text=GenerationRun._meta.get_field("selection_metric").help_text,
+        )
         return fields
 
     def to_representation(self, run):
@@ -121,6 +139,9 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
     source = serializers.CharField(source="source.text")
     source_id = serializers.CharField(source="source.public_id")
     pair_id = serializers.CharField(source="pair.external_id", default=None)
+    sent_to_judges = serializers.BooleanField(
+        source="pair.chosen", default=None, allow_null=True, help_text="Whether judges get it (empty: no selection)."
+    )
 
     class Meta:
         model = GenerationOutput
@@ -135,6 +156,10 @@ class GenerationOutputSerializer(serializers.ModelSerializer):
             "accepted",
             "reject_reason",
             "pair_id",
+            "rank",
+            "selection_score",
+            "selected",
+            "sent_to_judges",
         ]
 
 

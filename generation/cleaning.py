@@ -40,8 +40,11 @@ class Cleaned:
 
 
 QUOTES = {'"': '"', "“": "”", "'": "'", "‘": "’", "«": "»", "„": "“"}
-ANSWER_LABEL = re.compile(r"(?:^|\n)[ \t*]*B[ \t]*:[ \t*]*", re.IGNORECASE)
-NEXT_EXAMPLE = re.compile(r"\n[ \t*]*A[ \t]*:|[ \t]+A[ \t]*:[ \t]*[\"“]", re.IGNORECASE)
+# "B:" answers the ParaPLUIE paper's templates, "Paraphrase:" ParaTag's; "A:" and "Premise:" start another example.
+ANSWER_LABEL = re.compile(r"(?:^|\n)[ \t*]*(?:B|Paraphrase)[ \t]*:[ \t*]*", re.IGNORECASE)
+NEXT_EXAMPLE = re.compile(
+    r"\n[ \t*]*(?:A|Premise)[ \t]*:|[ \t]+A[ \t]*:[ \t]*[\"“]|[ \t]+Premise[ \t]*:", re.IGNORECASE
+)
 REFUSAL_START = re.compile(
     r"^(?:i\s+(?:cannot|can't|can\s+not|won't|will\s+not|apologi[sz]e)|i'm\s+(?:sorry|not\s+able|unable)"
     r"|i\s+am\s+(?:sorry|not\s+able|unable)|sorry\b)",

@@ -20,6 +20,14 @@ class GenerationForm(forms.ModelForm):
     sources_from = forms.ChoiceField(choices=SOURCE_CHOICES, initial="text", widget=forms.RadioSelect)
     sources_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False, label="Sources")
     sources_file = forms.FileField(required=False)
+    selection = forms.ChoiceField(
+        choices=[
+            ("", "Default: the top candidate when there are several, else keep all"),
+            *GenerationRun.Selection.choices,
+        ],
+        required=False,
+        help_text="Which candidates go to judges, by the selection metric's scores (computed by the scoring workers).",
+    )
 
     class Meta:
         model = GenerationRun
@@ -34,6 +42,10 @@ class GenerationForm(forms.ModelForm):
             "corpus",
             "bleu_low",
             "bleu_high",
+            "selection_metric",
+            "selection_threshold",
+            "selection_max_bleu",
+            "unselected_share",
         ]
 
     def __init__(self, *args, campaign, **kwargs):
@@ -41,6 +53,8 @@ class GenerationForm(forms.ModelForm):
         self.campaign = campaign
         self.fields["templates"].choices = [(name, name) for name in template_names(campaign)]
         self.fields["model"].help_text = f"One of: {', '.join(llm.model_names())} (GENERATION_MODELS adds more)."
+        for name in ("selection_metric", "unselected_share"):
+            self.fields[name].required = False  # left empty: the run's default
 
     def clean_model(self):
         try:
@@ -65,7 +79,9 @@ class GenerationForm(forms.ModelForm):
         return data
 
     def run_options(self):
-        return {name: self.cleaned_data[name] for name in self.Meta.fields}
+        """The run's settings; an empty one is left to `create_run`'s defaults (a template's filters, the rule)."""
+        names = [*self.Meta.fields, "selection"]
+        return {name: self.cleaned_data[name] for name in names if self.cleaned_data[name] not in (None, "")}
 
 
 class PromptTemplateForm(forms.ModelForm):

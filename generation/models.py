@@ -25,13 +25,23 @@ from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
 from scoring.metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
+from scoring.metrics.registry import metric_names
 
 from . import llm
 from .cleaning import Cleaned, Rejection, clean_output, comparable
 from .errors import GenerationError
-from .templates import BUILTIN_TEMPLATES, ChatTemplate, check_template, resolve_template, turns_of_dicts
+from .templates import (
+    BUILTIN_TEMPLATES,
+    TEMPLATE_BLEU_RANGES,
+    ChatTemplate,
+    check_template,
+    resolve_template,
+    turns_of_dicts,
+)
 
 logger = logging.getLogger(__name__)
+
+SELECTION_METRIC = "parapluie_fs_direct"  # the ParaPLUIE paper's best variant
 
 
 # Sources --------------------------------------------------------------------------------------
@@ -133,6 +143,11 @@ class GenerationRun(models.Model):
         GREEDY = "greedy"
         SAMPLING = "sampling"
 
+    class Selection(models.TextChoices):
+        ALL = "all", "keep every candidate"
+        TOP = "top", "the top candidate by the metric, per source and template"
+        THRESHOLD = "threshold", "every candidate scoring at least the threshold"
+
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     campaign = models.ForeignKey(Campaign, related_name="generation_runs", on_delete=models.CASCADE)
@@ -156,6 +171,36 @@ class GenerationRun(models.Model):
     # and whose lengths pass (`paratag_rejection`).
     bleu_low = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU above this (0–100).")
     bleu_high = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU below this (0–100).")
+    # The selection stage (generation/selection.py): which candidates the judges get, by a metric's scores.
+    selection = models.CharField(
+        max_length=10,
+        choices=Selection.choices,
+        default=Selection.ALL,
+        help_text="Which candidates go to judges (the top one or those over a threshold, by the metric's scores).",
+    )
+    selection_metric = models.CharField(
+        max_length=40, default=SELECTION_METRIC, help_text="The registered metric whose scores rank the candidates."
+    )
+    selection_threshold = models.FloatField(
+        null=True, blank=True, help_text="With the threshold rule: select candidates scoring at least this."
+    )
+    selection_max_bleu = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="Never select a candidate whose BLEU with its source is above this (0–100): diversity.",
+    )
+    unselected_share = models.FloatField(
+        default=0.2,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="The share of unselected candidates judges also get, drawn at random, to measure the filter.",
+    )
+    selected_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # ParaTag's collection loop (section 4.3, reports/collection.py): the round, and the detector that filtered it.
+    collection_round = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    detector = models.CharField(max_length=200, blank=True, editable=False, help_text="The detector version used.")
+    detector_train_pairs = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    detector_f1 = models.FloatField(null=True, blank=True, editable=False, help_text="Its held-out span F1.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -364,7 +409,26 @@ class GenerationRun(models.Model):
             for output, pair_id in zip(outputs, ids):
                 output.pair_id = pairs[pair_id]
             GenerationOutput.objects.bulk_update(outputs, ["pair"])
+            if self.selects:
+                # Held back from judges (annotation.assignment.open_pairs) until the selection draws them.
+                Pair.objects.filter(pk__in=[output.pair_id for output in outputs]).update(chosen=False)
         return len(rows)
+
+    def round_provenance(self):
+        """A collection round's facts, as its pairs' metadata records them ({} outside the loop)."""
+        if self.collection_round is None:
+            return {}
+        return {
+            "collection_round": self.collection_round,
+            "detector": self.detector,
+            "detector_train_pairs": self.detector_train_pairs,
+            "detector_f1": self.detector_f1,
+        }
+
+    @property
+    def selects(self):
+        """Whether a selection stage decides which candidates judges get (else all of them go)."""
+        return self.selection != self.Selection.ALL
 
 
 class GenerationSource(models.Model):
@@ -403,6 +467,11 @@ class GenerationOutput(models.Model):
     reject_reason = models.CharField(max_length=20, blank=True, choices=Rejection.choices())
     generator_revision = models.CharField(max_length=100, blank=True)
     pair = models.ForeignKey(Pair, null=True, blank=True, related_name="+", on_delete=models.SET_NULL)
+    # The selection stage's verdict, empty until it ran: the rank among its source's candidates for the
+    # template (1 = best), the metric's score, whether it was selected.
+    rank = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    selection_score = models.FloatField(null=True, blank=True, editable=False)
+    selected = models.BooleanField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -436,6 +505,7 @@ class GenerationOutput(models.Model):
                 "raw_output": self.raw_output,
                 "generation_run": run.pk,
                 "source_id": self.source.public_id,
+                **run.round_provenance(),
             },
         }
 
@@ -443,7 +513,7 @@ class GenerationOutput(models.Model):
 # Creating a run -------------------------------------------------------------------------------
 
 
-def create_run(campaign, *, sources, templates, created_by=None, **options):
+def create_run(campaign, *, sources, templates, created_by=None, scored_here=False, **options):
     """Check everything and store the run and its sources (``tasks.start_run`` also queues it).
 
     GenerationError says what is wrong, and nothing is stored then. ``options``
@@ -458,6 +528,7 @@ def create_run(campaign, *, sources, templates, created_by=None, **options):
     sources = _distinct_sources(sources)
     if not sources:
         raise GenerationError("no sources: give at least one sentence to paraphrase")
+    options = _with_defaults(templates, options)
     run = GenerationRun(campaign=campaign, templates=templates, prompts=prompts, created_by=created_by, **options)
     try:
         run.full_clean(exclude=["campaign", "created_by"])
@@ -467,6 +538,7 @@ def create_run(campaign, *, sources, templates, created_by=None, **options):
         ) from None
     if run.decoding == GenerationRun.Decoding.GREEDY and run.candidates > 1:
         raise GenerationError("greedy decoding gives one candidate per source: use sampling for more")
+    check_selection(run, scored_here=scored_here)
     llm.check_model(run.model)
     with transaction.atomic():
         run.save()
@@ -475,3 +547,32 @@ def create_run(campaign, *, sources, templates, created_by=None, **options):
             for i, row in enumerate(sources, start=1)
         )
     return run
+
+
+def _with_defaults(templates, options):
+    """A template's paper filters (ParaTag's BLEU range) unless the run sets a range; selecting the top
+    candidate when there are several unless the run says otherwise."""
+    options = dict(options)
+    ranges = [TEMPLATE_BLEU_RANGES[name] for name in templates if name in TEMPLATE_BLEU_RANGES]
+    if ranges and options.get("bleu_low") is None and options.get("bleu_high") is None:
+        options["bleu_low"], options["bleu_high"] = ranges[0]
+    if not options.get("selection"):
+        several = (options.get("candidates") or 1) > 1
+        options["selection"] = GenerationRun.Selection.TOP if several else GenerationRun.Selection.ALL
+    return options
+
+
+def check_selection(run, scored_here=False):
+    """GenerationError unless the run's selection can happen: a registered metric, enabled unless the caller
+    scores the candidates itself (`scored_here`: ParaTag's loop); a threshold when asked."""
+    if not run.selects:
+        return
+    if run.selection_metric not in metric_names():
+        raise GenerationError(f"unknown selection metric {run.selection_metric!r}; known: {', '.join(metric_names())}")
+    if run.selection_metric not in settings.PARASOL_METRICS and not scored_here:
+        raise GenerationError(
+            f"the selection metric {run.selection_metric} is not enabled (PARASOL_METRICS): "
+            "its scores would never come, so nothing could be selected"
+        )
+    if run.selection == GenerationRun.Selection.THRESHOLD and run.selection_threshold is None:
+        raise GenerationError("the threshold rule needs a threshold: set selection_threshold")

@@ -9,6 +9,7 @@ from django.db import OperationalError, transaction
 from parasol.queues import WatchedTask, hand_out, take_next
 
 from .models import GenerationRun, create_run
+from .selection import select_candidates as select_run_candidates
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,44 @@ def generate_batch(run_id, source_pks):
         return 0
     stored = run.generate_batch(source_pks)
     send_next_batch(run_id)
+    run.refresh_from_db()
+    if run.selects and run.status == GenerationRun.Status.DONE:
+        queue_selection(run)
     return stored
+
+
+class ScoresPending(Exception):
+    """The selection metric's scores are not all in yet: the selection task tries again later."""
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(OperationalError, ScoresPending),
+    retry_backoff=30,
+    retry_backoff_max=600,
+    max_retries=50,
+)
+def select_candidates(run_id):
+    """Select the run's candidates once they are scored (idempotent: see generation.selection)."""
+    run = GenerationRun.objects.filter(pk=run_id).first()
+    if run is None:
+        return ""
+    reason = select_run_candidates(run)
+    if reason and not run.is_active:
+        raise ScoresPending(reason)  # the scoring workers are on it; the run's page shows the reason
+    return reason
+
+
+def queue_selection(run):
+    """Queue the selection once the transaction commits; a broker outage leaves it to the run's page or command."""
+
+    def send():
+        try:
+            select_candidates.apply_async(args=[run.pk], retry=False)
+        except Exception as error:  # the broker is down or unreachable
+            logger.warning("Could not queue the selection of generation run %s (%s).", run.pk, error)
+
+    transaction.on_commit(send)
 
 
 def queue_run(run, *, strict=False):

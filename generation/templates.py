@@ -7,6 +7,8 @@ turn holds ``{source}``, where the sentence to paraphrase goes.
 import re
 from dataclasses import dataclass
 
+from scoring.metrics.filters import PARATAG_BLEU_RANGE
+
 from .errors import GenerationError
 
 PLACEHOLDER = "{source}"
@@ -21,6 +23,12 @@ CAT_EXAMPLE = (
     ("assistant", 'B: "Every morning, the little cat refreshes himself by drinking water."'),
 )
 ASK = ("user", 'A: "{source}"')
+# ParaTag section 4.1: "Premise: ... \n Paraphrase: ...\n", the example the paper prints, then the source.
+PARATAG_EXAMPLE = (
+    "Premise: However, commercial use of the 2.6.0 kernel is still months off for most customers.\n"
+    "Paraphrase: Commercial releases of the 2.6 kernel by major Linux distributors still remain months away.\n"
+)
+PARATAG_ASK = "Premise: {source}\nParaphrase:"
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,8 @@ class ChatTemplate:
         return cls(name=name, system=data.get("system", ""), turns=turns_of_dicts(data.get("turns", [])))
 
 
-# Appendix A.2, word for word: MISTRAL naive, LLAMA2 naive (system message), MISTRAL vulgar.
+# Appendix A.2, word for word: MISTRAL naive, LLAMA2 naive (system message), MISTRAL vulgar;
+# and ParaTag's few-shot prompt (seed 004, section 4.1) as one user turn.
 BUILTIN_TEMPLATES = {
     "naive": ChatTemplate("naive", (("user", INSTRUCTION), ("assistant", ACKNOWLEDGEMENT), *CAT_EXAMPLE, ASK)),
     "naive-system": ChatTemplate("naive-system", (*CAT_EXAMPLE, ASK), system=INSTRUCTION),
@@ -59,7 +68,10 @@ BUILTIN_TEMPLATES = {
             ASK,
         ),
     ),
+    "paratag": ChatTemplate("paratag", (("user", PARATAG_EXAMPLE + PARATAG_ASK),)),
 }
+# Templates whose paper filters their outputs: the run's BLEU range (with the length checks) unless it sets one.
+TEMPLATE_BLEU_RANGES = {"paratag": PARATAG_BLEU_RANGE}
 
 
 def turns_of_dicts(turns):

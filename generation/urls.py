@@ -18,6 +18,11 @@ urlpatterns = [
         views.resume_generation,
         name="generation-resume-run",
     ),
+    path(
+        "campaigns/<slug:slug>/generations/<int:pk>/select/",
+        views.select_generation,
+        name="generation-select-run",
+    ),
     path("campaigns/<slug:slug>/templates/new/", views.edit_template, name="generation-create-template"),
     path("campaigns/<slug:slug>/templates/<int:pk>/edit/", views.edit_template, name="generation-edit-template"),
     path("campaigns/<slug:slug>/templates/preview/", views.preview_template, name="generation-preview-template"),

@@ -10,6 +10,7 @@ from . import llm
 from .errors import GenerationError
 from .forms import GenerationForm, PromptTemplateForm
 from .models import GenerationRun, PromptTemplate
+from .selection import select_candidates, stage_progress
 from .tasks import resume_run, start_run
 from .templates import BUILTIN_TEMPLATES, ChatTemplate, check_template, parse_turns, resolve_template
 
@@ -58,7 +59,7 @@ def create_generation(request, slug):
 def show_generation(request, slug, pk):
     campaign = campaign_for(request, slug)
     run = _get_run(campaign, pk)
-    context = {"campaign": campaign, "run": run, "progress": run.progress()}
+    context = {"campaign": campaign, "run": run, "progress": run.progress(), "stages": stage_progress(run)}
     if request.htmx:
         return render(request, "generation/_progress.html", context)
     context["outputs"] = run.outputs.select_related("source", "pair")[:500]
@@ -85,6 +86,19 @@ def resume_generation(request, slug, pk):
     else:
         resume_run(run)
         messages.success(request, "Generation queued again for the sources still missing outputs.")
+    return redirect(run)
+
+
+@researcher_required
+@require_POST
+def select_generation(request, slug, pk):
+    """Run the selection stage now (the worker also runs it once the scores are in); says why it waits."""
+    run = _get_run(campaign_for(request, slug), pk)
+    reason = select_candidates(run)
+    if reason:
+        messages.error(request, f"The selection cannot run yet: {reason}.")
+    else:
+        messages.success(request, "Candidates selected; the selected ones and the drawn share go to judges.")
     return redirect(run)
 
 

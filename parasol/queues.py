@@ -35,6 +35,7 @@ ROUTES = {
     "reports.tasks.compute_report_task": REPORTS,
     "reports.tasks.train_detector_task": TRAINING,
     "generation.tasks.generate_batch": GENERATION,
+    "generation.tasks.select_candidates": GENERATION,
     "scoring.tasks.sweep_all": CPU,
 }
 # Tasks whose first argument is a metric: they run where the metric's model is.

@@ -18,6 +18,7 @@ from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from parasol.db import raw_row_chunks, raw_rows
+from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.memo import digest
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
@@ -504,6 +505,7 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
     pairs = _with_active_choice(campaigns, pairs, pks)
+    pairs = _with_generation_selection(campaigns, pairs, pks)
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
@@ -524,6 +526,31 @@ def _with_active_choice(campaigns, pairs, pks):
     return pairs.assign(
         choice_probability=[p for p, _c in design], chosen=pd.array([c for _p, c in design], dtype="boolean")
     )
+
+
+def _with_generation_selection(campaigns, pairs, pks):
+    """Candidates of a generation run's selection stage: whether each was `selected` and `sent_to_judges`
+    (NA for other pairs), and a ParaTag collection round's facts (`ROUND_KEYS`)."""
+    decided = Pair.objects.filter(campaign__in=campaigns, metadata__has_key="selected")
+    found = {pk: _as_dict(metadata) for pk, metadata in decided.values_list("pk", "metadata")}
+    if not found:
+        return pairs
+    empty = {}
+    rows = [found.get(pk, empty) for pk in pks]
+    columns = {
+        flag: pd.array([_flag(row.get(flag)) for row in rows], dtype="boolean")
+        for flag in ("selected", "sent_to_judges")
+    }
+    if any("collection_round" in row for row in found.values()):
+        columns |= {key: [row.get(key) for row in rows] for key in ROUND_KEYS}
+    return pairs.assign(**columns)
+
+
+def _flag(value):
+    """A stored yes/no: JSON's true/false as generation writes it, or the text an imported export holds."""
+    if isinstance(value, bool) or value is None:
+        return value
+    return {"true": True, "false": False, "1": True, "0": False}.get(str(value).strip().lower())
 
 
 def _scores_in_workers(state, workers):

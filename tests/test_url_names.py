@@ -22,6 +22,7 @@ VERBS = (
     "preview",
     "record",
     "resume",
+    "select",
     "show",
     "toggle",
     "train",

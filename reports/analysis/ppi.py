@@ -325,3 +325,75 @@ def _why_none(metrics, n_labelled, estimand):
         return ["Prediction-powered estimates need a metric with scores."]
     what = "labelled pairs of both classes" if estimand == "paraphrase_rate" else f"pairs rated on {estimand}"
     return [f"Prediction-powered estimates need at least {MIN_LABELLED} {what} ({n_labelled} so far)."]
+
+
+# --- generation's selection stage -----------------------------------------------------------
+
+SELECTED, UNSELECTED, SELECTION_DIFFERENCE = "selected", "unselected", "selected − unselected"
+SELECTION_COLUMNS = [
+    "generator", "template", "candidates", "n_pairs", "n_labelled", "human", "human_low", "human_high",
+    "ppi", "ppi_low", "ppi_high", "predictor", "lambda",
+]  # fmt: skip
+
+
+def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS):
+    """The paraphrase rate of a generation run's selected candidates against its unselected ones, by generator
+    and template, human-only and prediction-powered; and notes.
+
+    `frame`: pair_id, label, generator, template, `selected` (True/False; NA for pairs no selection decided),
+    one column per metric. Judges got every selected candidate and a uniform random share of the unselected
+    ones, so within each of the two groups the labelled pairs are a random sample of it: each group's
+    estimate needs no weight, and the metric's scores on the unjudged candidates narrow the interval.
+    """
+    if "selected" not in frame or not frame["selected"].notna().any():
+        return pd.DataFrame(columns=SELECTION_COLUMNS), []
+    rows = frame[frame["selected"].notna()].reset_index(drop=True)
+    y = rows["label"].to_numpy(float)
+    labelled = ~np.isnan(y)
+    scored = [m for m in metrics if rows[m].notna().any()]
+    if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
+        return pd.DataFrame(columns=SELECTION_COLUMNS), [
+            f"Selected against unselected candidates: at least {MIN_LABELLED} judged candidates of both classes "
+            f"are needed ({int(labelled.sum())} so far)."
+        ]
+    if scored and not labelled.all():
+        oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in scored})
+        chosen = predictor if predictor in scored else None
+        out_of_fold, every_pair, picks = cross_fitted(y, oriented, predictor=chosen, folds=folds, seed=seed)
+        name = str(pd.Series(picks).value_counts().index[0])
+    else:  # nothing to predict with, or nothing left to predict: the judges' labels alone
+        out_of_fold = every_pair = np.where(labelled, y, np.nan)
+        name = ""
+    selected = rows["selected"].astype(bool).to_numpy()
+    table = []
+    for (generator, template), members in _generator_template_groups(rows):
+        fitted = {}
+        for kind, wanted in ((SELECTED, selected), (UNSELECTED, ~selected)):
+            part = members & wanted
+            if not part.any():
+                continue
+            fitted[kind] = _group_row(kind, y[part], out_of_fold[part], every_pair[part])
+            table.append(fitted[kind] | {"generator": generator, "template": template, "candidates": kind})
+        if len(fitted) == 2:
+            difference = _difference_row(fitted[SELECTED], fitted[UNSELECTED])
+            table.append(
+                difference | {"generator": generator, "template": template, "candidates": SELECTION_DIFFERENCE}
+            )
+    result = pd.DataFrame(table).assign(predictor=name).reindex(columns=SELECTION_COLUMNS)
+    notes = []
+    if result["ppi"].isna().any():
+        notes.append(
+            f"Candidate groups with fewer than {MIN_LABELLED} judged pairs (or one class only) get no interval."
+        )
+    return result, notes
+
+
+def _generator_template_groups(rows):
+    """("All", "All") first, then each (generator, template) with candidates: (names, boolean mask)."""
+    generator = rows["generator"].fillna("").astype(str) if "generator" in rows else pd.Series("", index=rows.index)
+    template = rows["template"].fillna("").astype(str) if "template" in rows else pd.Series("", index=rows.index)
+    groups = [((ALL_PAIRS, ALL_PAIRS), np.ones(len(rows), dtype=bool))]
+    pairs = pd.unique(pd.Series(list(zip(generator, template))))
+    if len(pairs) > 1:
+        groups += [(key, ((generator == key[0]) & (template == key[1])).to_numpy()) for key in pairs]
+    return groups

@@ -482,6 +482,57 @@ def criteria_pem_fit_layout(report, frame):
     return Shown(result.table, caption=caption)
 
 
+def selection_layout(report, frame):
+    """One row per generator, template and candidate group: the judges-only and prediction-powered rates."""
+    index = pd.MultiIndex.from_arrays(
+        [frame["generator"].astype(str), frame["template"].astype(str), frame["candidates"].astype(str)],
+        names=["Generator", "Template", "Candidates"],
+    )
+    table = pd.DataFrame(
+        {
+            "Pairs": [str(int(n)) for n in frame["n_pairs"]],
+            "Judged": [str(int(n)) for n in frame["n_labelled"]],
+            "Judges only [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["human"], frame["human_low"], frame["human_high"])
+            ],
+            "Prediction-powered [95% CI]": [
+                _interval(v, lo, hi) for v, lo, hi in zip(frame["ppi"], frame["ppi_low"], frame["ppi_high"])
+            ],
+        },
+        index=index,
+    )
+    predictor = str(frame["predictor"].iloc[0] or "")
+    named = metric_title(predictor, report.directions.get(predictor)) if predictor else "none (judges only)"
+    caption = (
+        "Judges got every selected candidate and a random share of the unselected ones, so each rate is "
+        "unbiased for its whole group; a positive difference is what the filter gained. "
+        f"Predictor: {named}. {PRECISION}"
+    )
+    return Shown(table, caption=caption)
+
+
+def rounds_layout(report, frame):
+    """One row per round, its detector and its selection."""
+    table = pd.DataFrame(
+        {
+            "Detector": frame["detector"].astype(str),
+            "Trained on": [_number(n, 0) for n in frame["detector_train_pairs"]],
+            "Held-out span F1": [_number(v, 3) for v in frame["detector_f1"]],
+            "Candidates": [str(int(n)) for n in frame["candidates"]],
+            "Selected": [
+                f"{int(n)} ({_number(100 * share, 1)}%)" for n, share in zip(frame["selected"], frame["selected_share"])
+            ],
+            "Sent to judges": [str(int(n)) for n in frame["sent"]],
+            "Paraphrase rate of the selected (judged)": [
+                f"{_number(rate, 3)} ({int(n)})"
+                for rate, n in zip(frame["paraphrase_rate_selected"], frame["judged_selected"])
+            ],
+        },
+        index=pd.Index([str(int(n)) for n in frame["round"]], name="Round"),
+    )
+    return Shown(table, caption=f"Each round's detector was trained on every tagging before the round. {PRECISION}")
+
+
 @dataclass(frozen=True)
 class Table:
     """A report table, declared once: its file name, title, the step computing it, its layout, its page section."""
@@ -558,6 +609,22 @@ TABLES = (
         "Paraphrase rates estimated from the judged pairs with and without the metric (prediction-powered, PPI++)",
         "estimates",
         estimates_layout,
+        "estimates",
+    ),
+    Table(
+        "selection",
+        "Generation's selection stage: the paraphrase rate of selected against unselected candidates "
+        "(a random share of them judged), by generator and template, prediction-powered",
+        "estimates",
+        selection_layout,
+        "estimates",
+    ),
+    Table(
+        "collection_rounds",
+        "ParaTag's collection loop (section 4.3): each round's detector (training pairs, held-out span F1), "
+        "the share of candidates it selected, and the judges' paraphrase rate of the selected ones",
+        "estimates",
+        rounds_layout,
         "estimates",
     ),
     Table(

@@ -6,7 +6,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from reports.analysis import agreement, breakdowns, classification, oracle, ppi, ranking, systems, tables
+from reports.analysis import agreement, breakdowns, classification, collection, oracle, ppi, ranking, systems, tables
+from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.memo import Memo
@@ -227,7 +228,22 @@ class _Steps:
             ),
             settings=(s.ppi_predictor, s.seed),
         )
-        return {"estimates": estimates}, {"estimates": notes}
+        selection, selection_notes = self.run(
+            "selection",
+            ["pair_id", "label", "generator", "template", "selected"],
+            lambda part: ppi.selection_table(
+                part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
+            ),
+            settings=(s.ppi_predictor, s.seed),
+        )
+        rounds = self.run(
+            "collection_rounds",
+            ["label", "selected", "sent_to_judges", *ROUND_KEYS],
+            lambda part: collection.rounds_table(part),
+            metrics=[],
+        )
+        tables = {"estimates": estimates, "selection": selection, "collection_rounds": rounds}
+        return tables, {"estimates": notes + selection_notes}
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""

@@ -43,7 +43,10 @@ def test_it_creates_the_campaign_and_generates_inline(sources_file, capsys, monk
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--template", "nope"], "unknown template 'nope'; known templates: naive, naive-system, vulgar, broken"),
+        (
+            ["--template", "nope"],
+            "unknown template 'nope'; known templates: naive, naive-system, vulgar, paratag, broken",
+        ),
         (["--template", "broken"], "template 'broken': the template has no {source} placeholder"),
         (["--template", "naive", "--model", "/no/such/model"], "unknown model '/no/such/model'"),
         (["--template", "naive", "--model", "/etc/shadow"], "unknown model '/etc/shadow': use one of embedded"),

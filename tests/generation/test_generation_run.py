@@ -214,7 +214,7 @@ def test_it_skips_a_deleted_run():
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"templates": ["nope"]}, "unknown template 'nope'; known templates: naive, naive-system, vulgar"),
+        ({"templates": ["nope"]}, "unknown template 'nope'; known templates: naive, naive-system, vulgar, paratag"),
         ({"templates": []}, "choose at least one template"),
         ({"sources": ["", "  "]}, "no sources"),
         ({"model": "no-such-org/no-such-model"}, "unknown model 'no-such-org/no-such-model'"),

@@ -43,6 +43,7 @@ def urls(campaign, run):
         ("get", reverse("generation-show-run", args=[campaign.slug, run.pk])),
         ("post", reverse("generation-cancel-run", args=[campaign.slug, run.pk])),
         ("post", reverse("generation-resume-run", args=[campaign.slug, run.pk])),
+        ("post", reverse("generation-select-run", args=[campaign.slug, run.pk])),
         ("get", reverse("generation-create-template", args=[campaign.slug])),
         ("get", reverse("generation-preview-template", args=[campaign.slug])),
     ]
@@ -166,7 +167,7 @@ def test_it_creates_and_edits_a_campaign_template(researcher_client, campaign):
     template.refresh_from_db()
     assert template.turns == [{"role": "user", "content": "B: {source}"}]
     assert "mine" in researcher_client.get(reverse("generation-list-runs", args=[campaign.slug])).content.decode()
-    assert templates.template_names(campaign) == ["naive", "naive-system", "vulgar", "mine"]
+    assert templates.template_names(campaign) == ["naive", "naive-system", "vulgar", "paratag", "mine"]
 
 
 @pytest.mark.parametrize("model", ["/etc/shadow", "/etc/no-such-file", "../../etc/passwd"])

@@ -9,6 +9,7 @@ from campaigns.command_line import add_creation_arguments, create_campaign, owne
 from campaigns.models import Campaign
 from generation.errors import GenerationError
 from generation.models import GenerationRun, create_run, parse_sources
+from generation.selection import why_not_yet
 from generation.tasks import queue_run
 from parasol.progress import ProgressBar
 from scoring.metrics.loading import EMBEDDED
@@ -47,6 +48,15 @@ class Command(BaseCommand):
             metavar=("LOW", "HIGH"),
             help="keep outputs whose BLEU with the source lies strictly between LOW and HIGH (ParaTag: 5 20)",
         )
+        parser.add_argument(
+            "--selection",
+            choices=[choice.value for choice in GenerationRun.Selection],
+            help="which candidates go to judges (default: top when --n > 1, else all)",
+        )
+        parser.add_argument("--selection-metric", help="the metric ranking the candidates (parapluie_fs_direct)")
+        parser.add_argument("--selection-threshold", type=float, help="with --selection threshold")
+        parser.add_argument("--max-bleu", type=float, help="never select a candidate with BLEU above this (0-100)")
+        parser.add_argument("--unselected-share", type=float, help="share of unselected candidates judged (0.2)")
         parser.add_argument("--inline", action="store_true", help="generate in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="seconds to wait for the workers")
 
@@ -72,6 +82,7 @@ class Command(BaseCommand):
                 corpus=options["corpus"],
                 bleu_low=options["bleu_range"][0] if options["bleu_range"] else None,
                 bleu_high=options["bleu_range"][1] if options["bleu_range"] else None,
+                **self._selection(options),
             )
         except (GenerationError, UnicodeDecodeError) as error:
             raise CommandError(str(error)) from None
@@ -83,6 +94,16 @@ class Command(BaseCommand):
             self._wait_for_workers(run, bar, options["timeout"])
         bar.close()
         self._report(run)
+
+    def _selection(self, options):
+        names = {
+            "selection": "selection",
+            "selection_metric": "selection_metric",
+            "selection_threshold": "selection_threshold",
+            "max_bleu": "selection_max_bleu",
+            "unselected_share": "unselected_share",
+        }
+        return {field: options[option] for option, field in names.items() if options.get(option) is not None}
 
     def _campaign(self, slug, create, owner, name):
         campaign = Campaign.objects.filter(slug=slug).first()
@@ -124,3 +145,9 @@ class Command(BaseCommand):
         if run.status == GenerationRun.Status.FAILED:
             raise CommandError(f"{summary} Error: {run.error}")
         self.stdout.write(self.style.SUCCESS(summary))
+        if run.selects:
+            waiting = why_not_yet(run)
+            self.stdout.write(
+                f"Selection ({run.selection} by {run.selection_metric}): "
+                + (f"waits: {waiting}; then: manage.py select_candidates {run.pk}." if waiting else "ready.")
+            )
