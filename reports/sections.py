@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
 from reports.analysis.present import TITLES as REPORT_TITLES
-from reports.analysis.present import empty_reason, is_wide, shown, spec_of, table_html
+from reports.analysis.present import caption_html, empty_reason, is_wide, shown, spec_of, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.figures import skipped_figures
 from reports.task_sections import task_section, task_section_of, task_sections
@@ -89,7 +89,15 @@ def _table(report, name, links):
     title = spec_of(report, name).heading  # this task type's declaration of the table
     if reason:
         return {"name": name, "title": title, "reason": reason}
-    return {"name": name, "title": title, "html": table_html(result), "wide": is_wide(result), **links(name)}
+    caption_id = f"caption-{name}"
+    return {
+        "name": name,
+        "title": title,
+        "html": table_html(result, caption_id),
+        "caption": caption_html(result, caption_id),
+        "wide": is_wide(result),
+        **links(name),
+    }
 
 
 def notes_for(report, task) -> list[str]:

@@ -89,11 +89,13 @@ def latex_table(
 
 
 def _one_table(frame, caption, label, mask, stub):
+    width = width_pt(frame)
+    frame, headers = _with_header_placeholders(frame)
     styler = frame.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis=1)
     if mask is not None:
-        styler = styler.apply(lambda _: mask.replace({True: "textbf: --rwrap;", False: ""}), axis=None)
+        marks = mask.replace({True: "textbf: --rwrap;", False: ""}).set_axis(frame.columns, axis=1)
+        styler = styler.apply(lambda _: marks, axis=None)
     column_format = "l" * stub + "r" * (len(frame.columns) - stub)
-    width = width_pt(frame)
     landscape = width > PORTRAIT_PT
     size = _size(width, LANDSCAPE_PT if landscape else PORTRAIT_PT)
     if len(frame) > LONG_ROWS:
@@ -103,7 +105,7 @@ def _one_table(frame, caption, label, mask, stub):
         # A long table breaks across pages, so it cannot be a rotated float: the pages themselves turn.
         start, end = ("\\begin{landscape}", "\\end{landscape}") if landscape else ("\\begingroup", "\\endgroup")
         body = body.replace("\\begin{longtable}", f"{start}{size}\n\\begin{{longtable}}", 1)
-        return _symbols(body.rstrip() + f"\n{end}\n")
+        return _symbols(_headers_in(body, headers, stub).rstrip() + f"\n{end}\n")
     body = styler.to_latex(
         hrules=True,
         caption=escape(caption),
@@ -116,7 +118,50 @@ def _one_table(frame, caption, label, mask, stub):
     if landscape:  # a float of its own page, turned (rotating's sidewaystable)
         body = body.replace("\\begin{table}[htbp]", "\\begin{sidewaystable}", 1)
         body = body.replace("\\end{table}", "\\end{sidewaystable}", 1)
-    return _symbols(body)
+    return _symbols(_headers_in(body, headers, stub))
+
+
+# A header wider than its column's cells breaks into lines of at most this many points (or its cells' width).
+HEADER_LINE_PT = 48
+PLACEHOLDER = "PARASOLHEADER{}X"  # letters only: LaTeX escaping leaves it as it is
+
+
+def header_lines(frame, column) -> list[str]:
+    """The lines column `column`'s header is set on: one, unless it is wider than the column's cells."""
+    text = _header_text(column)
+    limit = max(HEADER_LINE_PT, *(text_width_pt(cell) for cell in frame[column]))
+    lines = []
+    for word in text.split(" "):
+        if lines and text_width_pt(f"{lines[-1]} {word}") <= limit:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+def _with_header_placeholders(frame):
+    """`frame` with each header of several lines replaced by a placeholder, and {placeholder: lines}."""
+    headers, names = {}, []
+    for position, column in enumerate(frame.columns):
+        lines = header_lines(frame, column)
+        if len(lines) == 1:
+            names.append(column)
+            continue
+        placeholder = PLACEHOLDER.format(position)
+        headers[placeholder] = (position, lines)
+        names.append((*column[:-1], placeholder) if isinstance(column, tuple) else placeholder)
+    renamed = frame.copy()
+    renamed.columns = pd.MultiIndex.from_tuples(names) if frame.columns.nlevels > 1 else pd.Index(names)
+    return renamed, headers
+
+
+def _headers_in(body, headers, stub):
+    """The placeholders of `body` replaced by their headers' lines, stacked and aligned as their column."""
+    for placeholder, (position, lines) in headers.items():
+        align = "l" if position < stub else "r"
+        stacked = "\\\\".join(escape(line) for line in lines)
+        body = body.replace(placeholder, f"\\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}{stacked}\\end{{tabular}}")
+    return body
 
 
 def _size(width, available):
@@ -139,8 +184,8 @@ def text_width_pt(text) -> float:
 
 
 def column_width_pt(frame, column) -> float:
-    """About how wide `column` of `frame` is set at 8pt: its widest cell or header, and its gaps."""
-    return max(text_width_pt(text) for text in [_header_text(column), *frame[column]]) + COLUMN_GAP_PT
+    """About how wide `column` of `frame` is set at 8pt: its widest cell or header line, and its gaps."""
+    return max(text_width_pt(text) for text in [*header_lines(frame, column), *frame[column]]) + COLUMN_GAP_PT
 
 
 def width_pt(frame) -> float:
@@ -183,12 +228,23 @@ def _symbols(latex: str) -> str:
     return latex
 
 
-def latex_document(tables: list[str], title: str = "Parasol report") -> str:
-    """A standalone article holding `tables`, for checking that they compile."""
+# For checks: each tabular logs the type size it is set in ("PARASOL-TABLE-SIZE 8").
+SIZE_PROBE = (
+    "\\usepackage{etoolbox}\n\\makeatletter\n"
+    "\\AtBeginEnvironment{tabular}{\\typeout{PARASOL-TABLE-SIZE \\f@size}}\n"
+    "\\AtBeginEnvironment{longtable}{\\typeout{PARASOL-TABLE-SIZE \\f@size}}\n\\makeatother\n"
+)
+
+
+def latex_document(tables: list[str], title: str = "Parasol report", *, probe: bool = False) -> str:
+    """A standalone article holding `tables`, for checking that they compile; `probe`: log each table's type size."""
     escaped = escape(title)
     return (
         "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
         "\\usepackage{booktabs}\n\\usepackage{textcomp}\n\\usepackage{graphicx}\n\\usepackage{longtable}\n"
         "\\usepackage{rotating}\n\\usepackage{lscape}\n"
-        f"\\title{{{escaped}}}\n\\begin{{document}}\n" + "\n".join(tables) + "\n\\end{document}\n"
+        + (SIZE_PROBE if probe else "")
+        + f"\\title{{{escaped}}}\n\\begin{{document}}\n"
+        + "\n".join(tables)
+        + "\n\\end{document}\n"
     )

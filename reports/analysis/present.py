@@ -680,18 +680,25 @@ def csv_comments(report, name, title=None) -> list[str]:
 
 
 def html(report, name) -> str:
-    """The table as HTML: header cells with `scope`, stub headers in words, best cells in <strong>."""
+    """The table as HTML, its caption after it: header cells with `scope`, stub headers in words, best cells bold."""
     result = shown(report, name)
     if result is None:
         return '<p class="muted">Nothing to show yet.</p>'
-    return table_html(result)
+    return table_html(result, f"caption-{name}") + caption_html(result, f"caption-{name}")
 
 
-def table_html(result: Shown) -> str:
+def caption_html(result: Shown, caption_id: str) -> str:
+    """The caption as a paragraph of its own: set outside a wide table's scrolling box, it wraps at the page's width
+    (a <caption> is as wide as its table, and was cut off with it)."""
+    return f'<p class="table-caption" id="{escape(caption_id)}">{escape(result.caption)}</p>'
+
+
+def table_html(result: Shown, caption_id: str) -> str:
+    """The table as HTML, described by the caption of id `caption_id` (`caption_html`)."""
     table = result.table
     bold = result.bold if result.bold is not None else pd.DataFrame(False, index=table.index, columns=table.columns)
     stub = [] if isinstance(table.index, pd.RangeIndex) else list(table.index.names)
-    parts = ['<table class="report-table">', f"<caption>{escape(result.caption)}</caption>", "<thead>"]
+    parts = [f'<table class="report-table" aria-describedby="{escape(caption_id)}">', "<thead>"]
     parts += _header_rows(table.columns, stub)
     parts.append("</thead><tbody>")
     for position, (_key, row) in enumerate(table.iterrows()):

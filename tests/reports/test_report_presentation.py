@@ -34,21 +34,33 @@ def unescape(cell):
     return cell.strip()
 
 
-def latex_cells(tex, widths):
-    """The body cells of a LaTeX table as (text, bold), the last `width` cells of each row (the stub dropped)."""
-    if "\\endlastfoot" in tex:
-        body = tex.split("\\endlastfoot", 1)[1].split("\\end{longtable}", 1)[0]
+def latex_rows(part):
+    """The body rows of one LaTeX table (a float or a longtable), each a list of its cells as written."""
+    if "\\endlastfoot" in part:
+        body = part.split("\\endlastfoot", 1)[1].split("\\end{longtable}", 1)[0]
     else:
-        body = tex.split("\\midrule", 1)[1].split("\\bottomrule", 1)[0]
-    rows = [line.rstrip().removesuffix("\\\\") for line in body.strip().splitlines() if line.strip()]
+        body = part.split("\\midrule", 1)[1].split("\\bottomrule", 1)[0]
+    lines = [line.rstrip().removesuffix("\\\\") for line in body.strip().splitlines() if line.strip()]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)&", line)] for line in lines]
+
+
+def latex_cells(tex, widths):
+    """The body cells of a LaTeX table as (text, bold), the last `width` cells of each row (the stub dropped).
+
+    A table split into parts by columns repeats its row headers in each: the parts' columns are joined.
+    """
+    parts = [latex_rows(part) for part in re.split(r"\\begin\{(?:table|sidewaystable|longtable)\}", tex)[1:]]
     result = []
-    for line, width in zip(rows, widths, strict=True):
-        cells = [cell.strip() for cell in re.split(r"(?<!\\)&", line)][-width:]
+    for position, width in enumerate(widths):
+        rows = [part[position] for part in parts]
+        stub = (sum(len(row) for row in rows) - width) // len(rows)
+        cells = [cell for row in rows for cell in row[stub:]]
         parsed = []
         for cell in cells:
             bold = re.fullmatch(r"\\textbf\{(.*)\}", cell)
             parsed.append((unescape(bold.group(1) if bold else cell), bool(bold)))
         result.append(parsed)
+    assert all(len(part) == len(widths) for part in parts)
     return result
 
 
