@@ -51,6 +51,8 @@ PREAMBLE = (
 
 # A table of more rows than this would run off its page as a float: it breaks across pages instead.
 LONG_ROWS = 40
+# A turned page holds fewer rows (its height is the text's width): a wide table longer than this breaks too.
+SIDEWAYS_ROWS = 24
 # The text block of a standard article (10pt, letter or A4), in points: its width, and the width a
 # landscape page gives (the text height). A table wider than the first turns the page; wider than the
 # second, it is split into parts by columns, each repeating the row headers.
@@ -98,7 +100,7 @@ def _one_table(frame, caption, label, mask, stub):
     column_format = "l" * stub + "r" * (len(frame.columns) - stub)
     landscape = width > PORTRAIT_PT
     size = _size(width, LANDSCAPE_PT if landscape else PORTRAIT_PT)
-    if len(frame) > LONG_ROWS:
+    if len(frame) > (SIDEWAYS_ROWS if landscape else LONG_ROWS):
         body = styler.to_latex(
             hrules=True, caption=escape(caption), label=label, environment="longtable", column_format=column_format
         )

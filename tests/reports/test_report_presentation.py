@@ -8,7 +8,12 @@ from django.urls import reverse
 from lxml import html as lxml_html
 
 from reports.analysis.latex import SPECIALS, SYMBOLS
+from reports.analysis.present import spec_of
+from reports.analysis.vocabulary import TITLES, title_for
+from reports.cache import get_report
+from reports.sections import sections_for, with_task_tables
 from tests.report_fixtures import TASK_TYPES, report_campaign
+from tests.reports.table_rules import caption_problems, leaked_names
 
 # pandas' LaTeX escapes of the characters SPECIALS does not spell alike.
 PANDAS_ESCAPES = {"\\textasciitilde ": "~", "\\textasciicircum ": "^", "\\textbackslash ": "\\"}
@@ -76,6 +81,10 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
     standalone = lxml_html.fromstring(client.get(reverse("reports-download-report-html") + query).content.decode())
     blocks = document.xpath('//div[contains(@class, "report-table-block")]')
     names = [block.get("id").removeprefix("table-") for block in blocks]
+    report = with_task_tables(get_report([campaign], "gold").report, [campaign])
+    # Every table the task type's sections declare is on the page (a new table is checked as soon as it is declared).
+    declared = [name for section in sections_for(task_type) if not section.reason(report) for name in section.tables]
+    assert names == declared
     compared, bold_seen = 0, False
     for name in names:
         cells = table_cells(document, name)
@@ -84,11 +93,30 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
             # A table not shown says why, and offers nothing to download.
             assert document.xpath(f'//div[@id="table-{name}"]//p[contains(@class, "empty-reason")]'), name
             continue
+        check_words_and_caption(document, report, name)
         links = document.xpath(f'//div[@id="table-{name}"]//a/text()')
         assert links == ["CSV", "CSV with notes", "LaTeX"], (name, links)
-        tex = client.get(reverse("reports-download-report-latex", args=[name]) + query)
-        assert tex.status_code == 200, name
-        assert latex_cells(tex.content.decode(), [len(row) for row in cells]) == cells, name
+        tex = client.get(reverse("reports-download-report-latex", args=[name]) + query).content.decode()
+        assert latex_cells(tex, [len(row) for row in cells]) == cells, name
+        for caption in re.findall(r"\\caption\{(.*)\}", tex):
+            assert caption_problems(unescape(caption)) == [], (name, caption)
         compared += 1
         bold_seen |= any(bold for row in cells for _text, bold in row)
     assert compared >= 4 and bold_seen, names
+
+
+def check_words_and_caption(document, report, name):
+    """Table `name` on the page: one caption that adds to its title; words only (no registry name, no token id,
+    no column name printed as the analysis spells it) in its headers and cells."""
+    block = document.xpath(f'//div[@id="table-{name}"]')[0]
+    title = block.xpath("./h3")[0].text_content().strip()
+    assert title == spec_of(report, name).heading
+    captions = block.xpath('.//p[contains(@class, "table-caption")]')
+    assert len(captions) == 1 and not block.xpath(".//table/caption"), name
+    assert caption_problems(captions[0].text_content(), title) == [], name
+    headers = [th.text_content().strip() for th in block.xpath(".//table//th")]
+    texts = headers + [td.text_content().strip() for td in block.xpath(".//table//td")]
+    assert {text: leaked_names(text) for text in texts if leaked_names(text)} == {}, name
+    # A column the vocabulary does not name would be printed as the analysis spells it ("Pearson ci low").
+    raw = {title_for(column) for column in report.tables[name].columns if str(column) not in TITLES}
+    assert set(headers) & raw == set(), (name, set(headers) & raw)
