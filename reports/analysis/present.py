@@ -196,8 +196,8 @@ def _table3(report, frame):
     header = pd.Index([str(c) for c in columns])
     cells.index, cells.columns, bold.index, bold.columns = index, header, index, header
     caption = (
-        "Each metric's threshold with the best accuracy (of tied ones the strictest, the tied range after it) and "
-        "the rates it gives; ParaPLUIE again at its natural threshold 0, with its yes/no answer setting. "
+        "The threshold is the one with the best accuracy (of tied ones the strictest, the tied range after it); "
+        "ParaPLUIE again at its natural threshold 0 (score ≥ 0 is a paraphrase), with its yes/no answer setting. "
         "MBD: mean over the balanced draws with its 95% interval (none when every draw held the same pairs: "
         "a corpus with fewer pairs of a label than a draw takes). "
         f"Bold: the best metric for each rate in each column. {PRECISION}"
@@ -512,8 +512,7 @@ TABLES = (
     Table("table2", "Corpus sizes and labels", "judges", _table2, "corpora", paper="Table 2"),
     Table(
         "table3",
-        "Classification at the best a-posteriori threshold (the strictest of tied ones), "
-        "ParaPLUIE also at 0 (score ≥ 0 is a paraphrase), and the MBD",
+        "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold, and the MBD",
         "classification",
         _table3,
         "classification",
