@@ -161,7 +161,8 @@ def _headers_in(body, headers, stub):
     """The placeholders of `body` replaced by their headers' lines, stacked and aligned as their column."""
     for placeholder, (position, lines) in headers.items():
         align = "l" if position < stub else "r"
-        stacked = "\\\\".join(escape(line) for line in lines)
+        # A line break then {}: a line opening with "[" ("[95% CI]") would be read as the break's spacing.
+        stacked = "\\\\{}".join(escape(line) for line in lines)
         body = body.replace(placeholder, f"\\begin{{tabular}}[b]{{@{{}}{align}@{{}}}}{stacked}\\end{{tabular}}")
     return body
 

@@ -73,7 +73,7 @@ def test_a_table_too_wide_for_the_text_turns_the_page_and_one_too_wide_for_that_
 def test_a_header_wider_than_its_cells_breaks_into_lines():
     display = pd.DataFrame({"Judge": ["a"], "Agreement with the others": ["0.50"]})
     latex = latex_table(display, caption="c", label="tab:t")
-    assert "\\begin{tabular}[b]{@{}r@{}}Agreement\\\\with the\\\\others\\end{tabular}" in latex
+    assert "\\begin{tabular}[b]{@{}r@{}}Agreement\\\\{}with the\\\\{}others\\end{tabular}" in latex
 
 
 def font_sizes(log):
@@ -84,6 +84,9 @@ def font_sizes(log):
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine installed (structure checked above)")
 def test_wide_tables_compile_within_their_page_at_8pt_or_more(tmp_path):
     tables = [latex_table(wide(n), caption=f"c{n}", label=f"tab:{n}") for n in (1, 6, 30)]
+    # A header broken before "[": read as text, not as the line break's spacing.
+    bracketed = pd.DataFrame({"Metric": ["Lev. ↓"], "Spearman ρ [95% CI]": ["0.1"]})
+    tables.append(latex_table(bracketed, caption="bracket", label="tab:bracket"))
     tables += [
         latex_table(pd.concat([wide(n)] * 15, ignore_index=True), caption=f"long {n}", label=f"tab:long{n}")
         for n in (6, 12)
