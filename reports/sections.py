@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
 from reports.analysis.present import TITLES as REPORT_TITLES
-from reports.analysis.present import empty_reason, is_wide, shown, table_html
+from reports.analysis.present import caption_html, empty_reason, is_wide, shown, spec_of, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.figures import skipped_figures
 from reports.task_sections import task_section, task_section_of, task_sections
@@ -86,9 +86,18 @@ def _table(report, name, links):
     """A table for the page: its title, and its HTML and downloads, or the one line saying why it is not shown."""
     result = shown(report, name) if name in report.tables else None
     reason = empty_reason(report, name, result)
+    title = spec_of(report, name).heading  # this task type's declaration of the table
     if reason:
-        return {"name": name, "title": TITLES[name], "reason": reason}
-    return {"name": name, "title": TITLES[name], "html": table_html(result), "wide": is_wide(result), **links(name)}
+        return {"name": name, "title": title, "reason": reason}
+    caption_id = f"caption-{name}"
+    return {
+        "name": name,
+        "title": title,
+        "html": table_html(result, caption_id),
+        "caption": caption_html(result, caption_id),
+        "wide": is_wide(result),
+        **links(name),
+    }
 
 
 def notes_for(report, task) -> list[str]:

@@ -15,7 +15,7 @@ from django.utils import timezone
 from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
 from parasol.queues import QUEUED, REPORTS, waiting_on
-from reports.analysis import LABEL_SOURCES, TABLE_NAMES
+from reports.analysis import LABEL_SOURCES
 from reports.analysis.figures import FORMATS
 from reports.analysis.present import csv_comments, latex
 from reports.analysis.vocabulary import metric_title, title_for
@@ -235,11 +235,11 @@ def _table_download(request, name):
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
     stem = f"{'+'.join(c.slug for c in campaigns)}-{label_source}-{name}"
-    report = _ready_report(campaigns, label_source).report
-    if name not in TABLE_NAMES:  # a task type's table (PEM's criteria, the span tagging)
-        report = with_task_tables(report, campaigns)
-        if name not in report.tables:
-            raise Http404(f"No table {name} for campaigns of this task type")
+    # The task type's tables and declarations: its own tables (PEM's criteria, the span tagging), and its
+    # version of a report table (criteria's system_correlation), as its page shows them.
+    report = with_task_tables(_ready_report(campaigns, label_source).report, campaigns)
+    if name not in report.tables:
+        raise Http404(f"No table {name} for campaigns of this task type")
     return campaigns, report, stem
 
 
@@ -247,7 +247,7 @@ def _table_download(request, name):
 @waits_for_the_report
 def download_report_table(request, name):
     _campaigns, report, stem = _table_download(request, name)
-    comments = csv_comments(report, name, TITLES[name]) if request.GET.get("comments") == "1" else ()
+    comments = csv_comments(report, name) if request.GET.get("comments") == "1" else ()
     return csv_response(report.tables[name], f"{stem}.csv", comments)
 
 
@@ -257,7 +257,7 @@ def download_report_table_latex(request, name):
     campaigns, report, stem = _table_download(request, name)
     if name not in tables_with_content(report, task_of(campaigns)):
         raise Http404(f"Table {name} has nothing to show yet.")
-    response = HttpResponse(latex(report, name, TITLES[name]), content_type="application/x-tex; charset=utf-8")
+    response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.tex"'
     return response
 

@@ -6,6 +6,7 @@ width check and the Chromium tests, which also write the screenshots of docs/img
 
 from annotation import assignment as assign
 from annotation.tasktypes.criteria.scale import CRITERIA
+from annotation.tasktypes.registry import task_type_names
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from scoring.metrics.registry import METRICS
@@ -28,7 +29,8 @@ GOLD = {
     "Shuffle": [1, 0, 0, 1, 0, 0],
     "Summary": [0, 0, 1, 0, 0, 0],
 }
-TASK_TYPES = ("similarity", "criteria", "spans")
+# Every registered task type: a new one is covered by every test that iterates these.
+TASK_TYPES = tuple(task_type_names())
 
 
 def _hypothesis(system, index, source):
@@ -66,7 +68,7 @@ def _score(metric, position, gold):
 
 def report_campaign(researcher, task_type="similarity", slug=None):
     """A campaign of `task_type` with 24 pairs of four systems, all 14 metrics, and its judges' answers."""
-    slug = slug or f"report-{task_type}"
+    slug = slug or f"report-{task_type.replace('+', '-')}"
     campaign = Campaign.objects.create(
         slug=slug, name=f"Report {task_type}", task_type=task_type, created_by=researcher
     )
@@ -81,6 +83,8 @@ def report_campaign(researcher, task_type="similarity", slug=None):
         judge_by_gold(campaign, pairs)
     elif task_type == "criteria":
         _rate(campaign, pairs)
+    elif task_type == "similarity+spans":
+        _tag(campaign, pairs, with_answer=True)
     else:
         _tag(campaign, pairs)
     return campaign
@@ -97,14 +101,22 @@ def _rate(campaign, pairs):
             assign.record_judgment(assignment, ratings)
 
 
-def _tag(campaign, pairs):
-    """Two judges tag words that changed: more of them on pairs that are not paraphrases."""
+def _tag(campaign, pairs, *, with_answer=False):
+    """Two judges tag words that changed: more of them on pairs that are not paraphrases.
+
+    `with_answer` (similarity+spans): each also answers the 5-way question as the gold label says.
+    """
     for offset in (0, 1):
-        judge = make_judge(campaign)
+        judge = make_judge(campaign, level=("good", "native")[offset])
         for position, pair in enumerate(pairs, start=1):
             n_source, n_hypothesis = len(pair.words("source")), len(pair.words("hypothesis"))
             width = 1 if pair.gold_label else 3
             source = [i for i in range(offset, min(n_source, offset + width))]
             hypothesis = [i for i in range(min(n_hypothesis, width + offset))] if position % 3 else []
             assignment = judge.assignments.create(pair=pair, position=position, top="source")
-            assign.record_judgment(assignment, {"source": source, "hypothesis": hypothesis})
+            tagging = {"source": source, "hypothesis": hypothesis}
+            if with_answer:
+                label = "same_meaning" if pair.gold_label else "very_different"
+                assign.record_judgment(assignment, {"label": label, "tagging": tagging})
+            else:
+                assign.record_judgment(assignment, tagging)

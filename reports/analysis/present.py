@@ -123,7 +123,7 @@ def _relabel(report, table):
 def _table1(report, frame):
     cells = [f"{_number(m)} ± {_number(s)}" if n else "–" for m, s, n in zip(frame["mean"], frame["std"], frame["n"])]
     table = _metrics_by_corpus(report, frame, cells, sub="label")
-    return Shown(table, caption=f"Mean ± standard deviation of each metric's scores. {PRECISION}")
+    return Shown(table, caption=f"Labels as the report reads them (judges' majority or gold). {PRECISION}")
 
 
 def _table2(report, frame):
@@ -141,22 +141,37 @@ def _table2(report, frame):
     return Shown(table, caption="Pairs per corpus; labels as count : share of the labelled pairs.")
 
 
+def _answer_words(setting) -> str:
+    """A yes/no answer setting in words: its signature writes "Yes/No:10539/5230", the token ids after the colon."""
+    return str(setting).partition(":")[0]
+
+
 def _threshold_note(row):
     """After Table 3's threshold: the tied range when several reach the best accuracy; at 0, the answer setting."""
     if row["threshold_kind"] == "a_priori":
-        return f" (answer {row['answer']})" if row.get("answer") else ""
+        return f" (answer {_answer_words(row['answer'])})" if row.get("answer") else ""
     low, high = row.get("threshold_low"), row.get("threshold_high")
     if low is None or low != low or low == high:
         return ""
     return f" (tied {_number(low)} to {_number(high)})"
 
 
+# Table 3's measures in the paper's order: the threshold, then the rates it gives.
+TABLE3_MEASURES = ("threshold", *RATE_NAMES)
+
+
+def _table3_block(report, metric, kind):
+    """The stub of one metric's block of rows: its printed name, "at 0" for ParaPLUIE's natural threshold."""
+    title = metric_title(metric, report.directions.get(metric))
+    return f"{title}, threshold 0" if kind == "a_priori" else title
+
+
 def _table3(report, frame):
-    """Metrics side by side (ParaPLUIE also at 0); one block of rates per corpus; best rate of each row in bold."""
+    """As the paper sets it: one block of rows per metric (ParaPLUIE again at 0), one column per corpus and the MBD."""
     records = []
     for row in frame.to_dict("records"):
-        column = (row["metric"], row["threshold_kind"])
-        for key in [*RATE_NAMES, "threshold"]:
+        block = _table3_block(report, row["metric"], row["threshold_kind"])
+        for key in TABLE3_MEASURES:
             ci = row.get(f"{key}_ci95")
             value = row[key]
             # An MBD interval that prints as [x, x] is no interval: every balanced draw held the same pairs.
@@ -164,25 +179,28 @@ def _table3(report, frame):
             cell = _interval(value, value - ci, value + ci) if has_ci else _number(value)
             if key == "threshold":
                 cell += _threshold_note(row)
-            records.append({"corpus": row["corpus"], "rate": key, "column": column, "value": value, "cell": cell})
+            records.append({"corpus": row["corpus"], "row": (block, title_for(key)), "value": value, "cell": cell})
     long = pd.DataFrame(records)
-    rows = pd.MultiIndex.from_tuples(
-        [(c, r) for c in _corpus_order(report, long) for r in [*RATE_NAMES, "threshold"]], names=["Corpus", "Measure"]
-    )
-    columns = list(dict.fromkeys(long["column"]))
-    keyed = long.assign(row=list(zip(long["corpus"], long["rate"])))
-    cells = _grid(keyed, "row", "column", "cell", rows_order=list(rows), columns_order=columns)
-    values = _grid(keyed, "row", "column", "value", rows_order=list(rows), columns_order=columns)
-    bold = best_cells(values, axis=1) & np.array([[r != "threshold"] for _, r in rows])
-    header = pd.MultiIndex.from_tuples([(metric_title(m, report.directions.get(m)), title_for(k)) for m, k in columns])
-    row_labels = pd.MultiIndex.from_tuples([(c, title_for(r)) for c, r in rows], names=["Corpus", "Measure"])
-    cells.index, cells.columns = row_labels, header
-    bold.index, bold.columns = row_labels, header
+    rows = list(dict.fromkeys(long["row"]))
+    columns = _corpus_order(report, long)
+    cells = _grid(long, "row", "corpus", "cell", rows_order=rows, columns_order=columns)
+    values = _grid(long, "row", "corpus", "value", rows_order=rows, columns_order=columns)
+    # Bold: the best metric for each rate and corpus (the paper colours each rate's best alike).
+    measures = pd.Series([measure for _block, measure in rows], index=values.index)
+    bold = pd.DataFrame(False, index=values.index, columns=values.columns)
+    for measure in measures.unique():
+        if measure != title_for("threshold"):
+            part = measures == measure
+            bold.loc[part.to_numpy()] = best_cells(values.loc[part.to_numpy()], axis=0).to_numpy()
+    index = pd.MultiIndex.from_tuples(rows, names=["Metric", "Measure"])
+    header = pd.Index([str(c) for c in columns])
+    cells.index, cells.columns, bold.index, bold.columns = index, header, index, header
     caption = (
-        "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold (by accuracy); "
-        "ParaPLUIE also at its natural threshold 0. MBD: mean over the balanced draws with its 95% interval "
-        "(none when every draw held the same pairs: a corpus with fewer pairs of a label than a draw takes). "
-        f"Bold: the best value of each row. {PRECISION}"
+        "The threshold is the one with the best accuracy (of tied ones the strictest, the tied range after it); "
+        "ParaPLUIE again at its natural threshold 0 (score ≥ 0 is a paraphrase), with its yes/no answer setting. "
+        "MBD: mean over the balanced draws with its 95% interval (none when every draw held the same pairs: "
+        "a corpus with fewer pairs of a label than a draw takes). "
+        f"Bold: the best metric for each rate in each column. {PRECISION}"
     )
     return Shown(cells, bold, caption)
 
@@ -191,8 +209,8 @@ def _table4(report, frame):
     table = _metrics_by_corpus(report, frame, frame["pearson_r"].map(_number), sub="label")
     values = _metrics_by_corpus(report, frame, frame["pearson_r"].abs(), sub="label")
     caption = (
-        "Pearson's r between each metric and the edit distance. "
-        f"Bold: the weakest correlation of each column. {PRECISION}"
+        "Pearson's r; the edit distance is Levenshtein's, normalised by the longer sentence. "
+        f"Bold: the weakest correlation (in absolute value) of each column. {PRECISION}"
     )
     return Shown(table, best_cells(values, axis=0, higher=False), caption)
 
@@ -203,7 +221,7 @@ def _eer(report, frame):
     values = _metrics_by_corpus(report, long, long["value"], sub="measure")
     bold = best_cells(values, axis=0, higher=False) & (values.columns.get_level_values(1) == title_for("eer"))
     caption = (
-        f"Equal error rate and the threshold where it is reached. Bold: the lowest EER of each column. {PRECISION}"
+        f"Each metric's EER beside the threshold where it is reached. Bold: the lowest EER of each column. {PRECISION}"
     )
     return Shown(table, bold, caption)
 
@@ -233,7 +251,7 @@ def _auc(report, frame):
     cells = [_interval(a, lo, hi) for a, lo, hi in zip(frame["auc"], frame["ci95_low"], frame["ci95_high"])]
     table = _metrics_by_corpus(report, frame, cells)
     bold = best_cells(_metrics_by_corpus(report, frame, frame["auc"]), axis=0)
-    caption = f"ROC AUC with its bootstrap 95% interval. Bold: the highest AUC of each column. {PRECISION}"
+    caption = f"Intervals in brackets. Bold: the highest AUC of each column. {PRECISION}"
     return Shown(table, bold, caption)
 
 
@@ -241,9 +259,7 @@ def _rank_correlation(report, frame):
     long = frame.melt(id_vars=["metric", "corpus"], value_vars=["spearman_rho", "kendall_tau"], var_name="measure")
     table = _metrics_by_corpus(report, long, long["value"].map(_number), sub="measure")
     bold = best_cells(_metrics_by_corpus(report, long, long["value"], sub="measure"), axis=0)
-    caption = (
-        f"Rank correlation of each metric with the judges' mean answer. Bold: the highest of each column. {PRECISION}"
-    )
+    caption = f"Distances negated. Bold: the highest of each column. {PRECISION}"
     return Shown(table, bold, caption)
 
 
@@ -350,13 +366,25 @@ def _systems(report, frame):
     index = pd.Index(list(rows), name="Measure")
     table = pd.DataFrame(list(rows.values()), index=index, columns=systems)
     mask = pd.DataFrame(list(bold.values()), index=index, columns=systems)
-    caption = (
-        "Per system: its pairs, the judges' paraphrase rate with its 95% interval (sources resampled), "
-        "the mean answer, the share of Don't know, and each metric's mean score; a measure without any "
-        "value is left out. Bold: the best system of each row (each metric in its own direction). "
-        f"{PRECISION}"
+    return Shown(table, mask, _systems_caption(report, rows))
+
+
+def _systems_caption(report, rows):
+    """What the systems table holds, naming only the rows it has (a criteria or span campaign has no answers)."""
+    parts = ["its pairs"]
+    if "Paraphrase rate [95% CI]" in rows:
+        source = getattr(getattr(report, "settings", None), "label_source", "human")
+        parts.append(
+            f"the paraphrase rate of its pairs ({title_for(source).lower()} labels), the 95% interval over "
+            "resampled sources"
+        )
+    if title_for("mean_ordinal") in rows:
+        parts.append("the judges' mean answer and their share of Don't know")
+    parts.append("each metric's mean score")
+    return (
+        f"Per system: {', '.join(parts[:-1])} and {parts[-1]}; a measure without any value is left out. "
+        f"Bold: the best system of each row (each metric in its own direction). {PRECISION}"
     )
-    return Shown(table, mask, caption)
 
 
 def _system_pairwise(report, frame):
@@ -372,7 +400,8 @@ def _system_pairwise(report, frame):
     return Shown(result.table, bold, caption)
 
 
-def _system_correlation(report, frame):
+def _system_correlation(report, frame, against="paraphrase rate"):
+    """Metrics as rows (and criteria, when the frame has them); Pearson, Spearman, Kendall with their intervals."""
     columns = {"Systems": [str(n) for n in frame["n_systems"]]}
     values = {}
     for name in ("pearson", "spearman", "kendall"):
@@ -382,13 +411,16 @@ def _system_correlation(report, frame):
         ]
         values[heading] = frame[name].to_numpy(float)
     index = pd.Index(_metric_labels(report, frame["metric"]), name="Metric")
+    if "criterion" in frame:
+        criteria = [_sentence_case(title_for(c)) for c in frame["criterion"]]
+        index = pd.MultiIndex.from_arrays([index, criteria], names=["Metric", "Criterion"])
     table = pd.DataFrame(columns, index=index)
     bold = pd.DataFrame(False, index=index, columns=table.columns)
     for heading, column in values.items():
         bold[heading] = _better(column, "higher")
     caption = (
-        "Correlation between the systems' mean scores (distances negated) and their paraphrase rates, "
-        f"with 95% intervals over resampled sources. Bold: the highest of each column. {PRECISION}"
+        f"Each system's mean score (distances negated) against its {against}; 95% intervals over resampled "
+        f"sources. Bold: the highest of each column. {PRECISION}"
     )
     return Shown(table, bold, caption)
 
@@ -434,6 +466,11 @@ def estimates_layout(report, frame):
     return Shown(table, caption=caption)
 
 
+def criteria_system_correlation_layout(report, frame):
+    """PEM's system level: each metric against the systems' mean rating of each criterion."""
+    return _system_correlation(report, frame, against="mean rating of the criterion")
+
+
 def criteria_by_system_layout(report, frame):
     """Systems as rows, criteria as columns: each mean rating with its 95% interval."""
     has_ci = "ci_low" in frame
@@ -447,8 +484,7 @@ def criteria_by_system_layout(report, frame):
     table.index = values.index = pd.Index([str(s) for s in table.index], name="System")
     table.columns = values.columns = pd.Index([title_for(c) for c in table.columns])
     caption = (
-        "Mean rating (1 to 5) of each criterion by system, with its 95% t-interval over the ratings. "
-        f"Bold: the highest mean of each criterion. {PRECISION}"
+        f"Ratings from 1 to 5; t-intervals over the ratings. Bold: the highest mean of each criterion. {PRECISION}"
     )
     return Shown(table, best_cells(values, axis=0), caption)
 
@@ -538,32 +574,49 @@ class Table:
     """A report table, declared once: its file name, title, the step computing it, its layout, its page section."""
 
     name: str  # the CSV's and the download's name
-    title: str
+    title: str  # what it shows, without a number: LaTeX numbers its tables itself
     build: str = ""  # the step group of `report._Steps` computing it; "" for a table a task type reads itself
     layout: Callable | None = None  # (report, frame) -> Shown or frame, as the page and LaTeX print it; None: as is
     section: str | None = None  # the slug of the page section showing it in the 5-way report; None: a download only
+    paper: str = ""  # the ParaPLUIE paper's table it reproduces ("Table 3"), if any
+
+    @property
+    def heading(self) -> str:
+        """The page's heading: the paper's number first ("Table 3 — …"), as a reader of the paper looks for it."""
+        return f"{self.paper} — {self.title}" if self.paper else self.title
+
+    @property
+    def caption_title(self) -> str:
+        """The title as a LaTeX caption opens (after LaTeX's own "Table N:"): the paper's number as a reference."""
+        return f"{self.title} (the paper's {self.paper})" if self.paper else self.title
 
 
 # The 5-way report's tables, in the order a reader meets their files (README.md lists their columns).
 TABLES = (
     Table(
-        "table1", "Table 1 — mean ± standard deviation of each metric, by label", "classification", _table1, "scores"
+        "table1",
+        "Mean ± standard deviation of each metric, by label",
+        "classification",
+        _table1,
+        "scores",
+        paper="Table 1",
     ),
-    Table("table2", "Table 2 — corpus sizes and labels", "judges", _table2, "corpora"),
+    Table("table2", "Corpus sizes and labels", "judges", _table2, "corpora", paper="Table 2"),
     Table(
         "table3",
-        "Table 3 — classification at the best a-posteriori threshold (the strictest of tied ones), "
-        "ParaPLUIE at 0 (score ≥ 0 is a paraphrase) with its yes/no answer setting, and the MBD",
+        "Accuracy, F1, recall and precision at each metric's best a-posteriori threshold, and the MBD",
         "classification",
         _table3,
         "classification",
+        paper="Table 3",
     ),
     Table(
         "table4",
-        "Table 4 — Pearson correlation with the edit distance inside each class",
+        "Pearson correlation with the edit distance inside each class",
         "classification",
         _table4,
         "scores",
+        paper="Table 4",
     ),
     Table("eer", "Equal error rate (non-paraphrases as spoofs)", "classification", _eer, "classification"),
     Table("labels", "Answers given by the judges", "judges", _labels, "judges"),
@@ -585,14 +638,14 @@ TABLES = (
     Table(
         "oracle",
         "LLM oracle (LLM vote, LLM vote checked): verdicts by label, checker acceptance, accuracy when accepted, "
-        "self-consistency — the embedded SmolLM2-135M is a working pipeline, not a good judge (near chance)",
+        "self-consistency",
         "oracle",
         _oracle,
         "oracle",
     ),
     Table(
         "systems",
-        "Systems: the judges' paraphrase rate [95% CI over sources], answers and each metric's mean",
+        "Systems side by side",
         "systems",
         _systems,
         "systems",
@@ -629,14 +682,14 @@ TABLES = (
     ),
     Table(
         "system_correlation",
-        "System-level correlation of each metric with the paraphrase rate (criteria: mean Overall)",
+        "System-level correlation of each metric with the systems' paraphrase rates",
         "systems",
         _system_correlation,
         "systems",
     ),
 )
 SPECS = {table.name: table for table in TABLES}
-TITLES = {table.name: table.title for table in TABLES}
+TITLES = {table.name: table.heading for table in TABLES}
 
 
 def tables_in(section: str) -> tuple[str, ...]:
@@ -675,13 +728,28 @@ def empty_reason(report, name, laid_out: Shown | None = None) -> str | None:
     `laid_out`: the table's `shown`, when the caller has it (laying out a table twice doubles a page's work).
     """
     frame = report.tables.get(name)
-    if name == "system_correlation" and frame is not None and len(frame):
+    # Any system-level correlation (the report's, PEM's per criterion) needs enough systems to mean anything.
+    if frame is not None and len(frame) and {"n_systems", "meaningful"} <= set(frame.columns):
         if not frame["n_systems"].ge(MIN_SYSTEMS_FOR_CORRELATION).any():
-            return EMPTY_REASONS[name]
+            return EMPTY_REASONS["system_correlation"]
+    if frame is not None and _no_measure(frame):
+        return EMPTY_REASONS.get(name, NOTHING_MEASURED)
     result = None if frame is None or frame.empty else laid_out or shown(report, name)
     if result is None or all(DASHES.fullmatch(str(cell)) for cell in result.table.to_numpy().ravel()):
         return EMPTY_REASONS.get(name, "Nothing to show yet: every cell would be a dash.")
     return None
+
+
+NOTHING_MEASURED = "Nothing measured yet: every figure of this table would be a dash (too few pairs or judges)."
+
+
+def _no_measure(frame) -> bool:
+    """Rows but no measure: every float column (the measures; counts are integers, names strings) is empty.
+
+    Such a table prints its names and counts beside dashes only, as a span table with one judge does.
+    """
+    measures = frame.select_dtypes("floating")
+    return len(frame) > 0 and measures.shape[1] > 0 and measures.isna().all().all()
 
 
 # Columns (stub included) above which a table is printed on a landscape page (report.css).
@@ -707,7 +775,7 @@ def csv_comments(report, name, title=None) -> list[str]:
     """
     frame = report.tables[name]
     lines = [
-        title or spec_of(report, name).title,
+        title or spec_of(report, name).heading,
         "Read with pandas.read_csv(path, comment='#'); columns as named below.",
     ]
     lines += [f"column {column}: {title_for(column)}" for column in frame.columns if title_for(column) != column]
@@ -726,18 +794,25 @@ def csv_comments(report, name, title=None) -> list[str]:
 
 
 def html(report, name) -> str:
-    """The table as HTML: header cells with `scope`, stub headers in words, best cells in <strong>."""
+    """The table as HTML, its caption after it: header cells with `scope`, stub headers in words, best cells bold."""
     result = shown(report, name)
     if result is None:
         return '<p class="muted">Nothing to show yet.</p>'
-    return table_html(result)
+    return table_html(result, f"caption-{name}") + caption_html(result, f"caption-{name}")
 
 
-def table_html(result: Shown) -> str:
+def caption_html(result: Shown, caption_id: str) -> str:
+    """The caption as a paragraph of its own: set outside a wide table's scrolling box, it wraps at the page's width
+    (a <caption> is as wide as its table, and was cut off with it)."""
+    return f'<p class="table-caption" id="{escape(caption_id)}">{escape(result.caption)}</p>'
+
+
+def table_html(result: Shown, caption_id: str) -> str:
+    """The table as HTML, described by the caption of id `caption_id` (`caption_html`)."""
     table = result.table
     bold = result.bold if result.bold is not None else pd.DataFrame(False, index=table.index, columns=table.columns)
     stub = [] if isinstance(table.index, pd.RangeIndex) else list(table.index.names)
-    parts = ['<table class="report-table">', f"<caption>{escape(result.caption)}</caption>", "<thead>"]
+    parts = [f'<table class="report-table" aria-describedby="{escape(caption_id)}">', "<thead>"]
     parts += _header_rows(table.columns, stub)
     parts.append("</thead><tbody>")
     for position, (_key, row) in enumerate(table.iterrows()):
@@ -809,13 +884,16 @@ def _runs_at(values):
     return [tuple(run) for run in runs]
 
 
-def latex(report, name, title=None) -> str | None:
-    """The table as a booktabs LaTeX table, caption and label included; None when it has no rows."""
+def latex(report, name) -> str | None:
+    """The table as a booktabs LaTeX table, caption and label included; None when it has no rows.
+
+    The caption opens with the table's title: LaTeX numbers the table, the paper's number follows as a reference.
+    """
     result = shown(report, name)
     if result is None:
         return None
     flat, bold = _flat(result)
-    caption = f"{title or spec_of(report, name).title}. {result.caption}"
+    caption = f"{spec_of(report, name).caption_title}. {result.caption}"
     stub = 0 if isinstance(result.table.index, pd.RangeIndex) else result.table.index.nlevels
     return latex_writer.latex_table(flat, caption=caption, label=f"tab:{name}", bold=bold, stub=max(stub, 1))
 

@@ -75,7 +75,7 @@ class TaskSection:
 
     @property
     def titles(self) -> dict[str, str]:
-        return {table.name: table.title for table in self.declared}
+        return {table.name: table.heading for table in self.declared}
 
     def with_tables(self, report, campaigns):
         """`report` with the tables `tables` reads, and their declarations, added unless it has them already."""

@@ -43,7 +43,8 @@ CRITERIA_TABLES = (
     Table("criteria_alpha", "Krippendorff's alpha (interval) per criterion", section="criteria"),
     Table(
         "criteria_system_correlation",
-        "Metrics against the systems' mean Overall and Adequacy (CIs over sources)",
+        "Metrics against the systems' mean Overall and Adequacy",
+        layout=present.criteria_system_correlation_layout,
         section="criteria",
     ),
     Table(

@@ -53,7 +53,8 @@ SPAN_TABLES = (
     ),
     Table(
         "span_correlation",
-        "Degree of paraphrase against the metrics and the 5-way answers (Spearman, Kendall)",
+        "Degree of paraphrase against the metrics, and against the 5-way answers where judges gave them "
+        "(Spearman, Kendall)",
         section="spans",
     ),
     Table(

@@ -1,5 +1,6 @@
 """LaTeX tables: escaped, booktabs, bold best values; compiled by pdflatex where Debian's TeX is installed."""
 
+import re
 import shutil
 import subprocess
 
@@ -43,3 +44,63 @@ def test_it_compiles_in_a_standard_article(tmp_path):
     )
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "report.pdf").stat().st_size > 0
+
+
+def wide(n_columns, cell="0.73 [0.71, 0.74]"):
+    return pd.DataFrame({"Metric": ["Lev. ↓", "BLEU ↑"], **{f"Corpus {i}": [cell, cell] for i in range(n_columns)}})
+
+
+def test_a_table_is_never_scaled_nor_set_below_8pt():
+    for n_columns in (1, 5, 9, 30):
+        latex = latex_table(wide(n_columns), caption="c", label="tab:t")
+        assert "\\resizebox" not in latex and "\\scalebox" not in latex
+        assert "\\scriptsize" not in latex and "\\tiny" not in latex
+        assert latex.count("\\small") + latex.count("\\footnotesize") == latex.count("\\caption{")
+
+
+def test_a_table_too_wide_for_the_text_turns_the_page_and_one_too_wide_for_that_is_split():
+    assert "sidewaystable" not in latex_table(wide(2), caption="c", label="tab:t")
+    turned = latex_table(wide(6), caption="c", label="tab:t")
+    assert turned.count("\\begin{sidewaystable}") == 1 and "Part 1" not in turned
+    split = latex_table(wide(30), caption="c", label="tab:t")
+    parts = split.count("\\caption{")
+    assert parts > 1 and f"(Part {parts} of {parts}.)" in split
+    # Each part repeats the row headers; together they hold every column once.
+    assert split.count("Lev. $\\downarrow$") == parts
+    assert sum(split.count(f"Corpus {i} ") + split.count(f"Corpus {i}\\\\") for i in range(30)) >= 30
+
+
+def test_a_header_wider_than_its_cells_breaks_into_lines():
+    display = pd.DataFrame({"Judge": ["a"], "Agreement with the others": ["0.50"]})
+    latex = latex_table(display, caption="c", label="tab:t")
+    assert "\\begin{tabular}[b]{@{}r@{}}Agreement\\\\{}with the\\\\{}others\\end{tabular}" in latex
+
+
+def font_sizes(log):
+    """The type sizes (pt) the probe of `latex_document` (with `probe=True`) logged at each table."""
+    return [float(size) for size in re.findall(r"PARASOL-TABLE-SIZE (\d+(?:\.\d+)?)", log)]
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine installed (structure checked above)")
+def test_wide_tables_compile_within_their_page_at_8pt_or_more(tmp_path):
+    tables = [latex_table(wide(n), caption=f"c{n}", label=f"tab:{n}") for n in (1, 6, 30)]
+    # A header broken before "[": read as text, not as the line break's spacing.
+    bracketed = pd.DataFrame({"Metric": ["Lev. ↓"], "Spearman ρ [95% CI]": ["0.1"]})
+    tables.append(latex_table(bracketed, caption="bracket", label="tab:bracket"))
+    tables += [
+        latex_table(pd.concat([wide(n)] * 15, ignore_index=True), caption=f"long {n}", label=f"tab:long{n}")
+        for n in (6, 12)
+    ]
+    (tmp_path / "report.tex").write_text(latex_document(tables, probe=True), encoding="utf-8")
+    result = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
+    log = (tmp_path / "report.log").read_text(encoding="utf-8", errors="replace")
+    assert "Overfull" not in log and "Float too large" not in log
+    sizes = font_sizes(log)
+    assert len(sizes) >= 5 and min(sizes) >= 8, sizes

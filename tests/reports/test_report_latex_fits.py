@@ -1,4 +1,6 @@
-"""`report --latex` of a fixture with all 14 metrics, of each task type: every table compiles within the text width."""
+"""`report --latex` of a fixture with all 14 metrics, of every task type: every table compiles within its page
+(the text width, or a landscape page), in type of 8pt or more, never scaled; captions numbered once, nothing said
+twice; no registry name or token id in a cell."""
 
 import re
 import shutil
@@ -7,33 +9,53 @@ import subprocess
 import pytest
 from django.core.management import call_command
 
+from reports.analysis.latex import latex_document
 from tests.report_fixtures import TASK_TYPES, report_campaign
+from tests.reports.table_rules import MIN_POINTS, caption_problems, leaked_names
+from tests.reports.test_latex import font_sizes
+from tests.reports.test_report_presentation import latex_rows, unescape
 
 pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex comes with make system-deps")
 
 
-def compile_log(folder):
+def compile_log(folder, tables):
+    """The log of the tables in an article whose every tabular logs its type size."""
+    (folder / "probed.tex").write_text(latex_document(tables, probe=True), encoding="utf-8")
     result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "probed.tex"],
         cwd=folder,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stdout[-3000:]
-    return (folder / "tables.log").read_text(encoding="utf-8", errors="replace")
+    return (folder / "probed.log").read_text(encoding="utf-8", errors="replace")
+
+
+def check_table(name, tex):
+    assert "\\resizebox" not in tex and "\\scalebox" not in tex, name
+    for caption in re.findall(r"\\caption\{(.*)\}", tex):
+        assert caption_problems(unescape(caption)) == [], (name, caption)
+    parts = re.split(r"\\begin\{(?:table|sidewaystable|longtable)\}", tex)[1:]
+    cells = [unescape(cell) for part in parts for row in latex_rows(part) for cell in row]
+    assert {cell: leaked_names(cell) for cell in cells if leaked_names(cell)} == {}, name
 
 
 @pytest.mark.parametrize("task_type", TASK_TYPES)
-def test_every_latex_table_of_a_14_metric_report_fits_the_text_width(researcher, task_type, tmp_path):
+def test_every_latex_table_of_a_14_metric_report_fits_its_page_at_8pt_or_more(researcher, task_type, tmp_path):
     campaign = report_campaign(researcher, task_type)
     label_source = "human" if task_type == "similarity" else "gold"
     call_command(
         "report", campaign.slug, "--label-source", label_source, "--out", str(tmp_path), "--latex", "--no-figures"
     )
-    tables = sorted(path.stem for path in tmp_path.glob("*.tex") if path.stem != "tables")
-    assert "systems" in tables and len(tables) >= 4, tables
-    log = compile_log(tmp_path)
-    overfull = re.findall(r"Overfull \\hbox \([\d.]+pt too wide\)[^\n]*\n[^\n]*", log)
+    tables = {path.stem: path.read_text(encoding="utf-8") for path in sorted(tmp_path.glob("*.tex"))}
+    tables.pop("tables")
+    assert "systems" in tables and len(tables) >= 4, sorted(tables)
+    for name, tex in tables.items():
+        check_table(name, tex)
+    log = compile_log(tmp_path, list(tables.values()))
+    overfull = re.findall(r"Overfull \\[hv]box \([\d.]+pt too (?:wide|high)\)[^\n]*\n[^\n]*", log)
     assert overfull == [], overfull
     assert "Float too large" not in log
+    sizes = font_sizes(log)
+    assert len(sizes) >= len(tables) and min(sizes) >= MIN_POINTS, sizes

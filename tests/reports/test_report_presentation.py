@@ -8,7 +8,12 @@ from django.urls import reverse
 from lxml import html as lxml_html
 
 from reports.analysis.latex import SPECIALS, SYMBOLS
+from reports.analysis.present import spec_of
+from reports.analysis.vocabulary import TITLES, title_for
+from reports.cache import get_report
+from reports.sections import sections_for, with_task_tables
 from tests.report_fixtures import TASK_TYPES, report_campaign
+from tests.reports.table_rules import caption_problems, leaked_names
 
 # pandas' LaTeX escapes of the characters SPECIALS does not spell alike.
 PANDAS_ESCAPES = {"\\textasciitilde ": "~", "\\textasciicircum ": "^", "\\textbackslash ": "\\"}
@@ -34,21 +39,33 @@ def unescape(cell):
     return cell.strip()
 
 
-def latex_cells(tex, widths):
-    """The body cells of a LaTeX table as (text, bold), the last `width` cells of each row (the stub dropped)."""
-    if "\\endlastfoot" in tex:
-        body = tex.split("\\endlastfoot", 1)[1].split("\\end{longtable}", 1)[0]
+def latex_rows(part):
+    """The body rows of one LaTeX table (a float or a longtable), each a list of its cells as written."""
+    if "\\endlastfoot" in part:
+        body = part.split("\\endlastfoot", 1)[1].split("\\end{longtable}", 1)[0]
     else:
-        body = tex.split("\\midrule", 1)[1].split("\\bottomrule", 1)[0]
-    rows = [line.rstrip().removesuffix("\\\\") for line in body.strip().splitlines() if line.strip()]
+        body = part.split("\\midrule", 1)[1].split("\\bottomrule", 1)[0]
+    lines = [line.rstrip().removesuffix("\\\\") for line in body.strip().splitlines() if line.strip()]
+    return [[cell.strip() for cell in re.split(r"(?<!\\)&", line)] for line in lines]
+
+
+def latex_cells(tex, widths):
+    """The body cells of a LaTeX table as (text, bold), the last `width` cells of each row (the stub dropped).
+
+    A table split into parts by columns repeats its row headers in each: the parts' columns are joined.
+    """
+    parts = [latex_rows(part) for part in re.split(r"\\begin\{(?:table|sidewaystable|longtable)\}", tex)[1:]]
     result = []
-    for line, width in zip(rows, widths, strict=True):
-        cells = [cell.strip() for cell in re.split(r"(?<!\\)&", line)][-width:]
+    for position, width in enumerate(widths):
+        rows = [part[position] for part in parts]
+        stub = (sum(len(row) for row in rows) - width) // len(rows)
+        cells = [cell for row in rows for cell in row[stub:]]
         parsed = []
         for cell in cells:
             bold = re.fullmatch(r"\\textbf\{(.*)\}", cell)
             parsed.append((unescape(bold.group(1) if bold else cell), bool(bold)))
         result.append(parsed)
+    assert all(len(part) == len(widths) for part in parts)
     return result
 
 
@@ -64,6 +81,10 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
     standalone = lxml_html.fromstring(client.get(reverse("reports-download-report-html") + query).content.decode())
     blocks = document.xpath('//div[contains(@class, "report-table-block")]')
     names = [block.get("id").removeprefix("table-") for block in blocks]
+    report = with_task_tables(get_report([campaign], "gold").report, [campaign])
+    # Every table the task type's sections declare is on the page (a new table is checked as soon as it is declared).
+    declared = [name for section in sections_for(task_type) if not section.reason(report) for name in section.tables]
+    assert names == declared
     compared, bold_seen = 0, False
     for name in names:
         cells = table_cells(document, name)
@@ -72,11 +93,30 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type):
             # A table not shown says why, and offers nothing to download.
             assert document.xpath(f'//div[@id="table-{name}"]//p[contains(@class, "empty-reason")]'), name
             continue
+        check_words_and_caption(document, report, name)
         links = document.xpath(f'//div[@id="table-{name}"]//a/text()')
         assert links == ["CSV", "CSV with notes", "LaTeX"], (name, links)
-        tex = client.get(reverse("reports-download-report-latex", args=[name]) + query)
-        assert tex.status_code == 200, name
-        assert latex_cells(tex.content.decode(), [len(row) for row in cells]) == cells, name
+        tex = client.get(reverse("reports-download-report-latex", args=[name]) + query).content.decode()
+        assert latex_cells(tex, [len(row) for row in cells]) == cells, name
+        for caption in re.findall(r"\\caption\{(.*)\}", tex):
+            assert caption_problems(unescape(caption)) == [], (name, caption)
         compared += 1
         bold_seen |= any(bold for row in cells for _text, bold in row)
     assert compared >= 4 and bold_seen, names
+
+
+def check_words_and_caption(document, report, name):
+    """Table `name` on the page: one caption that adds to its title; words only (no registry name, no token id,
+    no column name printed as the analysis spells it) in its headers and cells."""
+    block = document.xpath(f'//div[@id="table-{name}"]')[0]
+    title = block.xpath("./h3")[0].text_content().strip()
+    assert title == spec_of(report, name).heading
+    captions = block.xpath('.//p[contains(@class, "table-caption")]')
+    assert len(captions) == 1 and not block.xpath(".//table/caption"), name
+    assert caption_problems(captions[0].text_content(), title) == [], name
+    headers = [th.text_content().strip() for th in block.xpath(".//table//th")]
+    texts = headers + [td.text_content().strip() for td in block.xpath(".//table//td")]
+    assert {text: leaked_names(text) for text in texts if leaked_names(text)} == {}, name
+    # A column the vocabulary does not name would be printed as the analysis spells it ("Pearson ci low").
+    raw = {title_for(column) for column in report.tables[name].columns if str(column) not in TITLES}
+    assert set(headers) & raw == set(), (name, set(headers) & raw)

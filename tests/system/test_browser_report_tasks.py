@@ -15,6 +15,7 @@ from reports.cache import get_report
 from reports.sections import with_task_tables
 from tests.browser import AXE, SCREENSHOTS
 from tests.report_fixtures import TASK_TYPES, report_campaign
+from tests.reports.table_rules import MIN_POINTS
 from tests.system.test_browser_report import INTERNAL_NAMES, SNAKE_CASE, log_in, raw_column_names, reader_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -71,14 +72,49 @@ def check_screen(page):
             .map(box => box.parentElement.id)"""
     )
     assert clipped == []
+    assert overflowing_cards(page) == []
     stubs = page.locator(".report-table .stub")
     assert stubs.count() > 0 and stubs.first.evaluate("e => getComputedStyle(e).position") == "sticky"
+
+
+def overflowing_cards(page):
+    """Tables wider than their card outside a scrolling box, and titles or captions cut off (not wrapped)."""
+    return page.evaluate(
+        """[...document.querySelectorAll('.report-table-block')].flatMap(block => {
+            const card = block.closest('.card').getBoundingClientRect();
+            const problems = [];
+            const table = block.querySelector('table');
+            if (table && table.getBoundingClientRect().right > card.right + 1) {
+                const box = table.closest('.table-scroll');
+                const scrolls = box && ['auto', 'scroll'].includes(getComputedStyle(box).overflowX)
+                    && box.getBoundingClientRect().right <= card.right + 1;
+                if (!scrolls) problems.push(`${block.id}: the table overflows its card`);
+            }
+            for (const text of block.querySelectorAll('h3, .table-caption, .empty-reason')) {
+                const box = text.getBoundingClientRect();
+                if (box.right > card.right + 1 || text.scrollWidth > text.clientWidth + 1)
+                    problems.push(`${block.id}: "${text.textContent.slice(0, 40)}" is cut off`);
+            }
+            return problems;
+        })"""
+    )
+
+
+def print_sizes_below(page, points):
+    """Cells, headers and captions of the tables printed in type smaller than `points`."""
+    return page.evaluate(
+        """points => [...document.querySelectorAll('.report-table th, .report-table td, .table-caption')]
+            .map(e => [e.closest('.report-table-block').id, parseFloat(getComputedStyle(e).fontSize) * 72 / 96])
+            .filter(([id, size]) => size < points - 0.01)""",
+        points,
+    )
 
 
 def check_print(page):
     page.emulate_media(media="print")
     assert overflowing_tables(page, A4_PORTRAIT_PX, wide=False) == []
     assert overflowing_tables(page, A4_LANDSCAPE_PX, wide=True) == []
+    assert print_sizes_below(page, MIN_POINTS) == []
     page.emulate_media(media="screen")
 
 
@@ -87,6 +123,7 @@ SCREENSHOT_OF = {
     "similarity": "#table-table3",
     "criteria": "#table-criteria_by_system",
     "spans": "#table-span_degree_by_system",
+    "similarity+spans": "#table-span_degree_by_system",
 }
 
 

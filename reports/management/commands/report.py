@@ -13,7 +13,7 @@ from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
 from reports.figures import draw_figures, draw_figures_later, figure_specs, skipped_figures
-from reports.sections import TITLES, notes_for, tables_with_content, task_of, with_task_tables
+from reports.sections import notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 from reports.workers import report_workers
 from scoring.metrics.registry import METRICS
@@ -28,7 +28,7 @@ def _file_stem(spec):
 
 def _write_latex(report, task, out):
     """Each table with something to show as `<name>.tex`; `tables.tex` (an article of them all) checks they compile."""
-    tables = {name: latex(report, name, TITLES.get(name)) for name in tables_with_content(report, task)}
+    tables = {name: latex(report, name) for name in tables_with_content(report, task)}
     tables = {name: table for name, table in tables.items() if table is not None}
     for name, table in tables.items():
         (out / f"{name}.tex").write_text(table, encoding="utf-8")
@@ -104,7 +104,7 @@ class Command(BaseCommand):
         figures = self._start_figures(report, formats, workers) if drawing else dict  # drawn while tables are written
 
         def write_table(name):
-            comments = csv_comments(report, name, TITLES.get(name)) if options["csv_comments"] else ()
+            comments = csv_comments(report, name) if options["csv_comments"] else ()
             write_csv(report.tables[name], out / f"{name}.csv", comments=comments)
 
         for name in TABLE_NAMES:
