@@ -424,6 +424,8 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",
     # Requests and responses as separate components: read-only fields are not asked for, write-only not promised.
     "COMPONENT_SPLIT_REQUEST": True,
+    # The registered metrics are one choice set wherever a field names a metric (predictor, selection).
+    "ENUM_NAME_OVERRIDES": {"MetricEnum": "scoring.metrics.registry.METRIC_NAMES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "parasol.schema.add_error_responses",
