@@ -8,6 +8,7 @@ import json
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -27,7 +28,16 @@ from scoring.metrics.registry import METRICS
 
 from .importers import CorpusConflictError, CorpusImportError, import_rows
 from .importers.validation import CORPUS_MAX_LENGTH, GOLD_LABEL_OF_TEXT, ID_MAX_LENGTH
-from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, Pair, refuse_reserved_slug, slug_change_problem
+from .models import (
+    DETECTOR_CHOICE_FORMAT,
+    DETECTOR_CHOICE_PATTERN,
+    SLUG_NOT_AVAILABLE,
+    TASK_TYPE_CHOICES,
+    Campaign,
+    Pair,
+    refuse_reserved_slug,
+    slug_change_problem,
+)
 
 
 class CampaignSerializer(StrictModelSerializer):
@@ -47,6 +57,13 @@ class CampaignSerializer(StrictModelSerializer):
             required=False,
             allow_blank=True,
             help_text=Campaign._meta.get_field("ppi_predictor").help_text,
+        )
+        fields["paratag_detector"] = StrictCharField(
+            required=False,
+            allow_blank=True,
+            max_length=Campaign._meta.get_field("paratag_detector").max_length,
+            validators=[RegexValidator(DETECTOR_CHOICE_PATTERN, DETECTOR_CHOICE_FORMAT)],
+            help_text=Campaign._meta.get_field("paratag_detector").help_text,
         )
         # Uniqueness is checked in validate_slug: a slug in use is a conflict (409), not a malformed body.
         fields["slug"].validators = [v for v in fields["slug"].validators if not isinstance(v, UniqueValidator)]
@@ -131,10 +148,11 @@ class CampaignSerializer(StrictModelSerializer):
         return value
 
     def validate_paratag_detector(self, value):
+        """The form is the schema's pattern; whether that campaign and version exist for this user is a 409."""
         request = self.context.get("request")
         problem = (self.instance or Campaign()).detector_choice_problem(value, getattr(request, "user", None))
         if problem:
-            raise serializers.ValidationError(problem)
+            raise conflict("paratag_detector", problem)
         return value
 
     def validate_task_type(self, value):

@@ -24,6 +24,13 @@ PEM_CONTROL_CORPUS = "pem-control"
 TRAINING_FEEDBACK_KEYS = ("expected", "explanation")
 
 
+# A campaign's choice of detector (`Campaign.paratag_detector`): empty, or <campaign id>/<version>; the API
+# publishes the pattern, `detector_choice_problem` checks the same form and then what is stored.
+DETECTOR_CHOICE_PATTERN = r"^([0-9]{1,18}/.+)?$"
+DETECTOR_CHOICE_FORMAT = (
+    "Name a detector as <campaign id>/<version>, e.g. 7/0003-news, or leave it empty for the latest."
+)
+
 # Slugs that name researcher pages (/campaigns/new/) rather than a campaign.
 RESERVED_SLUGS = frozenset({"new"})
 
@@ -206,7 +213,7 @@ class Campaign(models.Model):
         campaign_pk, slash, version = value.partition("/")
         # ASCII digits, and few enough for any database's integer (SQLite raises past 2**63).
         if not (slash and campaign_pk.isascii() and campaign_pk.isdigit() and len(campaign_pk) <= 18 and version):
-            return "Name a detector as <campaign id>/<version>, e.g. 7/0003-news, or leave it empty for the latest."
+            return DETECTOR_CHOICE_FORMAT
         visible = Campaign.objects.visible_to(user) if user is not None else Campaign.objects.none()
         if int(campaign_pk) != self.pk and not visible.filter(pk=int(campaign_pk)).exists():
             return f"No campaign you can see has the id {campaign_pk}."

@@ -127,8 +127,10 @@ def test_the_api_refuses_a_detector_of_a_campaign_the_researcher_cannot_see(rese
     other, version = others_campaign
     api = api_client(researcher)
     response = api.patch(f"/api/campaigns/{campaign.slug}/", {"paratag_detector": f"{other.pk}/{version.name}"})
-    assert response.status_code == 400
+    assert response.status_code == 409  # well formed (the schema's pattern), but not a detector this user can name
     assert response.json()["paratag_detector"] == [f"No campaign you can see has the id {other.pk}."]
+    malformed = api.patch(f"/api/campaigns/{campaign.slug}/", {"paratag_detector": "news"})
+    assert malformed.status_code == 400 and "Name a detector as" in malformed.json()["paratag_detector"][0]
     campaign.refresh_from_db()
     assert campaign.paratag_detector == ""
     other.shared_with.add(researcher)  # shared: now the researcher may name it
