@@ -56,7 +56,7 @@ def run_round(campaign, sources, *, epochs=3, learning_rate=None, detectors_dir=
     )
     run.refresh_from_db()
     run.run_inline()
-    score_with_detector(run, path.name, directory)
+    score_with_detector(run, path.name, path.parent)  # the campaign's own directory (campaign-<pk>)
     select_candidates(run)
     run.refresh_from_db()
     return run
