@@ -10,6 +10,7 @@ from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from scoring.metrics.registry import llm_backend_metrics
 from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
 from scoring.metrics.words import word_tokens
 
@@ -131,6 +132,14 @@ class Campaign(models.Model):
         help_text="Span detector of metric paratag: empty for this campaign's latest, or <campaign id>/<version> "
         "(e.g. 7/0003-news) to name one version of a campaign you can see.",
     )
+    # Where each LLM metric asks its model: {metric: backend name} from PARASOL_LLM_BACKENDS; a metric
+    # left out uses PARASOL_LLM_BACKEND. Names only: the URLs and keys stay in the deployment's settings.
+    llm_backends = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='LLM backend per LLM metric, e.g. {"parapluie_direct": "lab-vllm"}; '
+        "a metric left out uses the deployment's default.",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -179,6 +188,26 @@ class Campaign(models.Model):
         stored = detector_versions(campaign_detectors_path(campaign_pk))
         if version not in stored:
             return f"Campaign {campaign_pk} has no detector {version!r} (stored: {', '.join(stored) or 'none'})."
+        return None
+
+    def llm_backend_name(self, metric) -> str:
+        """The backend `metric` asks for this campaign: its own choice, else the deployment's default."""
+        return (self.llm_backends or {}).get(metric) or settings.PARASOL_LLM_BACKEND
+
+    @staticmethod
+    def llm_backends_problem(value) -> str | None:
+        """Why `value` cannot be a campaign's `llm_backends`, or None: LLM metrics to configured backend names."""
+        if value in (None, ""):
+            return None
+        if not isinstance(value, dict):
+            return 'Give an object of LLM metric names to backend names, e.g. {"parapluie_direct": "in-process"}.'
+        metrics, backends = llm_backend_metrics(), settings.PARASOL_LLM_BACKENDS
+        for metric, name in value.items():
+            if metric not in metrics:
+                return f"{str(metric)[:60]!r} is not an LLM metric (LLM metrics: {', '.join(metrics)})."
+            if not isinstance(name, str) or name not in backends:
+                shown = str(name)[:60]
+                return f"{metric}: no LLM backend is named {shown!r} here (backends: {', '.join(backends)})."
         return None
 
     @property

@@ -17,9 +17,17 @@ from django.utils import timezone
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.registry import GPU, get_metric, is_per_campaign, metric_names, queue_of, title_of
+from scoring.metrics.registry import (
+    GPU,
+    get_metric,
+    is_per_campaign,
+    metric_names,
+    queue_of,
+    title_of,
+    uses_llm_backend,
+)
 
-from .campaign_metrics import campaign_options
+from .campaign_metrics import campaign_options, llm_backend_options
 from .models import Score
 
 logger = logging.getLogger(__name__)
@@ -42,8 +50,11 @@ def scorer(metric, options=()):
     return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options))
 
 
-def scorer_for(metric, campaign=None):
-    """The scorer of `campaign`'s pairs: a per-campaign metric (ParaTag) is built from that campaign's own choices."""
+def scorer_for(metric, campaign=None, backend=None):
+    """The scorer of `campaign`'s pairs: a per-campaign metric (ParaTag, an LLM metric) is built from that
+    campaign's own choices. `backend`: an LLM backend's name that overrides the campaign's (commands)."""
+    if backend and uses_llm_backend(metric):
+        return scorer(metric, llm_backend_options(metric, name=backend))
     return scorer(metric, campaign_options(metric, campaign))
 
 
