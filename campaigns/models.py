@@ -10,8 +10,8 @@ from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.metrics.registry import llm_backend_metrics
 from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
+from scoring.metrics.registry import llm_backend_metrics
 from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"

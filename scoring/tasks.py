@@ -6,7 +6,10 @@ Tasks import the service, never the reverse: queueing lives here, beside the tas
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import OperationalError, transaction
+
+from scoring.metrics.backends import BackendUnavailable
 
 from . import service
 
@@ -14,15 +17,26 @@ logger = logging.getLogger(__name__)
 
 
 @shared_task(
+    bind=True,
     acks_late=True,
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
 )
-def score_batch(metric, pair_pks):
-    """Score one batch of pairs; pairs already scored or deleted are skipped."""
-    return service.score_pairs(metric, pair_pks)
+def score_batch(self, metric, pair_pks):
+    """Score one batch of pairs; pairs already scored or deleted are skipped.
+
+    An LLM server that does not answer makes the batch wait (retried with backoff, up to
+    PARASOL_LLM_BACKEND_WAIT_RETRIES times, 5 minutes apart at most), not fail.
+    """
+    try:
+        return service.score_pairs(metric, pair_pks)
+    except BackendUnavailable as error:
+        countdown = min(300, 10 * 2**self.request.retries)
+        raise self.retry(
+            exc=error, countdown=countdown, max_retries=settings.PARASOL_LLM_BACKEND_WAIT_RETRIES
+        ) from error
 
 
 @shared_task(acks_late=True, ignore_result=False, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)

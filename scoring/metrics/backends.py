@@ -30,6 +30,10 @@ KINDS = (TRANSFORMERS, SERVER)
 class BackendUnavailable(RuntimeError):
     """A server backend did not answer (down, overloaded, timed out): the work can succeed later."""
 
+    def __init__(self, message, backend_name):
+        super().__init__(message)
+        self.backend_name = backend_name
+
 
 @dataclass(frozen=True)
 class Backend:
@@ -191,7 +195,8 @@ class ServerClient:
             if attempt < self.backend.retries:
                 time.sleep(delay)
                 delay *= 2
-        raise BackendUnavailable(f"LLM backend {self.backend.name!r} is unreachable ({problem}); will retry")
+        message = f"LLM backend {self.backend.name!r} is unreachable ({problem}); waiting for it"
+        raise BackendUnavailable(message, self.backend.name)
 
     def map(self, function, items):
         """``function`` over ``items`` with up to ``max_concurrency`` requests in flight, results in order."""
