@@ -53,6 +53,7 @@ class CampaignSerializer(serializers.ModelSerializer):
             "system_keys",
             "span_highlight",
             "paratag_detector",
+            "llm_backends",
             "judge_url",
             "created_at",
             "updated_at",

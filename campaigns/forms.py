@@ -32,6 +32,7 @@ class CampaignForm(forms.ModelForm):
             "system_keys",
             "span_highlight",
             "paratag_detector",
+            "llm_backends",
             "shared_with",
         ]
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
@@ -99,6 +100,10 @@ class CampaignForm(forms.ModelForm):
         if problem:
             raise forms.ValidationError(problem)
         return value
+
+    def clean_llm_backends(self):
+        # Left empty: every LLM metric uses the deployment's default backend.
+        return self.cleaned_data.get("llm_backends") or {}
 
     def clean_task_type(self):
         task_type = self.cleaned_data["task_type"] or self.instance.task_type

@@ -80,6 +80,28 @@ class CampaignQuerySet(models.QuerySet):
         return trashed if user.is_superuser else trashed.filter(created_by=user)
 
 
+def llm_backends_problem(value) -> str | None:
+    """Why `value` cannot be a campaign's `llm_backends`, or None: LLM metrics to configured backend names."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, dict):
+        return 'Give an object of LLM metric names to backend names, e.g. {"parapluie_direct": "in-process"}.'
+    metrics, backends = llm_backend_metrics(), settings.PARASOL_LLM_BACKENDS
+    for metric, name in value.items():
+        if metric not in metrics:
+            return f"{str(metric)[:60]!r} is not an LLM metric (LLM metrics: {', '.join(metrics)})."
+        if not isinstance(name, str) or name not in backends:
+            return f"{metric}: no LLM backend is named {str(name)[:60]!r} here (backends: {', '.join(backends)})."
+    return None
+
+
+def validate_llm_backends(value):
+    """The field's validator: the form, the admin and the API all run it (ModelForm and DRF copy it)."""
+    problem = llm_backends_problem(value)
+    if problem:
+        raise ValidationError(problem)
+
+
 class Campaign(models.Model):
     slug = models.SlugField(max_length=80, unique=True, help_text="Used in the public judge link /j/<slug>/.")
     name = models.CharField(max_length=200)
@@ -137,6 +159,7 @@ class Campaign(models.Model):
     llm_backends = models.JSONField(
         default=dict,
         blank=True,
+        validators=[validate_llm_backends],
         help_text='LLM backend per LLM metric, e.g. {"parapluie_direct": "lab-vllm"}; '
         "a metric left out uses the deployment's default.",
     )
@@ -190,25 +213,16 @@ class Campaign(models.Model):
             return f"Campaign {campaign_pk} has no detector {version!r} (stored: {', '.join(stored) or 'none'})."
         return None
 
+    def choose_llm_backends(self, choices: dict):
+        """Set the backend of the LLM metrics in `choices` ({metric: name}), keeping the others; ValidationError."""
+        merged = {**(self.llm_backends or {}), **choices}
+        validate_llm_backends(merged)
+        self.llm_backends = merged
+        self.save(update_fields=["llm_backends", "updated_at"])
+
     def llm_backend_name(self, metric) -> str:
         """The backend `metric` asks for this campaign: its own choice, else the deployment's default."""
         return (self.llm_backends or {}).get(metric) or settings.PARASOL_LLM_BACKEND
-
-    @staticmethod
-    def llm_backends_problem(value) -> str | None:
-        """Why `value` cannot be a campaign's `llm_backends`, or None: LLM metrics to configured backend names."""
-        if value in (None, ""):
-            return None
-        if not isinstance(value, dict):
-            return 'Give an object of LLM metric names to backend names, e.g. {"parapluie_direct": "in-process"}.'
-        metrics, backends = llm_backend_metrics(), settings.PARASOL_LLM_BACKENDS
-        for metric, name in value.items():
-            if metric not in metrics:
-                return f"{str(metric)[:60]!r} is not an LLM metric (LLM metrics: {', '.join(metrics)})."
-            if not isinstance(name, str) or name not in backends:
-                shown = str(name)[:60]
-                return f"{metric}: no LLM backend is named {shown!r} here (backends: {', '.join(backends)})."
-        return None
 
     @property
     def max_judgments_per_pair(self):
