@@ -55,8 +55,10 @@ METRICS = {
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency", queue=GPU),
     "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1", opt_in=True),
     "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM", queue=GPU, opt_in=True),
-    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True),
-    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True),
+    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True, llm_backend=True),
+    "llm_checked": Entry(
+        "scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True, llm_backend=True
+    ),
     "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True, per_campaign=True),
 }
 
