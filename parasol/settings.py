@@ -355,7 +355,7 @@ METRIC_OPTIONS = {
 # (transformers in the worker, the embedded model) is always there. Campaigns name a backend
 # per LLM metric; PARASOL_LLM_BACKEND is the default. Names only: no URL or key reaches a page.
 try:
-    PARASOL_LLM_BACKENDS = parse_backends(os.environ.get("PARASOL_LLM_BACKENDS", ""))
+    PARASOL_LLM_BACKENDS = parse_backends(env_str("PARASOL_LLM_BACKENDS", ""))
 except ValueError as error:
     raise ImproperlyConfigured(str(error)) from None
 PARASOL_LLM_BACKEND = env_str("PARASOL_LLM_BACKEND", IN_PROCESS).strip() or IN_PROCESS
