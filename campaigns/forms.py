@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils.text import slugify
 
@@ -63,6 +64,11 @@ class CampaignForm(forms.ModelForm):
         )
         if self.instance.pk and self.instance.has_started():
             self.fields["task_type"].disabled = True
+        self.fields["llm_backends"].help_text = (
+            f"Where each LLM metric asks its model, as JSON, e.g. {{\"parapluie_fs_direct\": \"in-process\"}}. "
+            f"Backends of this deployment: {', '.join(settings.PARASOL_LLM_BACKENDS)}; "
+            f"a metric left out uses {settings.PARASOL_LLM_BACKEND}."
+        )
         if not may_share:
             # Only the owner (or a superuser) decides who else sees the campaign.
             del self.fields["shared_with"]
