@@ -65,7 +65,7 @@ class CampaignForm(forms.ModelForm):
         if self.instance.pk and self.instance.has_started():
             self.fields["task_type"].disabled = True
         self.fields["llm_backends"].help_text = (
-            f"Where each LLM metric asks its model, as JSON, e.g. {{\"parapluie_fs_direct\": \"in-process\"}}. "
+            f'Where each LLM metric asks its model, as JSON, e.g. {{"parapluie_fs_direct": "in-process"}}. '
             f"Backends of this deployment: {', '.join(settings.PARASOL_LLM_BACKENDS)}; "
             f"a metric left out uses {settings.PARASOL_LLM_BACKEND}."
         )
