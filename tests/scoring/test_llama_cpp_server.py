@@ -1,8 +1,9 @@
 """ParaPLUIE through a real llama.cpp server (llama-cpp-python[server]) serving the embedded SmolLM2 GGUF.
 
 The server runs the quantised GGUF with llama.cpp's kernels; in-process, transformers de-quantises
-the same file to float32. TOLERANCE is the largest difference measured on these pairs, with margin
-(see docs/deployment/llm-servers.md for the figures).
+the same file to float32. TOLERANCE is PROVISIONAL: it was not yet measured when this was written
+(the llama-cpp-python wheel was still building); measure it with these pairs and replace it by the
+largest difference seen, with margin, and say so in docs/operations/llm-servers.md.
 """
 
 import json
