@@ -1,9 +1,8 @@
 """ParaPLUIE through a real llama.cpp server (llama-cpp-python[server]) serving the embedded SmolLM2 GGUF.
 
 The server runs the quantised GGUF with llama.cpp's kernels; in-process, transformers de-quantises
-the same file to float32. TOLERANCE is PROVISIONAL: it was not yet measured when this was written
-(the llama-cpp-python wheel was still building); measure it with these pairs and replace it by the
-largest difference seen, with margin, and say so in docs/operations/llm-servers.md.
+the same file to float32. Measured on 12 demo pairs (6 paraphrases, 6 not): |served - in-process|
+at most 0.229 (mean 0.075) for DIRECT and 0.149 (mean 0.058) for FS-DIRECT; TOLERANCE leaves margin.
 """
 
 import json
@@ -18,7 +17,7 @@ from scoring.metrics.loading import embedded_smollm2_path, model_revision
 from scoring.models import Score
 from tests.servers import REPO, llama_cpp_server
 
-TOLERANCE = 0.05
+TOLERANCE = 0.35
 DEMO = [json.loads(line) for line in (REPO / "fixtures" / "demo_pairs.jsonl").read_text().splitlines()]
 PAIRS = [DEMO[0], DEMO[1], *[row for row in DEMO if row["label"] == 0][:2]]
 SOURCES, HYPOTHESES = [row["source"] for row in PAIRS], [row["hypothesis"] for row in PAIRS]
@@ -44,12 +43,17 @@ def test_parapluie_through_the_server_equals_the_in_process_score(server_url, me
     assert len({round(value, 2) for value in served}) > 1  # real scores, not one constant
 
 
-def test_it_asks_again_with_the_answers_biased_when_one_is_missing_from_the_top(server_url):
-    full = get_metric("parapluie_direct", backend=backend(server_url))
+def test_with_an_answer_missing_from_the_top_it_asks_again_biased_or_says_unavailable_never_guesses(server_url):
+    """llama-cpp-python 0.3.36 reports log-probabilities before logit_bias, so here it says unavailable;
+    a server that applies the bias first (vLLM) gives the full-top score again."""
+    from scoring.metrics.base import MetricUnavailable
+
+    full = get_metric("parapluie_direct", backend=backend(server_url)).score(sources=SOURCES, hypotheses=HYPOTHESES)
     top_one = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1))
-    assert top_one.score(sources=SOURCES, hypotheses=HYPOTHESES) == pytest.approx(
-        full.score(sources=SOURCES, hypotheses=HYPOTHESES), abs=1e-3
-    )
+    try:
+        assert top_one.score(sources=SOURCES, hypotheses=HYPOTHESES) == pytest.approx(full, abs=1e-3)
+    except MetricUnavailable as error:
+        assert "not among its top log-probabilities" in str(error)
 
 
 def test_without_logit_bias_a_missing_answer_makes_the_metric_unavailable_not_a_guess(server_url):
