@@ -12,6 +12,7 @@ setting to change); the ``openai`` client's own retries and error types would hi
 """
 
 import json
+import logging
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +21,9 @@ from urllib.parse import urlsplit
 
 from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.loading import EMBEDDED
+
+# httpx logs every request's URL at INFO: a backend's URL stays out of the workers' logs.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 IN_PROCESS = "in-process"  # the built-in backend: transformers in the worker, today's default
 TRANSFORMERS = "transformers"

