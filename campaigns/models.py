@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, llm_backend_metrics
 from scoring.metrics.words import word_tokens
 
 DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
@@ -93,6 +93,28 @@ MAX_PAIRS_PER_JUDGE = 10_000
 MAX_JUDGMENTS_PER_PAIR = 100
 
 
+def llm_backends_problem(value) -> str | None:
+    """Why `value` cannot be a campaign's `llm_backends`, or None: LLM metrics to configured backend names."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, dict):
+        return 'Give an object of LLM metric names to backend names, e.g. {"parapluie_direct": "in-process"}.'
+    metrics, backends = llm_backend_metrics(), settings.PARASOL_LLM_BACKENDS
+    for metric, name in value.items():
+        if metric not in metrics:
+            return f"{str(metric)[:60]!r} is not an LLM metric (LLM metrics: {', '.join(metrics)})."
+        if not isinstance(name, str) or name not in backends:
+            return f"{metric}: no LLM backend is named {str(name)[:60]!r} here (backends: {', '.join(backends)})."
+    return None
+
+
+def validate_llm_backends(value):
+    """The field's validator: the form, the admin and the API all run it (ModelForm and DRF copy it)."""
+    problem = llm_backends_problem(value)
+    if problem:
+        raise ValidationError(problem)
+
+
 class Campaign(models.Model):
     slug = models.SlugField(max_length=80, unique=True, help_text="Used in the public judge link /j/<slug>/.")
     name = models.CharField(max_length=200)
@@ -166,6 +188,15 @@ class Campaign(models.Model):
         help_text="Span detector of metric paratag: empty for this campaign's latest, or <campaign id>/<version> "
         "(e.g. 7/0003-news) to name one version of a campaign you can see.",
     )
+    # Where each LLM metric asks its model: {metric: backend name} from PARASOL_LLM_BACKENDS; a metric
+    # left out uses PARASOL_LLM_BACKEND. Names only: the URLs and keys stay in the deployment's settings.
+    llm_backends = models.JSONField(
+        default=dict,
+        blank=True,
+        validators=[validate_llm_backends],
+        help_text='LLM backend per LLM metric, e.g. {"parapluie_direct": "lab-vllm"}; '
+        "a metric left out uses the deployment's default.",
+    )
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     shared_with = models.ManyToManyField(
         settings.AUTH_USER_MODEL,
@@ -221,6 +252,17 @@ class Campaign(models.Model):
         if version not in stored:
             return f"Campaign {campaign_pk} has no detector {version!r} (stored: {', '.join(stored) or 'none'})."
         return None
+
+    def choose_llm_backends(self, choices: dict):
+        """Set the backend of the LLM metrics in `choices` ({metric: name}), keeping the others; ValidationError."""
+        merged = {**(self.llm_backends or {}), **choices}
+        validate_llm_backends(merged)
+        self.llm_backends = merged
+        self.save(update_fields=["llm_backends", "updated_at"])
+
+    def llm_backend_name(self, metric) -> str:
+        """The backend `metric` asks for this campaign: its own choice, else the deployment's default."""
+        return (self.llm_backends or {}).get(metric) or settings.PARASOL_LLM_BACKEND
 
     @property
     def max_judgments_per_pair(self):

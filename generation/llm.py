@@ -2,14 +2,17 @@
 
 A run names its model: ``embedded`` (the SmolLM2-135M-Instruct shipped with
 Parasol) or a name from the GENERATION_MODELS setting, which maps names to
-local directories, .gguf files or hub names already cached. Researchers never
-give a server path: a path would let them probe the server's files.
+local directories, .gguf files or hub names already cached, or the name of an
+OpenAI-compatible server backend of PARASOL_LLM_BACKENDS (a lab's vLLM, llama.cpp or a
+hosted API). Researchers never give a server path or URL: a path would let them probe the
+server's files, a URL reach its network.
 """
 
 from functools import lru_cache
 
 from django.conf import settings
 
+from scoring.metrics.backends import ServerClient
 from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.loading import (
     EMBEDDED,
@@ -25,15 +28,24 @@ from .errors import GenerationError
 SETTING = "GENERATION_MODELS"
 
 
+def server_backend(model):
+    """The server backend a run's model name names, or None (a model loaded in the worker)."""
+    backend = settings.PARASOL_LLM_BACKENDS.get(model)
+    return backend if backend is not None and backend.is_server else None
+
+
 def model_names():
-    """The models a run may name: ``embedded`` first, then the configured ones."""
-    return [EMBEDDED, *settings.GENERATION_MODELS]
+    """The models a run may name: ``embedded`` first, then the configured ones, then the server backends."""
+    servers = [name for name in settings.PARASOL_LLM_BACKENDS if server_backend(name)]
+    return [EMBEDDED, *settings.GENERATION_MODELS, *servers]
 
 
 def model_location(model):
     """What the loader gets for a model name; GenerationError for a name that is not configured."""
     if model == EMBEDDED:
         return EMBEDDED
+    if server_backend(model) is not None:
+        return server_backend(model).tokenizer  # rendered here with the served model's tokenizer
     if model in settings.GENERATION_MODELS:
         return settings.GENERATION_MODELS[model]
     shown = model if len(model) <= 100 else model[:100] + "…"
@@ -125,6 +137,36 @@ class Generator:
         return generate_texts(self.tokenizer, self.llm, prompts, decoding=decoding, n=n, seed=seed)
 
 
+class ServerGenerator:
+    """A chat LLM behind an OpenAI-compatible server: prompts rendered here, completions there, concurrently."""
+
+    def __init__(self, model):
+        check_model(model)  # the served model's tokenizer is here
+        backend = server_backend(model)
+        self.tokenizer = chat_tokenizer(model)
+        self.client = ServerClient(backend)
+        self.model, self.revision = model, f"{backend.model}@{backend.revision}"
+
+    def render(self, messages):
+        return render_chat(self.tokenizer, messages)
+
+    def generate(self, prompts, *, decoding, n, seed):
+        """``n`` (text, finished) candidates per prompt: one request each (seed + k), as many in flight as allowed."""
+        options = {"max_tokens": decoding["max_new_tokens"]}
+        if decoding["strategy"] == "sampling":
+            options.update(temperature=decoding["temperature"], top_p=decoding["top_p"])
+        else:
+            options.update(temperature=0)
+
+        def one(job):
+            prompt, candidate_seed = job
+            choice = self.client.completion(prompt, seed=candidate_seed, **options)
+            return choice["text"], choice.get("finish_reason") == "stop"
+
+        answers = self.client.map(one, [(prompt, seed + k) for prompt in prompts for k in range(n)])
+        return [answers[i * n : i * n + n] for i in range(len(prompts))]
+
+
 @lru_cache(maxsize=1)
 def get_generator(model):
-    return Generator(model)
+    return ServerGenerator(model) if server_backend(model) is not None else Generator(model)

@@ -24,6 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
 # neither imports a metric or a model library.
+from scoring.metrics.backends import IN_PROCESS, parse_backends
 from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import METRICS, default_metrics
 
@@ -363,6 +364,24 @@ BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
 METRIC_OPTIONS = {
     name: {"model": BERTSCORE_MODEL, "num_layers": BERTSCORE_NUM_LAYERS} for name in ("bertscore", "parascore")
 }
+# LLM backends by name (docs/deployment/llm-servers.md): a JSON object of names to settings,
+# e.g. {"lab-vllm": {"base_url": "http://10.0.0.5:8000/v1", "model": "mistral-7b-instruct",
+# "api_key_env": "LAB_VLLM_KEY", "tokenizer": "/models/Mistral-7B-Instruct"}}. "in-process"
+# (transformers in the worker, the embedded model) is always there. Campaigns name a backend
+# per LLM metric; PARASOL_LLM_BACKEND is the default. Names only: no URL or key reaches a page.
+try:
+    PARASOL_LLM_BACKENDS = parse_backends(env_str("PARASOL_LLM_BACKENDS", ""))
+except ValueError as error:
+    raise ImproperlyConfigured(str(error)) from None
+PARASOL_LLM_BACKEND = env_str("PARASOL_LLM_BACKEND", IN_PROCESS).strip() or IN_PROCESS
+if PARASOL_LLM_BACKEND not in PARASOL_LLM_BACKENDS:
+    raise ImproperlyConfigured(
+        f"PARASOL_LLM_BACKEND names {PARASOL_LLM_BACKEND!r}, not one of PARASOL_LLM_BACKENDS: "
+        + ", ".join(PARASOL_LLM_BACKENDS)
+    )
+# A scoring batch whose LLM server does not answer is retried this many times (backoff up to
+# 5 minutes: 288 is a day) before it is given up; the periodic sweep queues it again anyway.
+PARASOL_LLM_BACKEND_WAIT_RETRIES = env_int("PARASOL_LLM_BACKEND_WAIT_RETRIES", 288, minimum=0)
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and

@@ -10,16 +10,27 @@ import logging
 from functools import cache
 
 from django.conf import settings
+from django.core.cache import cache as shared_cache
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
+from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.registry import GPU, get_metric, is_per_campaign, metric_names, queue_of, title_of
+from scoring.metrics.registry import (
+    GPU,
+    METRICS,
+    get_metric,
+    is_per_campaign,
+    metric_names,
+    queue_of,
+    title_of,
+    uses_llm_backend,
+)
 
-from .campaign_metrics import campaign_options
+from .campaign_metrics import campaign_options, llm_backend_options
 from .models import Score
 
 logger = logging.getLogger(__name__)
@@ -42,8 +53,11 @@ def scorer(metric, options=()):
     return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options))
 
 
-def scorer_for(metric, campaign=None):
-    """The scorer of `campaign`'s pairs: a per-campaign metric (ParaTag) is built from that campaign's own choices."""
+def scorer_for(metric, campaign=None, backend=None):
+    """The scorer of `campaign`'s pairs: a per-campaign metric (ParaTag, an LLM metric) is built from that
+    campaign's own choices. `backend`: an LLM backend's name that overrides the campaign's (commands)."""
+    if backend and uses_llm_backend(metric):
+        return scorer(metric, llm_backend_options(metric, name=backend))
     return scorer(metric, campaign_options(metric, campaign))
 
 
@@ -89,6 +103,9 @@ def score_pairs(metric, pair_pks):
     for campaign in Campaign.objects.filter(pairs__pk__in=pair_pks).distinct().order_by("pk"):
         try:
             stored += _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
+        except BackendUnavailable as error:
+            note_backend_down(error)
+            raise  # the task retries later: the batch waits for the server
         except MetricUnavailable as error:
             logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
     return stored
@@ -108,7 +125,25 @@ def _score_and_store(metric_scorer, metric, signature, rows):
         sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows]
     )
     store_scores(metric, signature, [row[0] for row in rows], values, details)
+    backend = getattr(metric_scorer, "backend", None)
+    if backend is not None:
+        shared_cache.delete(_BACKEND_DOWN.format(backend.name))
     return len(rows)
+
+
+_BACKEND_DOWN = "parasol:llm-backend-down:{}"
+
+
+def note_backend_down(error: BackendUnavailable):
+    """Remember, for every process (the shared cache), that a backend is down: the scoring panel says so."""
+    shared_cache.set(_BACKEND_DOWN.format(error.backend_name), str(error), timeout=3600)
+
+
+def backend_problem(metric, campaign):
+    """Why `metric`'s backend for `campaign` does not answer now, or None."""
+    return (
+        shared_cache.get(_BACKEND_DOWN.format(campaign.llm_backend_name(metric))) if uses_llm_backend(metric) else None
+    )
 
 
 def store_scores(metric, signature, pair_pks, values, details=None):
@@ -376,5 +411,6 @@ def scoring_progress(campaign):
         scored = groups[metric][0]["n"] if metric in groups else 0
         # Nothing to score is not "done": 0 / 0 reads 0 %.
         percent = round(100 * scored / total) if total else 0
-        rows.append({"metric": metric, "title": title_of(metric), "scored": scored, "percent": percent})
+        row = {"metric": metric, "title": title_of(metric), "scored": scored, "percent": percent}
+        rows.append({**row, "waiting": backend_problem(metric, campaign) if metric in METRICS else None})
     return {"total": total, "metrics": rows}

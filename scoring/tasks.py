@@ -9,9 +9,11 @@ import logging
 import time
 
 from celery import current_app, shared_task
+from django.conf import settings
 from django.db import OperationalError, transaction
 
 from parasol.queues import WatchedTask
+from scoring.metrics.backends import BackendUnavailable
 
 from . import dispatch, service
 
@@ -34,16 +36,28 @@ class ScoringTask(WatchedTask):
 
 @shared_task(
     base=ScoringTask,
+    bind=True,
     acks_late=True,
     autoretry_for=(OperationalError,),
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
 )
-def score_batch(metric, pair_pks, campaign_pk=None):
-    """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch."""
+def score_batch(self, metric, pair_pks, campaign_pk=None):
+    """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch.
+
+    An LLM server that does not answer makes the batch wait (retried with backoff, up to
+    PARASOL_LLM_BACKEND_WAIT_RETRIES times, 5 minutes apart at most), not fail: it keeps its
+    campaign's place meanwhile.
+    """
     start = time.perf_counter()
-    scored = service.score_pairs(metric, pair_pks)
+    try:
+        scored = service.score_pairs(metric, pair_pks)
+    except BackendUnavailable as error:
+        countdown = min(300, 10 * 2**self.request.retries)
+        raise self.retry(
+            exc=error, countdown=countdown, max_retries=settings.PARASOL_LLM_BACKEND_WAIT_RETRIES
+        ) from error
     dispatch.record_batch(campaign_pk, metric, scored, time.perf_counter() - start)
     if campaign_pk is not None:
         dispatch.finished(campaign_pk, metric, send=send_batch)

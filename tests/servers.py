@@ -144,3 +144,17 @@ def production_gunicorn(connection, **extra_env):
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
+
+
+@contextmanager
+def llama_cpp_server(model_path, threads=1):
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) on a free port; yields its /v1 URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--host", "127.0.0.1"]
+    command += ["--port", str(port), "--n_threads", str(threads), "--n_ctx", "2048", "--verbose", "false"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, timeout=120)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        stop(process)

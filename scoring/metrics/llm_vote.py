@@ -15,8 +15,16 @@ from importlib.metadata import version
 
 import torch
 
+from scoring.metrics.backends import Backend, ServerClient
 from scoring.metrics.base import Metric, setting
-from scoring.metrics.loading import EMBEDDED, default_device, embedded_smollm2_path, load_causal_lm, model_revision
+from scoring.metrics.loading import (
+    EMBEDDED,
+    default_device,
+    embedded_smollm2_path,
+    load_causal_lm,
+    load_chat_tokenizer,
+    model_revision,
+)
 
 YES, NO = "yes", "no"
 UNPARSEABLE = "unparseable"
@@ -130,13 +138,15 @@ class Oracle:
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.calls = 0  # generations made, for bench/oracle.py
 
-    def prompt_ids(self, text, system=""):
+    def rendered(self, text, system=""):
         messages = [{"role": "system", "content": system}] if system else []
-        rendered = self.tokenizer.apply_chat_template(
+        return self.tokenizer.apply_chat_template(
             [*messages, {"role": "user", "content": text}], tokenize=False, add_generation_prompt=True
         )
+
+    def prompt_ids(self, text, system=""):
         # The chat template writes any BOS itself.
-        return self.tokenizer(rendered, add_special_tokens=False)["input_ids"]
+        return self.tokenizer(self.rendered(text, system), add_special_tokens=False)["input_ids"]
 
     def generate(self, texts, *, k=1, max_new_tokens=None, temperature=None, system=""):
         """k replies per prompt, as lists in input order; temperature 0 is greedy (k identical replies)."""
@@ -211,6 +221,42 @@ class Oracle:
         }
 
 
+class ServerOracle(Oracle):
+    """The same oracle behind an OpenAI-compatible server: prompts rendered here, one request per reply,
+    up to the backend's ``max_concurrency`` in flight (a busy server batches them itself)."""
+
+    def __init__(self, *, backend: Backend, temperature, seed, max_new_tokens, **ignored):
+        self.model_name, self.temperature, self.seed = backend.model, float(temperature), int(seed)
+        self.max_new_tokens, self.backend = int(max_new_tokens), backend
+        self.tokenizer = load_chat_tokenizer(backend.tokenizer, "PARASOL_LLM_BACKENDS")
+        self.client = ServerClient(backend)
+        self.calls = 0
+
+    def generate(self, texts, *, k=1, max_new_tokens=None, temperature=None, system=""):
+        temperature = self.temperature if temperature is None else float(temperature)
+        options = {"max_tokens": max_new_tokens or self.max_new_tokens, "temperature": temperature}
+        prompts = [self.rendered(text, system) for text in texts]
+        draws = k if temperature > 0 else 1  # greedy: one reply stands for all k
+
+        def one(job):
+            prompt, draw = job
+            return self.client.completion(prompt, seed=self.seed + draw, **options)["text"].strip()
+
+        replies = self.client.map(one, [(prompt, draw) for prompt in prompts for draw in range(draws)])
+        self.calls += len(replies)
+        rows = [replies[i * draws : (i + 1) * draws] for i in range(len(prompts))]
+        return rows if draws == k else [row * k for row in rows]
+
+    def signature_fields(self):
+        chat = hashlib.sha256((self.tokenizer.chat_template or "").encode()).hexdigest()[:10]
+        return {
+            "impl": "parasol-llm+completions",
+            **self.backend.signature_fields(),
+            "chat": chat,
+            "sampling": f"t={self.temperature},seed={self.seed},max_new_tokens={self.max_new_tokens}",
+        }
+
+
 def ask_votes(oracle, sources, hypotheses, *, prompt, k):
     """Per pair: the k parsed answers, the raw replies, the majority verdict, self-consistency, share of yes,
     and, for a prompt that asks for one (the paper's), each reply's explanation."""
@@ -231,8 +277,16 @@ def template_digest(*templates):
     return hashlib.sha256("\n\x00".join(texts).encode()).hexdigest()[:10]
 
 
-def build_oracle(*, model=None, device=None, dtype=None, temperature=None, seed=None, batch_size=None):
-    """An Oracle from keywords, falling back to LLM_* environment variables (README, Settings)."""
+def build_oracle(*, model=None, device=None, dtype=None, temperature=None, seed=None, batch_size=None, backend=None):
+    """An Oracle from keywords, falling back to LLM_* environment variables (README, Settings);
+    ``backend`` (a campaign's LLM backend): a server asked over HTTP, or the in-process model it names."""
+    if backend is not None and backend.is_server:
+        temperature = float(setting("LLM_TEMPERATURE", 0.7, value=temperature))
+        return ServerOracle(
+            backend=backend, temperature=temperature, seed=int(setting("LLM_SEED", 0, value=seed)), max_new_tokens=8
+        )
+    if backend is not None and backend.model and model is None:
+        model = backend.model
     model = setting("LLM_MODEL", None, value=model) or setting("PARAPLUIE_MODEL", EMBEDDED)
     return Oracle(
         model=model,

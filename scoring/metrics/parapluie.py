@@ -5,6 +5,10 @@ equals the paper's (T+1) * (loss(Tpl∘no) - loss(Tpl∘yes)) because the two se
 share every predicted token but the last. Pairs are sorted by length and batched
 (right padding, so positions need no shifting), and the template's prefix (every
 token before the source sentence) is run once and reused as a KV cache.
+
+Through a server backend (``backend``, an OpenAI-compatible server), each pair is one
+``/completions`` call on the same rendered prompt with one generated token and the top
+log-probabilities; the server's prefix cache plays the part of the KV cache above.
 """
 
 import hashlib
@@ -15,12 +19,14 @@ from typing import ClassVar
 
 import torch
 
-from scoring.metrics.base import Metric, setting
+from scoring.metrics.backends import Backend, ServerClient
+from scoring.metrics.base import Metric, MetricUnavailable, setting
 from scoring.metrics.loading import (
     EMBEDDED,
     default_device,
     embedded_smollm2_path,
     load_causal_lm,
+    load_chat_tokenizer,
     model_revision,
     resolve_model_path,
 )
@@ -75,6 +81,20 @@ def log_odds(logits, yes_ids, no_ids):
     """log p(yes) - log p(no) per row of next-token logits; several ids per answer are summed in probability."""
     log_probs = torch.log_softmax(logits.float(), dim=-1)
     return torch.logsumexp(log_probs[:, yes_ids], dim=-1) - torch.logsumexp(log_probs[:, no_ids], dim=-1)
+
+
+# The same bias on every answer token keeps log p(yes) - log p(no) unchanged and lifts
+# them all above any other token, so the server's top log-probabilities include them.
+ANSWER_BIAS = 100
+
+
+def answer_log_odds(top_logprobs, yes_pieces, no_pieces):
+    """log p(yes) - log p(no) from one position's {token text: log-prob}; None when an answer token is missing."""
+    if not all(piece in top_logprobs for piece in (*yes_pieces, *no_pieces)):
+        return None
+    yes = torch.logsumexp(torch.tensor([float(top_logprobs[p]) for p in yes_pieces], dtype=torch.float64), 0)
+    no = torch.logsumexp(torch.tensor([float(top_logprobs[p]) for p in no_pieces], dtype=torch.float64), 0)
+    return float(yes - no)
 
 
 @torch.inference_mode()
@@ -142,8 +162,16 @@ class ParaPluie(Metric):
         max_new_tokens=None,
         reuse_prefix=True,
         loaded=None,
+        backend: Backend | None = None,
     ):
-        """Settings fall back to PARAPLUIE_* variables; ``loaded`` = (tokenizer, model) skips loading (benchmarks)."""
+        """Settings fall back to PARAPLUIE_* variables; ``loaded`` = (tokenizer, model) skips loading (benchmarks).
+
+        ``backend``: where the LLM runs (``scoring.metrics.backends``); an in-process one names
+        the model to load, a server one is asked over HTTP and only its tokenizer is loaded here.
+        """
+        if backend is not None and not backend.is_server and backend.model and model is None:
+            model = backend.model
+        self.backend = backend if backend is not None and backend.is_server else None
         self.model_name = setting("PARAPLUIE_MODEL", EMBEDDED, value=model)
         self.device = setting("PARAPLUIE_DEVICE", None, value=device) or default_device()
         self.dtype = setting("PARAPLUIE_DTYPE", "auto", choices={"auto", "float32", "bfloat16", "float16"}, value=dtype)
@@ -151,12 +179,18 @@ class ParaPluie(Metric):
         self.batch_size = int(setting("PARAPLUIE_BATCH_SIZE", 8, value=batch_size))
         self.max_new_tokens = int(setting("PARAPLUIE_MAX_NEW_TOKENS", 64, value=max_new_tokens))
         self.reuse_prefix = reuse_prefix
-        if loaded is None:
+        self.client = None
+        if self.backend is not None:
+            self.tokenizer, self.model = load_chat_tokenizer(self.backend.tokenizer, "PARASOL_LLM_BACKENDS"), None
+            self.client = ServerClient(self.backend)
+        elif loaded is None:
             self.tokenizer, self.model = load_causal_lm(self.model_name, self.device, self.dtype)
         else:
             self.tokenizer, self.model = loaded
             self.model_name = f"injected:{self.model.config.model_type}"
         self.yes_ids, self.no_ids = answer_token_ids(self.tokenizer, self.answer)
+        self.yes_pieces = [self.tokenizer.decode([i]) for i in self.yes_ids]
+        self.no_pieces = [self.tokenizer.decode([i]) for i in self.no_ids]
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self._prefix = None
 
@@ -184,8 +218,39 @@ class ParaPluie(Metric):
 
     # Scoring.
 
+    def prompt(self, source, hypothesis, explanation=None):
+        """Tpl(S, H) as text, ending where the answer token goes (what a server backend completes)."""
+        return render(self.tokenizer, self.conversation(source, hypothesis, explanation))
+
     def _score_batch(self, sources, hypotheses):
+        if self.client is not None:
+            return self.client.map(self.server_log_odds, [self.prompt(s, h) for s, h in zip(sources, hypotheses)])
         return self.score_sequences([self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)])
+
+    def server_log_odds(self, prompt):
+        """One generated token and its top log-probabilities; again with the answers biased if one is missing."""
+        top = self._top_logprobs(prompt, logprobs=self.backend.top_logprobs)
+        value = answer_log_odds(top, self.yes_pieces, self.no_pieces)
+        if value is None and self.backend.logit_bias:
+            bias = {str(i): ANSWER_BIAS for i in (*self.yes_ids, *self.no_ids)}
+            top = self._top_logprobs(prompt, logprobs=len(bias), logit_bias=bias)
+            value = answer_log_odds(top, self.yes_pieces, self.no_pieces)
+        if value is None:
+            raise MetricUnavailable(
+                f"{self.name} is unavailable through backend {self.backend.name!r}: the answer tokens "
+                f"{self.yes_pieces + self.no_pieces} are not among its top log-probabilities"
+                + ("" if self.backend.logit_bias else " and it does not take logit_bias")
+            )
+        return value
+
+    def _top_logprobs(self, prompt, **options):
+        choice = self.client.completion(prompt, max_tokens=1, temperature=0, **options)
+        try:
+            return choice["logprobs"]["top_logprobs"][0] or {}
+        except (KeyError, IndexError, TypeError):
+            raise MetricUnavailable(
+                f"backend {self.backend.name!r} returned no log-probabilities: {self.name} needs them"
+            ) from None
 
     def score_sequences(self, sequences):
         """Log-odds for token sequences, batched by length, with the prefix cache where it applies."""
@@ -222,6 +287,14 @@ class ParaPluie(Metric):
     def _signature_fields(self):
         digest = hashlib.sha256(json.dumps([self.turns, INDIRECT_FOLLOW_UP]).encode()).hexdigest()[:10]
         chat = hashlib.sha256((self.tokenizer.chat_template or "").encode()).hexdigest()[:10]
+        prompt = {
+            "template": f"{self.template}:{digest}",
+            "chat": chat,
+            "answer": f"{self.answer}:{','.join(map(str, self.yes_ids))}/{','.join(map(str, self.no_ids))}",
+        }
+        if self.backend is not None:
+            # A server's arithmetic (quantisation, kernels) is its own: never mixed with in-process scores.
+            return {"impl": "parasol-parapluie+completions-logprobs", **self.backend.signature_fields(), **prompt}
         if self.model_name == EMBEDDED:
             model, revision = "SmolLM2-135M-Instruct.Q4_1.gguf", model_revision(str(embedded_smollm2_path()))
         elif self.model_name.startswith("injected:"):
@@ -234,9 +307,7 @@ class ParaPluie(Metric):
             "model": model,
             "rev": revision,
             "dtype": str(self.model.dtype).removeprefix("torch."),
-            "template": f"{self.template}:{digest}",
-            "chat": chat,
-            "answer": f"{self.answer}:{','.join(map(str, self.yes_ids))}/{','.join(map(str, self.no_ids))}",
+            **prompt,
         }
 
 
@@ -264,11 +335,22 @@ class ParaPluieIndirect(ParaPluie):
 
     def _score_batch(self, sources, hypotheses):
         explanations = self.explain(sources, hypotheses)
+        if self.client is not None:
+            prompts = [self.prompt(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)]
+            return self.client.map(self.server_log_odds, prompts)
         return self.score_sequences([self.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)])
+
+    def explain_through_server(self, prompt):
+        choice = self.client.completion(prompt, max_tokens=self.max_new_tokens, temperature=0)
+        return choice["text"].strip()
 
     @torch.inference_mode()
     def explain(self, sources, hypotheses):
         """The explanation E for each pair: greedy generation, batched with left padding."""
+        if self.client is not None:
+            return self.client.map(
+                self.explain_through_server, [self.prompt(s, h) for s, h in zip(sources, hypotheses)]
+            )
         prompts = [self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)]
         explanations = [""] * len(prompts)
         order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]), reverse=True)

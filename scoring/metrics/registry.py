@@ -29,6 +29,9 @@ class Entry:
     # trained on a campaign's data, where one deployment-wide model would let one campaign's
     # retraining change another's scores.
     per_campaign: bool = False
+    # Asks a chat LLM through a backend (`scoring.metrics.backends`) that each campaign chooses,
+    # so it is built per campaign too: one deployment serves researchers using different models.
+    llm_backend: bool = False
 
 
 METRICS = {
@@ -39,17 +42,23 @@ METRICS = {
     "bertscore": Entry("scoring.metrics.bertscore.BertScore", HIGHER, "BERTScore"),
     "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER, "ParaScore"),
     "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER, "SBERT"),
-    "parapluie_direct": Entry("scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct", queue=GPU),
-    "parapluie_indirect": Entry("scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect", queue=GPU),
+    "parapluie_direct": Entry(
+        "scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct", queue=GPU, llm_backend=True
+    ),
+    "parapluie_indirect": Entry(
+        "scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect", queue=GPU, llm_backend=True
+    ),
     "parapluie_fs_direct": Entry(
-        "scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct", queue=GPU
+        "scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct", queue=GPU, llm_backend=True
     ),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency", queue=GPU),
     "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1", opt_in=True),
     "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM", queue=GPU, opt_in=True),
-    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True),
-    "llm_checked": Entry("scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True),
+    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True, llm_backend=True),
+    "llm_checked": Entry(
+        "scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True, llm_backend=True
+    ),
     "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True, per_campaign=True),
 }
 
@@ -87,7 +96,17 @@ def queue_of(name) -> str:
 
 def is_per_campaign(name) -> bool:
     """Whether a registered metric is built per campaign, from that campaign's choices."""
-    return _entry(name).per_campaign
+    entry = _entry(name)
+    return entry.per_campaign or entry.llm_backend
+
+
+def uses_llm_backend(name) -> bool:
+    """Whether a registered metric asks a chat LLM through the backend its campaign chooses."""
+    return _entry(name).llm_backend
+
+
+def llm_backend_metrics():
+    return [name for name, entry in METRICS.items() if entry.llm_backend]
 
 
 def default_metrics():

@@ -18,10 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("source")
         parser.add_argument("hypothesis")
         parser.add_argument("--template", choices=list(TEMPLATES), default="direct")
+        parser.add_argument("--backend", help="an LLM backend's name from PARASOL_LLM_BACKENDS (default: the default)")
 
-    def handle(self, *args, source, hypothesis, template, **options):
+    def handle(self, *args, source, hypothesis, template, backend=None, **options):
         try:
-            scorer = service.scorer(TEMPLATES[template])
+            scorer = service.scorer_for(TEMPLATES[template], backend=backend)
             value = scorer.score(sources=[source], hypotheses=[hypothesis])[0]
         except MetricUnavailable as error:
             raise CommandError(str(error)) from None

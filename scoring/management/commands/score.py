@@ -2,11 +2,13 @@
 
 import time
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
 from parasol.progress import ProgressBar
 from scoring import service, tasks
+from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
 from scoring.models import Score
 
@@ -23,11 +25,21 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="block until the scores are stored")
         parser.add_argument("--inline", action="store_true", help="score in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
+        parser.add_argument(
+            "--llm-backend",
+            action="append",
+            default=[],
+            metavar="METRIC=BACKEND",
+            help="make BACKEND (a name from PARASOL_LLM_BACKENDS) the campaign's backend for LLM metric METRIC; "
+            "kept for later scoring; repeat for several metrics",
+        )
 
-    def handle(self, *args, campaign, metrics, wait, inline, timeout, **options):
+    def handle(self, *args, campaign, metrics, wait, inline, timeout, llm_backend=(), **options):
         campaign = Campaign.objects.filter(slug=campaign).first()
         if campaign is None:
             raise CommandError(f"no campaign with slug {options.get('campaign') or 'given'!r}")
+        if llm_backend:
+            self._choose_backends(campaign, llm_backend)
         metrics = metrics or service.enabled_metrics()
         try:
             service.check_metric_names(metrics)
@@ -35,8 +47,20 @@ class Command(BaseCommand):
                 self._score_inline(campaign, metrics)
             else:
                 self._score_in_workers(campaign, metrics, wait, timeout)
-        except (MetricUnavailable, ValueError) as error:
+        except (MetricUnavailable, BackendUnavailable, ValueError) as error:
             raise CommandError(str(error)) from None
+
+    def _choose_backends(self, campaign, items):
+        choices = {}
+        for item in items:
+            metric, equals, name = item.partition("=")
+            if not (equals and metric and name):
+                raise CommandError(f"--llm-backend takes METRIC=BACKEND, got {item!r}")
+            choices[metric.strip()] = name.strip()
+        try:
+            campaign.choose_llm_backends(choices)
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
 
     def _score_inline(self, campaign, metrics):
         for metric in metrics:

@@ -21,8 +21,9 @@ class Command(BaseCommand):
         parser.add_argument("--out", required=True)
         parser.add_argument("--format", default="auto")
         parser.add_argument("--metrics", nargs="+", metavar="METRIC")
+        parser.add_argument("--backend", help="the LLM metrics' backend, a name from PARASOL_LLM_BACKENDS")
 
-    def handle(self, *args, input, out, format, metrics, **options):
+    def handle(self, *args, input, out, format, metrics, backend=None, **options):
         metrics = metrics or service.enabled_metrics()
         path = Path(input)
         if not path.is_file():
@@ -41,15 +42,15 @@ class Command(BaseCommand):
             )
             signatures = {}
             for metric in metrics:
-                frame[metric], signatures[metric] = self._score(metric, frame)
+                frame[metric], signatures[metric] = self._score(metric, frame, backend)
         except (CorpusImportError, ValueError, MetricUnavailable) as error:
             raise CommandError(str(error)) from None
         write_csv(frame, out)
         Path(f"{out}.signatures.txt").write_text(service.signature_lines(signatures))
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(frame)} scored pairs to {out} (signatures beside it)."))
 
-    def _score(self, metric, frame):
-        scorer = service.scorer(metric)
+    def _score(self, metric, frame, backend):
+        scorer = service.scorer_for(metric, backend=backend)
         bar = ProgressBar(len(frame), metric, stream=self.stderr)
         values = []
         for batch in service.batches(range(len(frame)), settings.PARASOL_SCORING_BATCH_SIZE):
