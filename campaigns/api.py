@@ -23,6 +23,7 @@ from parasol.api_fields import (
     StrictChoiceField,
     StrictModelSerializer,
     conflict,
+    sentence_field,
 )
 from scoring.metrics.registry import METRICS, llm_backend_metrics
 
@@ -211,8 +212,8 @@ class PairInputSerializer(RefusesUnknownFields, serializers.Serializer):
         required=False, allow_blank=True, max_length=ID_MAX_LENGTH, help_text="A string; empty: one is given."
     )
     corpus = StrictCharField(required=False, allow_blank=True, max_length=CORPUS_MAX_LENGTH)
-    source = StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS)
-    hypothesis = StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS)
+    source = sentence_field()
+    hypothesis = sentence_field()
     label = StrictChoiceField(
         choices=list(GOLD_LABEL_OF_TEXT),
         required=False,

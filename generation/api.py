@@ -16,6 +16,7 @@ from parasol.api_fields import (
     StrictChoiceField,
     StrictModelSerializer,
     StrictSlugField,
+    sentence_field,
     single_query_value,
 )
 from parasol.schema import DETAIL
@@ -39,7 +40,7 @@ class GenerationRunSerializer(StrictModelSerializer):
         help_text="Template names, in order: built-in ones or the campaign's own.",
     )
     sources = serializers.ListField(
-        child=StrictCharField(max_length=settings.PARASOL_MAX_SENTENCE_CHARS),
+        child=sentence_field(),
         required=False,
         min_length=1,
         max_length=settings.PARASOL_IMPORT_MAX_ROWS,

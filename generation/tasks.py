@@ -2,7 +2,7 @@
 
 import logging
 
-from celery import current_app, shared_task
+from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
 
@@ -95,7 +95,7 @@ def queue_run(run, *, strict=False):
     def send():
         batches = run.missing_source_batches()
         try:
-            if current_app.conf.task_always_eager:  # no queue to share: generate them all, here
+            if generate_batch.app.conf.task_always_eager:  # no queue to share: generate them all, here
                 for batch in batches:
                     generate_batch.apply(args=[run.pk, batch])
             else:

@@ -175,3 +175,13 @@ class FlatMetadataField(serializers.DictField):
             if isinstance(value, str):
                 NO_NUL(value)
         return data
+
+
+def sentence_field(**kwargs):
+    """A sentence (a pair's source or hypothesis, a generation source): text up to PARASOL_MAX_SENTENCE_CHARS,
+    the refusal naming the setting that bounds it."""
+    from django.conf import settings
+
+    limit = settings.PARASOL_MAX_SENTENCE_CHARS
+    message = f"At most {limit:,} characters (PARASOL_MAX_SENTENCE_CHARS)."
+    return StrictCharField(max_length=limit, error_messages={"max_length": message}, **kwargs)

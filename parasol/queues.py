@@ -18,7 +18,7 @@ from functools import lru_cache
 from urllib.parse import urlparse
 
 import redis
-from celery import Task, current_app
+from celery import Task
 from django.core.cache import cache
 
 from scoring.metrics.registry import CPU, GPU, queue_of
@@ -63,9 +63,17 @@ def _client(url):
     return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2)
 
 
+def _app():
+    """Parasol's Celery app, named, not `current_app`: any `Celery(...)` made later (a script's, a test's)
+    would otherwise become the current one and take these calls to its broker."""
+    from parasol.celery import app
+
+    return app
+
+
 def client():
     """A Redis client on the broker this process uses now (one per URL: a changed URL never reuses the old pool)."""
-    return _client(current_app.conf.broker_url)
+    return _client(_app().conf.broker_url)
 
 
 def record_event(kind, task, reason="", **facts):
@@ -155,7 +163,7 @@ def workers():
     """[{name, queues, active}] of the workers answering now; cached a few seconds (asking takes a second)."""
     found = cache.get("parasol:workers")
     if found is None:
-        inspect = current_app.control.inspect(timeout=1.0)
+        inspect = _app().control.inspect(timeout=1.0)
         queues, active = inspect.active_queues() or {}, inspect.active() or {}
         found = [
             {
@@ -202,7 +210,7 @@ def overview():
 
 def _safe_url():
     """The broker's host and port, never its password."""
-    url = urlparse(current_app.conf.broker_url)
+    url = urlparse(_app().conf.broker_url)
     return f"{url.hostname}:{url.port or 6379}"
 
 

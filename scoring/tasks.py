@@ -8,7 +8,7 @@ each campaign are handed out in turn by scoring.dispatch.
 import logging
 import time
 
-from celery import current_app, shared_task
+from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
 
@@ -96,7 +96,7 @@ def queue_scoring(pair_pks, metrics=None, campaign_pk=None):
 
     def send():
         try:
-            if current_app.conf.task_always_eager:  # no queue to share: score them all, here
+            if score_batch.app.conf.task_always_eager:  # no queue to share: score them all, here
                 for metric in metrics:
                     for batch in service.batches(pair_pks, service.batch_size(metric)):
                         score_batch.apply(args=[metric, batch])

@@ -105,7 +105,9 @@ def test_every_pair_ends_with_one_score_per_metric_after_the_worker_is_killed_mi
     url, _port, _redis = broker
     settings.PARASOL_SCORING_BATCH_SIZE = 1  # hundreds of small tasks: the kill lands mid-way
     settings.PARASOL_CPU_SCORING_BATCH_SIZE = 1
-    worker = start_worker(url)
+    # The worker hands out each campaign's next batches itself (fair shares): it must size them alike.
+    small_batches = {"PARASOL_SCORING_BATCH_SIZE": "1", "PARASOL_CPU_SCORING_BATCH_SIZE": "1"}
+    worker = start_worker(url, extra_env=small_batches)
     try:
         campaign = Campaign.objects.create(slug="killed", name="Killed")
         import_pairs(campaign, corpus(150), format="csv")
@@ -115,7 +117,7 @@ def test_every_pair_ends_with_one_score_per_metric_after_the_worker_is_killed_mi
         worker.wait(60)
         at_kill = Score.objects.count()
         assert at_kill < total, "scoring finished before the kill: nothing was tested"
-        worker = start_worker(url)
+        worker = start_worker(url, extra_env=small_batches)
         call_command("score", "killed", "--metrics", *METRICS, "--wait", "--timeout", "300")
     finally:
         servers.stop(worker)

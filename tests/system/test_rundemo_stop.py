@@ -39,7 +39,7 @@ def serves(port):
 
 
 def workers_answer(redis_url, count):
-    replies = Celery(broker=redis_url).control.ping(timeout=1.0)
+    replies = Celery(broker=redis_url, set_as_current=False).control.ping(timeout=1.0)
     return len(replies) >= count
 
 
