@@ -16,6 +16,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import TokenProxy
 
+from .forms import CampaignChoices
 from .importers import CorpusImportError, validated_row
 from .models import SLUG_NOT_AVAILABLE, Campaign, Pair, slug_change_problem, tokens_of
 
@@ -110,7 +111,7 @@ class EvidenceAdmin(VisibleCampaignsAdmin):
         return False
 
 
-class CampaignAdminForm(forms.ModelForm):
+class CampaignAdminForm(CampaignChoices, forms.ModelForm):
     class Meta:
         model = Campaign
         fields = "__all__"
@@ -122,16 +123,6 @@ class CampaignAdminForm(forms.ModelForm):
         if problem:
             raise forms.ValidationError(problem)
         return slug
-
-    def clean_paratag_detector(self):
-        value = self.cleaned_data.get("paratag_detector", "").strip()
-        problem = self.instance.detector_choice_problem(value, self.user)
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
-
-    def clean_llm_backends(self):
-        return self.cleaned_data.get("llm_backends") or {}
 
 
 @admin.register(Campaign)

@@ -18,7 +18,23 @@ FORMAT_CHOICES = [
 ]
 
 
-class CampaignForm(forms.ModelForm):
+class CampaignChoices:
+    """A campaign's detector and LLM backends, checked alike by the researchers' form and the admin's
+    (the form sets `self.user`, whose visible campaigns bound the detector choice)."""
+
+    def clean_paratag_detector(self):
+        value = self.cleaned_data.get("paratag_detector", "").strip()
+        problem = self.instance.detector_choice_problem(value, self.user)
+        if problem:
+            raise forms.ValidationError(problem)
+        return value
+
+    def clean_llm_backends(self):
+        # Left empty: every LLM metric uses the deployment's default backend.
+        return self.cleaned_data.get("llm_backends") or {}
+
+
+class CampaignForm(CampaignChoices, forms.ModelForm):
     class Meta:
         model = Campaign
         fields = [
@@ -114,17 +130,6 @@ class CampaignForm(forms.ModelForm):
     def clean_overlap_max(self):
         value = self.cleaned_data.get("overlap_max")
         return Campaign._meta.get_field("overlap_max").default if value is None else value
-
-    def clean_paratag_detector(self):
-        value = self.cleaned_data.get("paratag_detector", "").strip()
-        problem = self.instance.detector_choice_problem(value, self.user)
-        if problem:
-            raise forms.ValidationError(problem)
-        return value
-
-    def clean_llm_backends(self):
-        # Left empty: every LLM metric uses the deployment's default backend.
-        return self.cleaned_data.get("llm_backends") or {}
 
     def clean_task_type(self):
         task_type = self.cleaned_data["task_type"] or self.instance.task_type
