@@ -48,14 +48,16 @@ class Block:
 
 
 def page_blocks(page):
-    """Every fenced and indented code block of a page, with the skip marker just above it, if any."""
+    """Every fenced and indented code block of a page, with the skip marker just above it (or just below it,
+    for the README's opening commands, which stay its first lines), if any."""
     tokens = MarkdownIt("commonmark").parse((REPO / page).read_text())
     blocks = []
     for index, token in enumerate(tokens):
         if token.type not in ("fence", "code_block"):
             continue
-        above = tokens[index - 1] if index else None
-        marker = SKIP_MARKER.search(above.content) if above is not None and above.type == "html_block" else None
+        near = [tokens[i] for i in (index - 1, index + 1) if 0 <= i < len(tokens)]
+        markers = [SKIP_MARKER.search(t.content) for t in near if t.type == "html_block"]
+        marker = next((found for found in markers if found), None)
         language = token.info.split()[0] if token.info.strip() else ""
         blocks.append(Block(page, token.map[0] + 1, language, token.content, marker and marker["reason"]))
     return blocks
@@ -66,8 +68,8 @@ SKIPPED = [block for block in ALL_BLOCKS if block.skip_reason is not None]
 
 
 def test_every_code_block_says_its_language_and_every_skip_gives_a_reason():
-    # An indented block or an unlabelled fence would escape the run below.
-    unlabelled = [str(block) for block in ALL_BLOCKS if not block.language]
+    # An indented block or an unlabelled fence would escape the run below (unless it is marked not to run).
+    unlabelled = [str(block) for block in ALL_BLOCKS if not block.language and block.skip_reason is None]
     assert unlabelled == [], "label these code blocks (```sh for commands, ```text for anything else)"
     assert all(block.skip_reason.strip() for block in SKIPPED)
     assert [b for b in ALL_BLOCKS if b.language in SHELL_LANGUAGES and b.skip_reason is None], "nothing would run"
