@@ -64,6 +64,16 @@ def unreachable_broker():
             use_broker(*old)
 
 
+def wait_until(condition, timeout=300, interval=0.05):
+    """True once `condition()` holds, False if it has not after `timeout` seconds (a bound, not a wait)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(interval)
+    return False
+
+
 def wait_for_port(port, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -23,6 +23,7 @@ from scoring.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.factories import add_pairs
+from tests.servers import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -33,15 +34,6 @@ WORKER_SETTINGS = {
     "PARASOL_CPU_SCORING_BATCH_SIZE": str(BATCH),
     "PARASOL_SCORING_BATCHES_PER_CAMPAIGN": "2",
 }
-
-
-def wait_until(condition, timeout=300, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return False
 
 
 @pytest.fixture
@@ -63,7 +55,9 @@ def stack(settings, shared_cache):
         ]
         try:
             names = lambda: {n.split("@")[0] for r in celery_app.control.ping(timeout=1.0) for n in r}  # noqa: E731
-            assert wait_until(lambda: names() == {"scorer1", "scorer2", "interactive"}), "the workers never came up"
+            assert wait_until(lambda: names() == {"scorer1", "scorer2", "interactive"}, interval=0.1), (
+                "the workers never came up"
+            )
             yield url
         finally:
             for worker in workers:
@@ -92,7 +86,7 @@ def test_b_is_served_while_a_is_scored_and_a_killed_batch_is_retried(stack, clie
     a, a_pks = campaign_with("big-a", A_PAIRS, researcher)
     b, b_pks = campaign_with("small-b", B_PAIRS, researcher)
     start_scoring(a, a_pks)
-    assert wait_until(lambda: scored(a) >= 50), "A's scoring never started"
+    assert wait_until(lambda: scored(a) >= 50, interval=0.1), "A's scoring never started"
 
     started = time.monotonic()
     start_scoring(b, b_pks)
@@ -124,8 +118,10 @@ def test_b_is_served_while_a_is_scored_and_a_killed_batch_is_retried(stack, clie
 
     assert wait_until(running_sbert, timeout=120, interval=0.05), "no sbert batch was seen running"
     os.kill(victim[0], signal.SIGKILL)
-    assert wait_until(lambda: scored(c, ["sbert"]) == 20, timeout=300), "C's killed batch was never retried"
-    assert wait_until(lambda: scored(a) == A_PAIRS * len(METRICS), timeout=300), "A never finished"
+    assert wait_until(lambda: scored(c, ["sbert"]) == 20, timeout=300, interval=0.1), (
+        "C's killed batch was never retried"
+    )
+    assert wait_until(lambda: scored(a) == A_PAIRS * len(METRICS), timeout=300, interval=0.1), "A never finished"
 
     retried = [e for e in recent_events(kind="retried") if e.get("campaign") == c.pk]
     assert retried and retried[0]["metric"] == "sbert", recent_events()

@@ -27,7 +27,7 @@ from generation.models import GenerationOutput, GenerationRun
 from generation.tasks import resume_run, start_run
 from scoring.models import Score
 from tests import servers
-from tests.servers import use_broker
+from tests.servers import use_broker, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -77,15 +77,6 @@ def celery_urls():
 def start_worker(url, queues=None, extra_env=None):
     env = {"PARASOL_METRICS": ",".join(METRICS), **(extra_env or {})}
     return servers.start_worker(url, servers.database_env(connection), queues=queues, extra_env=env)
-
-
-def wait_until(condition, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return False
 
 
 def corpus(count):
