@@ -9,8 +9,7 @@ nothing (its transaction rolled back), so running it again is safe.
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Iterator
 from functools import wraps
 
 from django.conf import settings
@@ -81,22 +80,3 @@ def forget_logged_queries():
     """
     if settings.DEBUG and not connection.force_debug_cursor:
         connection.queries_log.clear()
-
-
-# table -> how a bulk insert into it runs its row triggers once rather than once per row (registered by the app
-# that owns the triggers: reports, for the data version), so the app that writes need not know them.
-_TRIGGER_FOLDS: dict[str, Callable[[list], AbstractContextManager]] = {}
-
-
-def register_trigger_fold(table: str, fold: Callable[[list], AbstractContextManager]):
-    _TRIGGER_FOLDS[table] = fold
-
-
-@contextmanager
-def bulk_insert(table: str, keys: list):
-    """Around a bulk insert into `table` of rows for `keys` (e.g. pair pks): the folded triggers, if any.
-
-    Inside the caller's transaction: if the insert fails, the rollback undoes whatever the fold did.
-    """
-    with _TRIGGER_FOLDS.get(table, lambda _keys: nullcontext())(keys):
-        yield

@@ -9,12 +9,7 @@ class ReportsConfig(AppConfig):
     name = "reports"
 
     def ready(self):
-        from parasol.db import register_trigger_fold
-        from reports.trigger_folds import scores_inserted
-        from scoring.models import Score
-
         post_migrate.connect(refresh_data_version_triggers, sender=self)
-        register_trigger_fold(Score._meta.db_table, scores_inserted)
 
 
 def refresh_data_version_triggers(sender, using="default", apps=None, **kwargs):

@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
-from parasol.db import bulk_insert, fetch_rows, forget_logged_queries, raw_rows
+from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
 from scoring.metrics.registry import (
@@ -160,8 +160,7 @@ def store_scores(metric, signature, pair_pks, values, details=None):
         details = [field.get_db_prep_save(detail, connection) for detail in details]
     else:
         details = [None] * len(pair_pks)
-    table = Score._meta.db_table
-    with transaction.atomic(savepoint=False), bulk_insert(table, pair_pks), connection.cursor() as cursor:
+    with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             _insert_sqlite(cursor, metric, signature, created_at, pair_pks, values, details)
         else:

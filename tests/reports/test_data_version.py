@@ -5,7 +5,7 @@ changed in raw SQL; and results are keyed on the digest of the code that compute
 import importlib
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Campaign, Pair
@@ -157,7 +157,7 @@ def test_the_code_digest_covers_the_analysis_and_the_reader():
 
 
 def test_the_scorers_bulk_insert_advances_only_the_campaigns_it_wrote_to(live_campaign):
-    """`store_scores` (every scoring batch) folds SQLite's per-row trigger into one advance: same versions moved."""
+    """`store_scores` (every scoring batch: one prepared INSERT per chunk of rows) moves only its campaign's part."""
     from scoring.service import store_scores
 
     other = Campaign.objects.create(slug="other", name="Other")
@@ -168,19 +168,6 @@ def test_the_scorers_bulk_insert_advances_only_the_campaigns_it_wrote_to(live_ca
     assert moved(live_campaign, write) == {"scores_added"}
     assert versions(other) == before_other
     assert Score.objects.filter(signature="metric:lev|folded").count() == len(pks)
-    assert TRIGGERS._name("scoring_score", "INSERT") in existing_triggers()  # made again after the batch
-
-
-def test_a_failed_bulk_insert_leaves_the_score_trigger_in_place(live_campaign):
-    from scoring.service import store_scores
-
-    pks = list(Pair.objects.filter(campaign=live_campaign).values_list("pk", flat=True))
-    with pytest.raises(TypeError), transaction.atomic():  # the test's own transaction goes on after it
-        store_scores("lev", "metric:lev|failed", pks, [0.5] * (len(pks) - 1) + [None])
-    assert TRIGGERS._name("scoring_score", "INSERT") in existing_triggers()
-    assert moved(live_campaign, lambda: Score.objects.create(pair_id=pks[0], metric="lev", signature="x", value=1)) == {
-        "scores_added"
-    }
 
 
 def test_the_live_report_is_exact_after_a_scoring_batch(live_campaign):
