@@ -15,15 +15,16 @@ from campaigns.exports import write_csv
 from campaigns.models import Pair
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
-from reports.analysis.memo import Memo
-from reports.code_digest import code_digest
-from reports.frames import data_state, load_frames
+from reports.frames import load_frames
+from reports.machinery.loading import data_state, report_frames
+from reports.machinery.memory import Memory
+from reports.machinery.store import Store
 from scoring.models import Score
 from tests.factories import make_judge, without_controls
 
 ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")
 METRICS = ("sbert", "bertscore", "meteor")
-LABEL_STEPS = {"thresholds", "table1", "mbd", "table4", "auc", "rank_correlation"}
+LABEL_STEPS = {"threshold_tables", "table1", "mixed_balanced", "table4", "auc_tables", "rank_correlations"}
 
 
 @pytest.fixture
@@ -77,16 +78,19 @@ def full(campaign, label_source):
     )
 
 
-def live(campaign, label_source):
-    """The report as the page gets it (pairs, columns and steps reused from the cache), and its memo."""
-
-    store = report_cache.report_store()
-    frames = load_frames([campaign], store=store, state=data_state([campaign], store))
-    memo = Memo(store)
+def live(campaign, label_source, store=None):
+    """The report as the page gets it (pairs, columns and steps reused from the cache), and its memory."""
+    store = store or report_cache.report_store()
+    read = report_frames([campaign], store=store, state=data_state([campaign], store))
+    memory = Memory(store)
+    for name, found in read.known_digests.items():
+        memory.digests.know(read.frames.pairs[name], found)
+    frames = read.frames
     report = build_report(
-        frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source, memo=memo
-    )
-    return report, memo
+        frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source,
+        runner=memory,
+    )  # fmt: skip
+    return report, memory
 
 
 def change_one_judgment(campaign):
@@ -126,7 +130,7 @@ def test_a_changed_judgment_reruns_only_the_steps_that_read_judgments_on_gold_la
     change_one_judgment(live_campaign)
     after, memo = live(live_campaign, "gold")
     # The steps keyed on the judgments, and Table 2, which counts the judges' ties whatever the labels.
-    assert set(memo.computed) == {"systems", "agreement", "by_group", "table2"}
+    assert set(memo.computed) == {"system_report", "judges_agreement", "by_group_and_level", "table2"}
     assert LABEL_STEPS <= set(memo.reused)  # gold labels did not move: every metric's step is reused
     changed = {name for name, data in table_bytes(after).items() if data != table_bytes(before)[name]}
     assert changed and changed <= {"labels", "agreement", "cohen", "by_english_level", "by_group", "systems", "table2"}
@@ -145,9 +149,9 @@ def test_a_changed_score_reruns_that_metrics_steps_and_the_steps_of_every_metric
     change_one_score(live_campaign, "bertscore")
     after, memo = live(live_campaign, "gold")
     # Per-metric steps run once (for bertscore); the other metrics' parts are reused.
-    for step in ("thresholds", "table1"):
+    for step in ("threshold_tables", "table1"):
         assert memo.computed.count(step) == 1 and memo.reused.count(step) == 2
-    assert {"agreement", "table2"} <= set(memo.reused)  # they read no score
+    assert {"judges_agreement", "table2"} <= set(memo.reused)  # they read no score
     changed = {name for name, data in table_bytes(after).items() if data != table_bytes(before)[name]}
     assert changed and not changed & {"labels", "agreement", "cohen", "table2", "by_english_level"}
     for name in changed & {"table1", "table3", "eer", "rank_correlation"}:  # tables with a row per metric
@@ -173,14 +177,11 @@ def test_a_new_score_is_added_to_the_kept_column_and_unchanged_columns_are_not_r
 
 def test_the_kept_steps_outlive_the_process_that_computed_them(live_campaign, shared_cache):
     """A new cache backend over the same folder (as a restarted worker opens) finds every step."""
-    from parasol.filecache import FileCache
+    from diskcache import DjangoCache
 
     live(live_campaign, "gold")
-    store = report_cache.VersionedStore(FileCache(str(shared_cache), {}), code_digest())
-    frames = load_frames([live_campaign], store=store)
-    memo = Memo(store)
-    build_report(frames.pairs, frames.judgments, frames.directions, label_source="gold", memo=memo)
-    assert memo.reused and not memo.computed
+    _report, memory = live(live_campaign, "gold", store=Store(DjangoCache(str(shared_cache), {})))
+    assert memory.reused and not memory.computed
 
 
 def test_a_new_state_replaces_the_cached_report_of_the_old_one(live_campaign):
