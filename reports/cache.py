@@ -20,7 +20,6 @@ from reports.figures import FigureSpec, draw_figure
 from reports.frames import report_work
 from reports.machinery.digests import digest
 from reports.machinery.loading import DataState, data_state, report_frames
-from reports.machinery.memory import Memory
 from reports.machinery.store import CACHE_SECONDS, Store
 from reports.models import DataVersion
 
@@ -69,9 +68,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     read = report_frames(campaigns, store=store, state=state, workers=workers)
     frames = read.frames
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
-    memory = Memory(store, workers.count if workers is not None else 0)
-    for name, found in read.known_digests.items():
-        memory.digests.know(frames.pairs[name], found)
+    memory = read.memory(store, workers.count if workers is not None else 0)
     options.setdefault("ppi_predictor", _predictor_of(campaigns))
     report = build_report(
         frames.pairs,

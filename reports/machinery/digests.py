@@ -120,8 +120,10 @@ def _identity(column: pd.Series) -> tuple | None:
     array = column.array
     if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray | pd.arrays.FloatingArray):
         buffers = [array._data, array._mask]  # noqa: SLF001 - pandas' masked arrays: values and mask
+    elif isinstance(array, pd.arrays.NumpyExtensionArray | pd.arrays.StringArray):
+        buffers = [array._ndarray]  # noqa: SLF001 - their values (a categorical's codes would leave out its categories)
     else:
-        buffers = [getattr(array, "_ndarray", None)]  # NumpyExtensionArray and StringArray keep one
+        return None
     if not all(isinstance(values, np.ndarray) and values.ndim == 1 for values in buffers):
         return None
     if not isinstance(column.index, pd.RangeIndex):

@@ -17,6 +17,7 @@ import pandas as pd
 
 from reports import frames
 from reports.machinery.digests import digest
+from reports.machinery.memory import Memory
 from reports.machinery.store import CACHE_SECONDS
 from reports.models import DataVersion
 
@@ -70,6 +71,13 @@ class ReportFrames:
     frames: frames.Frames
     known_digests: dict  # column name of the pairs -> its digest, for the pair columns read with their digests
 
+    def memory(self, store=None, workers: int = 0) -> Memory:
+        """The `Memory` that runs the report's steps on these frames, knowing the digests read with the pairs."""
+        memory = Memory(store, workers)
+        for name, found in self.known_digests.items():
+            memory.digests.know(self.frames.pairs[name], found)
+        return memory
+
 
 def report_frames(campaigns, store=None, state=None, workers=None) -> ReportFrames:
     """The report's `Frames` (edit distances in place of hypotheses): pairs and score columns from `store`
@@ -78,7 +86,7 @@ def report_frames(campaigns, store=None, state=None, workers=None) -> ReportFram
     campaigns = list(campaigns)
     if store is None and workers is None:
         return ReportFrames(frames.load_frames(campaigns, hypotheses=False), {})
-    state = state or data_state(campaigns, workers=workers)
+    state = state or data_state(campaigns, store, workers)
     if store is None:
         scores = _scores_in_workers(state, workers) or _scores_read_here(state)  # started before the pairs are read
         return ReportFrames(frames.load_frames(campaigns, hypotheses=False, scores=scores), {})
