@@ -232,16 +232,18 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Computed reports are cached on disk, so every web worker on the host shares
-# them and a Redis outage does not take the report pages down. Floats that barely
-# compress are stored as they are (`parasol.filecache`). A live report keeps a few
-# dozen entries per state (pairs, score columns, steps; superseded reports are
-# deleted): past MAX_ENTRIES Django drops a third of them at random, columns included.
+# them and a Redis outage does not take the report pages down: diskcache's Django
+# backend (SQLite for the keys, a file per large value, stored pickled as it is:
+# reading a live report's 400,000 pairs back is not slowed by inflating them). A live
+# report keeps a few dozen entries per state (pairs, score columns, steps; superseded
+# reports are deleted); past SIZE_LIMIT on disk the least recently stored go first.
 CACHES = {
     "default": {
-        "BACKEND": "parasol.filecache.FileCache",
+        "BACKEND": "diskcache.DjangoCache",
         "LOCATION": env_str("PARASOL_CACHE_DIR", str(BASE_DIR / "var" / "cache")),
         "TIMEOUT": 24 * 3600,
-        "OPTIONS": {"MAX_ENTRIES": 1000},
+        "DATABASE_TIMEOUT": 1.0,  # seconds a writer waits for another (diskcache's default, 10 ms, drops reads)
+        "OPTIONS": {"size_limit": 4 * 2**30},
     }
 }
 # Web and workers on separate machines share computed reports through Redis instead of a folder.

@@ -2,8 +2,9 @@
 
 A report is recomputed only when the database advanced the data version of one of its campaigns
 (`reports.models.DataVersion`: any write to what it reads, whatever wrote it) or the code that
-computes it changed (`reports.code_digest`). While a worker computes one (`reports.tasks`),
-a status entry beside its key says how far it got.
+computes it changed; what it is made of (pairs, score columns, steps) is reused on the same terms
+(`reports.machinery`). While a worker computes one (`reports.tasks`), a status entry beside its
+key says how far it got.
 """
 
 from dataclasses import dataclass
@@ -15,47 +16,25 @@ from django.utils import timezone
 from campaigns.models import Campaign, Pair
 from parasol.queues import QUEUED
 from reports.analysis import build_report
-from reports.analysis.memo import Memo, digest
-from reports.code_digest import code_digest
 from reports.figures import FigureSpec, draw_figure
-from reports.frames import DataState, data_state, load_frames, report_work
+from reports.frames import report_work
+from reports.machinery.digests import digest
+from reports.machinery.loading import DataState, data_state, report_frames
+from reports.machinery.store import CACHE_SECONDS, Store
 from reports.models import DataVersion
 
-CACHE_SECONDS = 7 * 24 * 3600
 STATUS_SECONDS = 3600  # a worker that dies mid-report frees the lock after this long
 FAILED_STATUS_SECONDS = 60  # a report a worker gave up on says so this long, then is asked for again
 
 
-def data_key(campaigns, state: DataState | None = None) -> str:
-    """Changes whenever a result computed from these campaigns' data could change: their data versions, the code."""
-    versions = state.key() if state is not None else digest(DataVersion.of(campaigns))  # DataState.key's digest
-    return f"{versions}:{code_digest()}"
+def data_inputs(campaigns, state: DataState | None = None) -> tuple:
+    """What a result computed from these campaigns' data depends on: their data versions (all parts)."""
+    return state.versions if state is not None else DataVersion.of(campaigns)
 
 
-class VersionedStore:
-    """The cache under keys of this code's digest: a change to the code never reuses older results."""
-
-    def __init__(self, cache, version):
-        self.cache, self.version = cache, version
-
-    def get(self, key):
-        return self.cache.get(f"{key}:v{self.version}")
-
-    def set(self, key, value, timeout=CACHE_SECONDS):
-        self.cache.set(f"{key}:v{self.version}", value, timeout)
-
-    def get_or_set(self, key, compute, timeout=CACHE_SECONDS):
-        """The value under `key`, or `compute()` stored there (not read back: the pairs are tens of MB)."""
-        found = self.get(key)
-        if found is None:
-            found = compute()
-            self.set(key, found, timeout)
-        return found
-
-
-def report_store() -> VersionedStore:
+def report_store() -> Store:
     """Where the live report keeps what it reuses (pairs, score columns, steps, signature groups)."""
-    return VersionedStore(cache, code_digest())
+    return Store()
 
 
 @dataclass
@@ -68,7 +47,7 @@ class CachedReport:
 
 def report_key(campaigns, label_source, state: DataState | None = None) -> str:
     cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS  # a report under another cap is another report
-    return f"parasol-report:{label_source}:{cap}:{data_key(campaigns, state)}"
+    return Store.key("report", label_source, cap, data_inputs(campaigns, state))
 
 
 def cached_report(key) -> CachedReport | None:
@@ -78,19 +57,18 @@ def cached_report(key) -> CachedReport | None:
 def compute_report(campaigns, label_source="human", *, store=None, state=None, on_stage=None, workers=None, **options):
     """(report, frames): the one way a report is made, for the page, its worker and the `report` command.
 
-    `store` (the cache, for the live page): pairs, score columns and the steps of earlier reports are
-    reused where their inputs did not change (`reports.analysis.memo`); without it all is computed.
-    `workers` (the command's `reports.workers.ReportWorkers`): they read the score columns while this
-    process reads the pairs, and as many processes compute the analysis's step groups at once.
+    `store` (`reports.machinery.store.Store`, for the live page): pairs, score columns and the steps of
+    earlier reports are reused where their inputs did not change; without it all is computed.
+    `workers` (the command's `reports.machinery.workers.ReportWorkers`): they read the score columns
+    while this process reads the pairs, and as many processes compute the analysis's step groups at once.
     `options`: the analysis `Settings` (seed, curve points...).
     """
     on_stage = on_stage or _quiet
     on_stage("reading pairs, judgments and scores")
-    frames = load_frames(campaigns, store=store, state=state, hypotheses=False, workers=workers)
+    read = report_frames(campaigns, store=store, state=state, workers=workers)
+    frames = read.frames
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
-    memo = Memo(store)
-    for column, found in frames.known_digests:
-        memo.know(column, found)
+    memory = read.memory(store, workers.count if workers is not None else 0)
     options.setdefault("ppi_predictor", _predictor_of(campaigns))
     report = build_report(
         frames.pairs,
@@ -99,8 +77,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
         answers=frames.answers,
         verdicts=frames.verdicts,
         label_source=label_source,
-        memo=memo,
-        workers=workers.count if workers is not None else 0,
+        runner=memory,
         **options,
     )
     report.notes = frames.notes + report.notes
@@ -222,7 +199,7 @@ def compute_and_cache(campaign_ids, label_source) -> str | None:
 def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:
     """A figure of the report, drawn once per state of what it draws (not per state of the report:
     a new judgment leaves the figures against gold labels alone)."""
-    key = f"parasol-figure:{spec.name}:{fmt}:{code_digest()}:{_figure_digest(cached.report, spec)}"
+    key = Store.key("figure", spec.name, fmt, _figure_digest(cached.report, spec))
     return cache.get_or_set(key, lambda: draw_figure(cached.report, spec, fmt), CACHE_SECONDS)
 
 

@@ -11,7 +11,7 @@ from functools import partial
 from reports.analysis import curves_figure, figure2, systems_figure
 from reports.analysis.figures import in_formats
 from reports.analysis.labels import GLOBAL
-from reports.analysis.parallel import run_forked, usable_workers
+from reports.machinery.workers import run_forked, usable_workers
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,9 @@ from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.collection import ROUND_KEYS
-from reports.analysis.memo import digest
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
-from reports.models import DataVersion
 from scoring.metrics.base import parse_signature
 from scoring.metrics.registry import METRICS, direction_of, title_of
 from scoring.models import Score
@@ -295,52 +293,17 @@ def _signatures_and_notes(groups):
 MAX_EXCLUDED_IN_SPAN = 5_000
 
 
-@dataclass
-class DataState:
-    """What a report of some campaigns is computed from, read cheaply (no score, no sentence is read).
-
-    `versions`: the campaigns' data versions (`reports.models.DataVersion`, advanced by the database on
-    every write), read first; `pairs`: count and pk bounds of their real pairs; `span`: `real_pair_span`;
-    `groups`: the scores' signature groups (`scoring.service.signature_groups`).
-    """
-
-    versions: tuple
-    pairs: dict
-    span: tuple | None
-    groups: dict
-
-    def key(self, *parts) -> str:
-        """A digest of the versions of `parts` (all without any): what a result reading those parts is kept under."""
-        return digest(tuple(found for found in self.versions if not parts or found[1] in parts))
+def pair_span(campaigns):
+    """`real_pair_span` of the campaigns' real pairs, read from the `pair_state` index alone."""
+    return real_pair_span(campaigns, _pair_state(campaigns))
 
 
-def data_state(campaigns, store=None, workers=None) -> DataState:
-    """The campaigns' `DataState`; `store` (a cache) keeps the signature groups per data version (`_groups`);
-    `workers` (`reports.workers.ReportWorkers`) count the signature groups at once."""
-    campaigns = list(campaigns)
-    versions = DataVersion.of(campaigns)  # before the data: a write committed meanwhile is a newer version
-    pairs = _pair_state(campaigns)
-    span = real_pair_span(campaigns, pairs)
-    state = DataState(versions, pairs, span, {})
-    state.groups = _groups(campaigns, state, store, workers)
-    return state
-
-
-def _in_workers(workers):
-    """`signature_groups_in`'s `counted`, through `workers` when they may query (None: counted here)."""
-    if workers is None or not workers.can_query:
-        return None
-    return lambda function, arguments: [found.result() for found in [workers.query(function, *a) for a in arguments]]
-
-
-def _groups(campaigns, state, store, workers=None):
-    """The signature groups of the campaigns' scores, kept in `store` while their pairs' and scores' versions stay."""
-    if state.span is None:
+def score_groups(campaigns, span, counted=None) -> dict:
+    """The signature groups of the campaigns' real scores (`scoring.service.signature_groups`), through `span`
+    when there is one; `counted`: how `signature_groups_in` counts them (e.g. in worker processes)."""
+    if span is None:
         return signature_groups(_real_scores(campaigns))
-    if store is None:
-        return signature_groups_in(state.span, _in_workers(workers))
-    key = f"parasol-groups:{state.key('pairs', 'scores_added', 'scores_changed')}:{digest(state.span)}"
-    return store.get_or_set(key, lambda: signature_groups_in(state.span, _in_workers(workers)), COLUMN_SECONDS)
+    return signature_groups_in(span, counted)
 
 
 def _pair_state(campaigns) -> dict:
@@ -368,27 +331,30 @@ def real_pair_span(campaigns, pairs):
 
 
 def _signature_groups(campaigns):
-    return data_state(campaigns).groups
+    return score_groups(campaigns, pair_span(campaigns))
 
 
-def latest_metric_scores(campaigns, signatures=None, pk_range=None, store=None, state=None) -> Scores:
+def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
     """Scores of the real pairs of `campaigns`, one column per metric; older signatures are named in `notes`.
 
     Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
-    `store` (a cache): each column is kept there per signature and read again only for the scores added since.
-    `state`: the campaigns' `DataState`, when already read.
     """
     if signatures is None and pk_range is None:
-        state = state or data_state(campaigns)
-        if state.span is not None:
-            signatures, notes = _signatures_and_notes(state.groups)
-            columns = {m: _column(campaigns, state, found[0], store) for m, found in state.groups.items()}
-            return Scores(_wide(columns, signatures), signatures, notes)
+        span = pair_span(campaigns)
+        if span is not None:
+            groups = score_groups(campaigns, span)
+            return scores_of(groups, {metric: read_column(span, found[0]) for metric, found in groups.items()})
     notes = []
     if signatures is None:
         signatures, notes = metric_signatures(campaigns)
     columns = values_under(_within(_real_scores(campaigns), pk_range, field="pair_id"), signatures)
     columns = {metric: _value_series(rows) for metric, rows in columns.items() if rows}
+    return Scores(_wide(columns, signatures), signatures, notes)
+
+
+def scores_of(groups, columns) -> Scores:
+    """`Scores` of each metric's column (`columns`) under its most recent signature (`groups`)."""
+    signatures, notes = _signatures_and_notes(groups)
     return Scores(_wide(columns, signatures), signatures, notes)
 
 
@@ -399,29 +365,12 @@ def _wide(columns, signatures):
     return wide
 
 
-def _column(campaigns, state, group, store):
-    """One metric's column under one signature: from the store when its state is known, else read (and stored).
-
-    The stored column is kept while no pair and no score of the campaigns was updated or deleted (their
-    versions); scores only added since, it is completed with the scores of higher id; if that does not
-    add up to the count (an insert committed out of id order), the whole column is read again.
-    """
-    metric, signature, n, latest = group["metric"], group["signature"], group["n"], group["latest"]
-    span = state.span
-    key = f"parasol-column:{state.key('pairs', 'scores_changed')}:{digest((span, metric, signature))}"
-    kept = store.get(key) if store is not None else None
-    if kept is not None and (kept["n"], kept["latest"]) == (n, latest):
-        return kept["column"]
-    column = None
-    if kept is not None and kept["n"] < n:
-        added = _value_series(values_in(span, metric, signature, newer_than=kept["latest"]))
-        if len(kept["column"]) + len(added) == n:
-            column = pd.concat([kept["column"], added])
-    if column is None:
-        column = _read_column(span, metric, signature, n)
-    if store is not None and len(column) == n:
-        store.set(key, {"n": n, "latest": latest, "column": column}, COLUMN_SECONDS)
-    return column
+def read_column(span, group, newer_than=0) -> pd.Series:
+    """One metric's column under one signature (a `score_groups` group) over `span`, indexed by pair pk;
+    `newer_than`: only the scores of higher id."""
+    if newer_than:
+        return _value_series(values_in(span, group["metric"], group["signature"], newer_than=newer_than))
+    return _read_column(span, group["metric"], group["signature"], group["n"])
 
 
 def _read_column(span, metric, signature, n):
@@ -431,9 +380,6 @@ def _read_column(span, metric, signature, n):
         values = np.fromiter(chain.from_iterable(rows), dtype=float, count=len(rows))  # a fifth of np.array's time
         return pd.Series(values, index=np.arange(after + 1, last + 1, dtype=np.int64))
     return _value_series(values_in(span, metric, signature))
-
-
-COLUMN_SECONDS = 7 * 24 * 3600
 
 
 def _value_series(rows) -> pd.Series:
@@ -464,8 +410,6 @@ class Frames:
     signatures: dict[str, str]
     notes: list[str] = field(default_factory=list)
     verdicts: pd.DataFrame = field(default_factory=pd.DataFrame)  # the LLM oracle's, from Score.details
-    # (column of `pairs`, its digest) for the pair columns read from the store with their digests.
-    known_digests: list = field(default_factory=list)
 
     @property
     def answers(self) -> dict[str, str]:
@@ -474,34 +418,25 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses=True, workers=None) -> Frames:
+def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, scores=None) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
     `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
-    `store` (a cache, for the report): the pairs (their edit distances in place of the hypotheses)
-    and each metric's column are kept there and read again only when they changed. `state`: the
-    campaigns' `DataState`, when already read (the page reads it for the report's key).
     `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
-    `workers` (`reports.workers.ReportWorkers`): they read the score columns while this process reads the pairs.
+    `pairs` ((frame, pks) as `pairs_frame` gives them) and `scores` (a function giving `Scores`, called
+    once the judgments are read): when the caller read them otherwise (the live report, from its cache).
     """
     campaigns = list(campaigns)
-    if store is not None or workers is not None:
-        state = state or data_state(campaigns, workers=workers)
-    scores_read_elsewhere = _scores_in_workers(state, workers) if store is None else None  # read meanwhile
-    known_digests = {}
-    if store is not None:
-        pairs, pks, known_digests = _report_pairs(campaigns, store, state)
-    else:
-        pairs, pks = _pairs_frame(campaigns) if hypotheses else _with_edit_distances(*_pairs_frame(campaigns))
+    if pairs is None:
+        pairs = pairs_frame(campaigns, hypotheses)
+    pairs, pks = pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
     judgments = counted_judgments(campaigns, fields=fields)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
-    scores = (
-        scores_read_elsewhere() if scores_read_elsewhere else latest_metric_scores(campaigns, store=store, state=state)
-    )
+    scores = scores() if scores is not None else latest_metric_scores(campaigns)
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
     pairs = _with_active_choice(campaigns, pairs, pks)
@@ -509,9 +444,14 @@ def load_frames(campaigns, fields=("label",), store=None, state=None, hypotheses
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
-    frames = Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
-    frames.known_digests = [(pairs[name], found) for name, found in known_digests.items()]
-    return frames
+    return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
+
+
+def pairs_frame(campaigns, hypotheses=True):
+    """The pairs as the analysis reads them and their pks (row for row); `hypotheses=False`: each pair's
+    edit distance in place of its hypothesis (the hypotheses are read once, for the distances)."""
+    pairs, pks = _pairs_frame(list(campaigns))
+    return (pairs, pks) if hypotheses else _with_edit_distances(pairs, pks)
 
 
 def _with_active_choice(campaigns, pairs, pks):
@@ -553,20 +493,6 @@ def _flag(value):
     return {"true": True, "false": False, "1": True, "0": False}.get(str(value).strip().lower())
 
 
-def _scores_in_workers(state, workers):
-    """The function returning `latest_metric_scores`, each column being read by `workers` from now on;
-    None where they may not query or the pairs form no span (the scores are then read here)."""
-    if workers is None or not workers.can_query or state.span is None:
-        return None
-    signatures, notes = _signatures_and_notes(state.groups)
-    columns = {metric: workers.query(_read_group, state.span, found[0]) for metric, found in state.groups.items()}
-    return lambda: Scores(_wide({m: column.result() for m, column in columns.items()}, signatures), signatures, notes)
-
-
-def _read_group(span, group):
-    return _read_column(span, group["metric"], group["signature"], group["n"])
-
-
 def _pairs_frame(campaigns):
     """The pairs as the analysis reads them, and their pks (row for row)."""
     table = pair_table(campaigns)
@@ -580,17 +506,6 @@ def _pairs_frame(campaigns):
         }
     )
     return pairs, table["pk"].to_numpy()
-
-
-def _report_pairs(campaigns, store, state):
-    """`_pairs_frame` with each pair's edit distance in place of its hypothesis, kept in `store` per pair state,
-    with the digest of each column (`reports.analysis.memo`: the live report then hashes none of them again)."""
-    key = f"parasol-pairs:{state.key('pairs')}"
-    return store.get_or_set(key, lambda: _with_digests(*_with_edit_distances(*_pairs_frame(campaigns))), COLUMN_SECONDS)
-
-
-def _with_digests(pairs, pks):
-    return pairs, pks, {name: digest(pairs[name]) for name in pairs.columns}
 
 
 def _with_edit_distances(pairs, pks):

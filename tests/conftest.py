@@ -51,6 +51,6 @@ def shared_cache(settings, tmp_path):
     """A cache folder this process (tests, live server) and a real worker both read (a report reaches the page)."""
     folder = tmp_path / "cache"
     settings.CACHES = {
-        "default": {"BACKEND": "parasol.filecache.FileCache", "LOCATION": str(folder)}  # as in production
+        "default": {"BACKEND": "diskcache.DjangoCache", "LOCATION": str(folder)}  # as in production
     }
     return folder

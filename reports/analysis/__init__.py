@@ -6,13 +6,15 @@ paper's section 5 (and more); `figures` draws them. See README.md for the output
 
 from reports.analysis.figures import curves_figure, figure2, systems_figure
 from reports.analysis.labels import GLOBAL, LABEL_SOURCES, attach_labels, human_labels
-from reports.analysis.report import TABLE_NAMES, Report, Settings, build_report
+from reports.analysis.report import TABLE_NAMES, Direct, Report, Runner, Settings, build_report
 
 __all__ = [
     "GLOBAL",
     "LABEL_SOURCES",
     "TABLE_NAMES",
+    "Direct",
     "Report",
+    "Runner",
     "Settings",
     "attach_labels",
     "build_report",

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
@@ -10,8 +11,6 @@ from reports.analysis import agreement, breakdowns, classification, collection, 
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
-from reports.analysis.memo import Memo
-from reports.analysis.parallel import run_forked
 from reports.analysis.present import SPECS, TABLES
 from scoring.metrics.registry import title_of
 
@@ -36,6 +35,26 @@ class Settings:
     ppi_predictor: str | None = None  # the metric predicting labels in the estimates table; None: cross-fitted choice
 
 
+class Runner(Protocol):
+    """How the steps of a report are run: `call(step, *args, **kwargs)` runs one step (a module-level function
+    of its arguments), `map(calls)` independent groups of them. `Direct` runs them here, now; the reports app
+    gives one that reuses earlier results and forks workers (`reports.machinery.memory.Memory`)."""
+
+    def call(self, function, /, *args, **kwargs): ...
+
+    def map(self, calls) -> list: ...
+
+
+class Direct:
+    """Every step computed here, now: the report of a notebook or a test."""
+
+    def call(self, function, /, *args, **kwargs):
+        return function(*args, **kwargs)
+
+    def map(self, calls) -> list:
+        return [call() for call in calls]
+
+
 @dataclass
 class Report:
     settings: Settings
@@ -57,8 +76,7 @@ def build_report(
     *,
     answers=None,
     verdicts=None,
-    memo: Memo | None = None,
-    workers: int = 0,
+    runner: Runner | None = None,
     **options,
 ) -> Report:
     """Every table of the report; problems in the data become `notes`, never exceptions.
@@ -67,17 +85,15 @@ def build_report(
     gold_label, optional generator/template/system, one float column per metric; `judgments`:
     pair_id, judge, english_level, label (non-training); `answers`: per ParaPLUIE metric, its
     yes/no answer setting, shown beside its threshold-0 rows; `verdicts`: the LLM oracle's
-    verdicts per pair (`oracle.verdicts_frame`), if any. `memo` reuses the steps whose inputs
-    did not change since an earlier report (the live page); the tables are the same either way.
-    `workers` (without a memo store): processes forked to compute the step groups at once (`parallel`).
+    verdicts per pair (`oracle.verdicts_frame`), if any. `runner` runs the steps (`Runner`; default
+    `Direct`); the tables are the same whichever runs them.
     """
     settings = Settings(**options)
-    memo = memo or Memo()
     frame, notes = _analysis_frame(pairs, judgments, settings.label_source)
     metrics, metric_notes = _scored_metrics(frame, directions)
     notes += metric_notes + tables.corpus_notes(frame)
-    steps = _Steps(frame, judgments, metrics, directions, answers, settings, memo)
-    result, step_notes = steps.tables(verdicts, workers if memo.store is None else 0)
+    steps = _Steps(frame, judgments, metrics, directions, answers, settings, runner or Direct())
+    result, step_notes = steps.tables(verdicts)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
     notes += step_notes["systems"] + step_notes["estimates"] + _scale_notes(frame, settings)
     notes += [
@@ -139,60 +155,50 @@ def _summary(frame, judgments, directions, points, n_labelled):
 
 
 class _Steps:
-    """The report's steps, each run through the memo on exactly the columns its key covers.
+    """The report's steps, each a module-level function handed, as arguments, all it reads.
 
-    A step is handed only the columns it declares (`run`), so it cannot read anything its
-    stored result would not be keyed on; steps that read the judgments are keyed on them too.
+    A step gets only the columns it names (`part`), the directions of its metrics only, and the judgments
+    only when it reads them: a runner that keys results on the arguments (`Runner`) keys them on exactly
+    what the step reads.
     """
 
-    def __init__(self, frame, judgments, metrics, directions, answers, settings, memo):
+    def __init__(self, frame, judgments, metrics, directions, answers, settings, runner):
         self.frame, self.judgments, self.metrics = frame, judgments, metrics
-        self.directions, self.answers, self.settings, self.memo = directions, answers or {}, settings, memo
+        self.directions, self.answers, self.settings, self.runner = directions, answers or {}, settings, runner
         # The corpus as categories for the steps that split by corpus only: coded once, not once a step.
         self.corpus = frame["corpus"].astype("category")
 
-    def run(self, name, columns, compute, *, metrics=None, judgments=False, also_reads=(), **values):
-        """`compute(part)` on the frame's `columns` (+ `metrics`), through the memo.
-
-        `also_reads`: columns of the frame the step reads besides its part (keyed on them too).
-        """
+    def part(self, columns, metrics=None, *, coded_corpus=True):
+        """The frame's `columns` (those it has) and `metrics`' (default: every scored metric);
+        the corpus as categories unless `coded_corpus` is False (steps that join it with the judgments)."""
         metrics = self.metrics if metrics is None else metrics
-        columns = [*(c for c in columns if c in self.frame), *metrics]
+        part = self.frame[[*(c for c in columns if c in self.frame), *metrics]]
+        return part.assign(corpus=self.corpus) if "corpus" in part and coded_corpus else part
 
-        def inputs():  # digested only when there is a store to look results up in
-            found = {f"column:{c}": self.memo.column(self.frame, c) for c in [*columns, *also_reads]}
-            found |= {"metrics": metrics, "directions": [self.directions[m] for m in metrics], **values}
-            if judgments:
-                found["judgments"] = self.memo.value(self.judgments)
-            return found
+    def directions_of(self, metrics=None) -> dict[str, str]:
+        return {metric: self.directions[metric] for metric in (self.metrics if metrics is None else metrics)}
 
-        return self.memo.step(name, inputs, lambda: compute(self._part(columns, judgments)))
-
-    def _part(self, columns, judgments):
-        part = self.frame[columns]
-        return part.assign(corpus=self.corpus) if "corpus" in columns and not judgments else part
-
-    def per_metric(self, name, columns, compute, **values):
-        """A step run once per metric, its tables concatenated in metric order: a metric's part is reused
-        while its scores (and the columns) stay, whatever happens to the other metrics."""
-        if not self.metrics:
-            return self.run(name, columns, lambda part: compute(part, []), metrics=[], **values)
+    def per_metric(self, function, columns, *args, **kwargs):
+        """`function(part, metrics, directions, *args, **kwargs)` once per metric, its tables (one, or a dict of
+        them) concatenated in metric order: a metric's part is reused while its scores (and the columns) stay,
+        whatever happens to the other metrics."""
+        groups = [[metric] for metric in self.metrics] or [[]]
         parts = [
-            self.run(name, columns, lambda part, m=metric: compute(part, [m]), metrics=[metric], **values)
-            for metric in self.metrics
+            self.runner.call(function, self.part(columns, ms), ms, self.directions_of(ms), *args, **kwargs)
+            for ms in groups
         ]
-        tables_of = {key: pd.concat([p[0][key] for p in parts], ignore_index=True) for key in parts[0][0]}
-        return tables_of, list(dict.fromkeys(note for p in parts for note in p[1]))
+        if isinstance(parts[0], pd.DataFrame):
+            return pd.concat(parts, ignore_index=True)
+        return {key: pd.concat([part[key] for part in parts], ignore_index=True) for key in parts[0]}
 
-    def tables(self, verdicts, workers=0):
+    def tables(self, verdicts):
         """Every table by name, and each step's notes by step name: each step group of `present.TABLES`.
 
-        The groups read nothing of each other: with `workers`, forked processes compute them at once
-        (the longest first), with a memo that keeps nothing (a child's store would be the parent's).
+        The groups read nothing of each other: the runner may compute them at once (the longest first).
         """
         result, notes = {}, {}
         groups = sorted(dict.fromkeys(table.build for table in TABLES), key=lambda group: group not in LONGEST_GROUPS)
-        computed = run_forked([partial(getattr(self, f"_{group}"), verdicts) for group in groups], workers)
+        computed = self.runner.map([partial(getattr(self, f"_{group}"), verdicts) for group in groups])
         for group, (tables_of_group, notes_of_group) in zip(groups, computed):
             declared = {table.name for table in TABLES if table.build == group}
             if set(tables_of_group) != declared:  # a step and the declarations must agree
@@ -206,112 +212,80 @@ class _Steps:
 
     def _systems(self, _verdicts):
         s = self.settings
-        system_tables, system_notes = self.run(
-            "systems",
-            ["pair_id", "source", "system", "label"],
-            lambda part: systems.system_report(
-                part, self.judgments, self.metrics, self.directions, n_bootstrap=s.n_bootstrap, seed=s.seed,
-                max_comparisons=s.max_system_comparisons,
-            ),
-            judgments=True, settings=(s.n_bootstrap, s.seed, s.max_system_comparisons),
+        system_tables, system_notes = self.runner.call(
+            systems.system_report,
+            self.part(["pair_id", "source", "system", "label"], coded_corpus=False),
+            self.judgments, self.metrics, self.directions_of(),
+            n_bootstrap=s.n_bootstrap, seed=s.seed, max_comparisons=s.max_system_comparisons,
         )  # fmt: skip
         return system_tables, {"systems": system_notes}
 
     def _estimates(self, _verdicts):
         """Prediction-powered estimates of the paraphrase rates (`ppi`)."""
-        s = self.settings
-        estimates, notes = self.run(
-            "estimates",
-            ["pair_id", "system", "label", "choice_probability", "chosen"],
-            lambda part: ppi.estimates_table(
-                part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
-            ),
-            settings=(s.ppi_predictor, s.seed),
-        )
-        selection, selection_notes = self.run(
-            "selection",
-            ["pair_id", "label", "generator", "template", "selected"],
-            lambda part: ppi.selection_table(
-                part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
-            ),
-            settings=(s.ppi_predictor, s.seed),
-        )
-        rounds = self.run(
-            "collection_rounds",
-            ["label", "selected", "sent_to_judges", *ROUND_KEYS],
-            lambda part: collection.rounds_table(part),
-            metrics=[],
-        )
+        s, run = self.settings, self.runner.call
+        estimates, notes = run(
+            ppi.estimates_table,
+            self.part(["pair_id", "system", "label", "choice_probability", "chosen"]),
+            self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
+        )  # fmt: skip
+        selection, selection_notes = run(
+            ppi.selection_table,
+            self.part(["pair_id", "label", "generator", "template", "selected"]),
+            self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
+        )  # fmt: skip
+        rounds = run(collection.rounds_table, self.part(["label", "selected", "sent_to_judges", *ROUND_KEYS], []))
         tables = {"estimates": estimates, "selection": selection, "collection_rounds": rounds}
         return tables, {"estimates": notes + selection_notes}
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
-        s, d, labelled = self.settings, self.directions, ["corpus", "label"]
+        s, labelled = self.settings, ["corpus", "label"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
-        thresholds, _ = self.per_metric(
-            "thresholds",
-            labelled,
-            lambda part, metrics: (classification.threshold_tables(part, metrics, d, self.answers, s.curve_points), []),
-            answers=self.answers, curve_points=s.curve_points,
+        thresholds = self.per_metric(classification.threshold_tables, labelled, self.answers, s.curve_points)
+        mbd, mbd_notes = self.runner.call(
+            classification.mixed_balanced,
+            self.part(labelled), self.metrics, self.directions_of(),
+            per_label=s.per_label, n_draws=s.n_draws, seed=s.seed, answers=self.answers,
         )  # fmt: skip
-        mbd, mbd_notes = self.run(
-            "mbd",
-            labelled,
-            lambda part: classification.mixed_balanced(
-                part, self.metrics, d, per_label=s.per_label, n_draws=s.n_draws, seed=s.seed, answers=self.answers
-            ),
-            answers=self.answers, settings=(s.per_label, s.n_draws, s.seed),
-        )  # fmt: skip
-        table1, _ = self.per_metric("table1", labelled, lambda part, ms: ({"table1": tables.table1(part, ms, d)}, []))
-        table4, table4_notes = self.run(
-            "table4", [*labelled, "edit_distance"], lambda part: tables.table4(part, self.metrics)
-        )
-        result = {"table1": table1["table1"], "table3": _with_mbd(thresholds.pop("table3"), mbd), "table4": table4}
+        table1 = self.per_metric(tables.table1, labelled)
+        table4, table4_notes = self.runner.call(tables.table4, self.part([*labelled, "edit_distance"]), self.metrics)
+        result = {"table1": table1, "table3": _with_mbd(thresholds.pop("table3"), mbd), "table4": table4}
         return result | thresholds, {"mbd": mbd_notes, "table4": table4_notes}
 
     def _auc(self, _verdicts):
         """The AUCs with their intervals, and the tests of their differences."""
-        s, d = self.settings, self.directions
-        auc, auc_tests = self.run(
-            "auc",
-            ["corpus", "label"],
-            lambda part: ranking.auc_tables(part, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed),
-            settings=(s.n_bootstrap, s.seed),
-        )
+        s = self.settings
+        auc, auc_tests = self.runner.call(
+            ranking.auc_tables,
+            self.part(["corpus", "label"]), self.metrics, self.directions_of(), n_bootstrap=s.n_bootstrap, seed=s.seed,
+        )  # fmt: skip
         return {"auc": auc, "auc_tests": auc_tests}, {}
 
     def _rankings(self, _verdicts):
         """One step for every metric: each corpus's labels are ranked once and shared by all metrics."""
         label_source = self.settings.label_source
-        rank_correlation, rank_notes = self.run(
-            "rank_correlation",
-            ["corpus", ranking.RANK_TARGETS[label_source]],
-            lambda part: ranking.rank_correlations(part, self.metrics, self.directions, label_source),
-            label_source=label_source,
-        )
+        rank_correlation, rank_notes = self.runner.call(
+            ranking.rank_correlations,
+            self.part(["corpus", ranking.RANK_TARGETS[label_source]]), self.metrics, self.directions_of(), label_source,
+        )  # fmt: skip
         return {"rank_correlation": rank_correlation}, {"rank_correlation": rank_notes}
 
     def _judges(self, _verdicts):
         """What reads the judges' answers: their labels, agreement, English levels, and Table 2's ties."""
         pair_columns = [c for c in self.frame.columns if c not in self.metrics]
-        min_shared = self.settings.min_shared
-        agreement_frame, cohen, agreement_notes = self.run(
-            "agreement",
-            ["pair_id", "corpus"],
-            lambda part: agreement.agreement_table(
-                self.judgments, part.set_index("pair_id")["corpus"], min_shared=min_shared
-            ),
-            metrics=[], judgments=True, min_shared=min_shared,
-        )  # fmt: skip
-        by_group, group_notes = self.run(
-            "by_group",
-            ["corpus", "label", "generator", "template"],
-            lambda part: _by_group(part, self.metrics, self.directions, self.judgments, pair_columns, self.frame),
-            judgments=True, also_reads=pair_columns,
+        agreement_frame, cohen, agreement_notes = self.runner.call(
+            judges_agreement,
+            self.part(["pair_id", "corpus"], [], coded_corpus=False),
+            self.judgments,
+            min_shared=self.settings.min_shared,
+        )
+        by_group, group_notes = self.runner.call(
+            by_group_and_level,
+            self.part(["corpus", "label", "generator", "template"], coded_corpus=False),
+            self.metrics, self.directions_of(), self.judgments, self.frame[[*pair_columns, *self.metrics]],
         )  # fmt: skip
         result = {
-            "table2": self.run("table2", ["corpus", "label", "is_tie"], tables.table2, metrics=[]),
+            "table2": self.runner.call(tables.table2, self.part(["corpus", "label", "is_tie"], [])),
             "labels": label_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
             "agreement": agreement_frame,
             "cohen": cohen,
@@ -321,11 +295,16 @@ class _Steps:
         return result, {"agreement": agreement_notes, "by_group": group_notes}
 
 
-def _by_group(part, metrics, directions, judgments, pair_columns, frame):
+def judges_agreement(part, judgments, min_shared):
+    """The judges' agreement per corpus (`agreement.agreement_table`), each pair's corpus read from `part`."""
+    return agreement.agreement_table(judgments, part.set_index("pair_id")["corpus"], min_shared=min_shared)
+
+
+def by_group_and_level(part, metrics, directions, judgments, frame):
     """By generator and template, then by the judges' English level (reading the judgments and every pair column)."""
     by_group, notes = breakdowns.by_group(part, metrics, directions)
     judged = breakdowns.judged_rows(frame, judgments["pair_id"].astype(str))  # rows first: 400,000 are not copied
-    by_level = breakdowns.by_english_level_metrics(judged[[*pair_columns, *metrics]], judgments, metrics, directions)
+    by_level = breakdowns.by_english_level_metrics(judged, judgments, metrics, directions)
     return (pd.concat([by_group, by_level], ignore_index=True) if len(by_level) else by_group), notes
 
 

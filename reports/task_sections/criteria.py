@@ -3,7 +3,6 @@
 import numpy as np
 import pandas as pd
 from django.conf import settings
-from django.core.cache import cache
 
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
@@ -11,7 +10,7 @@ from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria, ppi, present
 from reports.analysis.common import scipy_stats
 from reports.analysis.present import Table
-from reports.cache import CACHE_SECONDS, data_key
+from reports.cache import data_inputs, report_store
 from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
 from scoring.models import Score
@@ -71,8 +70,10 @@ CRITERIA_TABLES = (
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
     in_reference = settings.PARASOL_PEM_CONTROLS_IN_REFERENCE  # a setting that changes the tables is in the key
-    key = f"parasol-criteria:{in_reference}:{data_key(campaigns)}"
-    return cache.get_or_set(key, lambda: _criteria_tables(campaigns), CACHE_SECONDS)
+    store = report_store()
+    return store.get_or_set(
+        store.key("criteria", in_reference, data_inputs(campaigns)), lambda: _criteria_tables(campaigns)
+    )
 
 
 def _criteria_tables(campaigns):

@@ -4,9 +4,10 @@ import pandas as pd
 import pytest
 
 from reports import figures
-from reports.analysis import build_report, parallel
+from reports.analysis import build_report
 from reports.analysis.figures import MARKER_AREA, PRINT_WIDTH_INCHES
 from reports.figures import draw_figure, draw_figures, figure_specs, skipped_figures
+from reports.machinery import workers
 from tests.reports.test_analysis_report import data
 
 DIRECTIONS = {"lev": "lower", "bleu": "higher", "parapluie_direct": "higher"}
@@ -74,7 +75,7 @@ def test_draw_figures_gives_each_figure_as_drawn_alone_in_every_format():
 
 
 def test_the_figures_are_drawn_in_worker_processes_where_there_are_cpus_to_spare(monkeypatch):
-    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
     assert figures._workers(9) == 2 and figures._workers(1) == 0
-    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(workers.os, "sched_getaffinity", lambda pid: {0}, raising=False)
     assert figures._workers(9) == 0

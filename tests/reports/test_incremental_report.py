@@ -15,15 +15,15 @@ from campaigns.exports import write_csv
 from campaigns.models import Pair
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
-from reports.analysis.memo import Memo
-from reports.code_digest import code_digest
-from reports.frames import data_state, load_frames
+from reports.frames import load_frames
+from reports.machinery.loading import data_state, report_frames
+from reports.machinery.store import Store
 from scoring.models import Score
 from tests.factories import make_judge, without_controls
 
 ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")
 METRICS = ("sbert", "bertscore", "meteor")
-LABEL_STEPS = {"thresholds", "table1", "mbd", "table4", "auc", "rank_correlation"}
+LABEL_STEPS = {"threshold_tables", "table1", "mixed_balanced", "table4", "auc_tables", "rank_correlations"}
 
 
 @pytest.fixture
@@ -70,23 +70,23 @@ def table_bytes(report) -> dict[str, bytes]:
 
 
 def full(campaign, label_source):
-    """The report computed from scratch: no store, no memo (as the `report` command does)."""
+    """The report computed from scratch: nothing kept, nothing reused (as the `report` command does)."""
     frames = load_frames([campaign])
     return build_report(
         frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source
     )
 
 
-def live(campaign, label_source):
-    """The report as the page gets it (pairs, columns and steps reused from the cache), and its memo."""
-
-    store = report_cache.report_store()
-    frames = load_frames([campaign], store=store, state=data_state([campaign], store))
-    memo = Memo(store)
+def live(campaign, label_source, store=None):
+    """The report as the page gets it (pairs, columns and steps reused from the cache), and its memory."""
+    store = store or report_cache.report_store()
+    read = report_frames([campaign], store=store, state=data_state([campaign], store))
+    memory, frames = read.memory(store), read.frames
     report = build_report(
-        frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source, memo=memo
-    )
-    return report, memo
+        frames.pairs, frames.judgments, frames.directions, answers=frames.answers, label_source=label_source,
+        runner=memory,
+    )  # fmt: skip
+    return report, memory
 
 
 def change_one_judgment(campaign):
@@ -114,8 +114,8 @@ def test_the_live_report_equals_a_full_computation_after_each_change(live_campai
     reused = []
     for change in (change_one_judgment, lambda c: change_one_score(c, "sbert")):
         change(live_campaign)
-        report, memo = live(live_campaign, label_source)
-        reused += memo.reused
+        report, memory = live(live_campaign, label_source)
+        reused += memory.reused
         assert table_bytes(report) == table_bytes(full(live_campaign, label_source))
         assert report.notes == full(live_campaign, label_source).notes
     assert reused, "nothing was reused: the test would not test the reuse"
@@ -124,10 +124,10 @@ def test_the_live_report_equals_a_full_computation_after_each_change(live_campai
 def test_a_changed_judgment_reruns_only_the_steps_that_read_judgments_on_gold_labels(live_campaign):
     before, _ = live(live_campaign, "gold")
     change_one_judgment(live_campaign)
-    after, memo = live(live_campaign, "gold")
+    after, memory = live(live_campaign, "gold")
     # The steps keyed on the judgments, and Table 2, which counts the judges' ties whatever the labels.
-    assert set(memo.computed) == {"systems", "agreement", "by_group", "table2"}
-    assert LABEL_STEPS <= set(memo.reused)  # gold labels did not move: every metric's step is reused
+    assert set(memory.computed) == {"system_report", "judges_agreement", "by_group_and_level", "table2"}
+    assert LABEL_STEPS <= set(memory.reused)  # gold labels did not move: every metric's step is reused
     changed = {name for name, data in table_bytes(after).items() if data != table_bytes(before)[name]}
     assert changed and changed <= {"labels", "agreement", "cohen", "by_english_level", "by_group", "systems", "table2"}
     assert not changed & {"table1", "table3", "table4", "eer", "auc", "auc_tests", "rank_correlation", "curves_rank"}
@@ -136,18 +136,18 @@ def test_a_changed_judgment_reruns_only_the_steps_that_read_judgments_on_gold_la
 def test_a_changed_judgment_reruns_the_label_steps_on_human_labels(live_campaign):
     live(live_campaign, "human")
     change_one_judgment(live_campaign)
-    _after, memo = live(live_campaign, "human")
-    assert LABEL_STEPS <= set(memo.computed)  # the judgment moved a majority label (or a tie)
+    _after, memory = live(live_campaign, "human")
+    assert LABEL_STEPS <= set(memory.computed)  # the judgment moved a majority label (or a tie)
 
 
 def test_a_changed_score_reruns_that_metrics_steps_and_the_steps_of_every_metric(live_campaign):
     before, _ = live(live_campaign, "gold")
     change_one_score(live_campaign, "bertscore")
-    after, memo = live(live_campaign, "gold")
+    after, memory = live(live_campaign, "gold")
     # Per-metric steps run once (for bertscore); the other metrics' parts are reused.
-    for step in ("thresholds", "table1"):
-        assert memo.computed.count(step) == 1 and memo.reused.count(step) == 2
-    assert {"agreement", "table2"} <= set(memo.reused)  # they read no score
+    for step in ("threshold_tables", "table1"):
+        assert memory.computed.count(step) == 1 and memory.reused.count(step) == 2
+    assert {"judges_agreement", "table2"} <= set(memory.reused)  # they read no score
     changed = {name for name, data in table_bytes(after).items() if data != table_bytes(before)[name]}
     assert changed and not changed & {"labels", "agreement", "cohen", "table2", "by_english_level"}
     for name in changed & {"table1", "table3", "eer", "rank_correlation"}:  # tables with a row per metric
@@ -164,7 +164,7 @@ def test_a_new_score_is_added_to_the_kept_column_and_unchanged_columns_are_not_r
     unscored = live_campaign.real_pairs.exclude(scores__metric="meteor").order_by("pk").first()
     Score.objects.create(pair=unscored, metric="meteor", signature="metric:meteor|fixture", value=0.4)
     with CaptureQueriesContext(connection) as queries:
-        report, _memo = live(live_campaign, "gold")
+        report, _memory = live(live_campaign, "gold")
     reads = [q["sql"] for q in queries.captured_queries if '"scoring_score"."value"' in q["sql"]]
     assert len(reads) == 1 and "meteor" in reads[0] and '"scoring_score"."id" >' in reads[0]  # the new score only
     assert report.summary["n_scored"]["meteor"] == 31
@@ -173,14 +173,11 @@ def test_a_new_score_is_added_to_the_kept_column_and_unchanged_columns_are_not_r
 
 def test_the_kept_steps_outlive_the_process_that_computed_them(live_campaign, shared_cache):
     """A new cache backend over the same folder (as a restarted worker opens) finds every step."""
-    from parasol.filecache import FileCache
+    from diskcache import DjangoCache
 
     live(live_campaign, "gold")
-    store = report_cache.VersionedStore(FileCache(str(shared_cache), {}), code_digest())
-    frames = load_frames([live_campaign], store=store)
-    memo = Memo(store)
-    build_report(frames.pairs, frames.judgments, frames.directions, label_source="gold", memo=memo)
-    assert memo.reused and not memo.computed
+    _report, memory = live(live_campaign, "gold", store=Store(DjangoCache(str(shared_cache), {})))
+    assert memory.reused and not memory.computed
 
 
 def test_a_new_state_replaces_the_cached_report_of_the_old_one(live_campaign):

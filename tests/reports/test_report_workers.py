@@ -3,7 +3,7 @@ and what the command writes is the same, byte for byte, as without them.
 
 Run on a database file in child processes, as a researcher runs the command: the workers
 may query only when no connection was open when they were forked, which a test's own
-transaction never allows (`reports.workers`).
+transaction never allows (`reports.machinery.workers`).
 """
 
 import os
@@ -21,12 +21,12 @@ import os, sys, django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
 django.setup()
 import reports.frames as frames
-read = frames._read_group
-def spy(span, group):
+read = frames.read_column
+def spy(span, group, newer_than=0):
     with open(sys.argv[1], "a") as log:
         log.write(f"{os.getpid()} {group['metric']}\\n")
-    return read(span, group)
-frames._read_group = spy
+    return read(span, group, newer_than)
+frames.read_column = spy
 from django.core.management import call_command
 call_command("report", "demo", "--label-source", "gold", "--out", sys.argv[2])
 print(os.getpid())

@@ -13,9 +13,9 @@ from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
 from reports.figures import draw_figures, draw_figures_later, figure_specs, skipped_figures
+from reports.machinery.workers import report_workers
 from reports.sections import notes_for, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
-from reports.workers import report_workers
 from scoring.metrics.registry import METRICS
 
 
@@ -68,7 +68,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        # Forked first, before any query: they may then read the scores (`reports.workers`).
+        # Forked first, before any query: they may then read the scores (`reports.machinery.workers`).
         with report_workers() as workers:
             self._report(options, workers)
 

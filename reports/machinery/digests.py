@@ -1,19 +1,17 @@
-"""A report's steps reused across states of the data: each result kept under a digest of what it reads.
+"""Digests of what a cached result is computed from: values (`digest`), the code (`code_digest`).
 
-A step is a pure function of some columns of the analysis frame, the judgments and settings.
-`Memo.step` digests those inputs (values, dtype, index and name) and returns the stored
-result when a step with the very same inputs ran before, else computes and stores it. A new
-judgment changes the label column, so the steps that read labels run again; the steps that
-read only scores and gold labels (per metric: its sort, curves, score summaries) are reused,
-and a new metric's scores leave the other metrics' steps alone. A hit is the result the step
-would compute: the digest is of the values themselves, not of a count or a date.
-
-The store is anything with `get(key)` and `set(key, value)` (the configured Django cache, so
-results survive a worker restart); without one every step is computed (the `report` command).
+`digest` hashes the values themselves (numbers as stored, strings as their lengths and text), so
+two digests are equal only for equal values, in any process. `code_digest` hashes the source of the
+code that computes what reports cache, as joblib.Memory keys on a function's code: a change to that
+code never reuses a result the old code computed, and nobody bumps a version by hand. `Digests`
+digests a run's arguments, each column once.
 """
 
 import hashlib
 import pickle
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -116,73 +114,108 @@ def _hash_strings(hasher, values) -> bool:
 
 def _identity(column: pd.Series) -> tuple | None:
     """What makes two Series hold the same values without reading them: the address, layout and type of
-    their numpy values (numbers, or pointers to immutable strings), their name, dtype and RangeIndex.
-    None when that cannot be told (another kind of array or index). Nothing writes into a column in
-    place (pandas' copy-on-write), so the same memory holds the same values."""
-    values = getattr(column.array, "_ndarray", None)  # NumpyExtensionArray and StringArray keep one
-    if not isinstance(values, np.ndarray) or values.ndim != 1 or not isinstance(column.index, pd.RangeIndex):
+    their numpy values (numbers, or pointers to immutable strings; a masked array's values and mask), their
+    name, dtype and RangeIndex. None when that cannot be told (another kind of array or index). Nothing
+    writes into a column in place (pandas' copy-on-write), so the same memory holds the same values."""
+    array = column.array
+    if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray | pd.arrays.FloatingArray):
+        buffers = [array._data, array._mask]  # noqa: SLF001 - pandas' masked arrays: values and mask
+    elif isinstance(array, pd.arrays.NumpyExtensionArray | pd.arrays.StringArray):
+        buffers = [array._ndarray]  # noqa: SLF001 - their values (a categorical's codes would leave out its categories)
+    else:
+        return None
+    if not all(isinstance(values, np.ndarray) and values.ndim == 1 for values in buffers):
+        return None
+    if not isinstance(column.index, pd.RangeIndex):
         return None
     index = column.index
-    layout = (values.__array_interface__["data"][0], values.strides, len(values), values.dtype.str)
-    return (*layout, type(column.array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
+    layout = tuple(
+        (values.__array_interface__["data"][0], values.strides, len(values), values.dtype.str) for values in buffers
+    )
+    return (layout, type(array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
 
 
-def _dtypes(value):
-    return str(value.dtype) if isinstance(value, pd.Series) else [str(t) for t in value.dtypes]
+# The packages and modules a cached result is computed by: the reports app (analysis, frames, figures,
+# task sections, this machinery), and what it reads the database and the task types through.
+CODE = (
+    "reports",
+    "scoring.service",
+    "scoring.metrics.base",
+    "scoring.metrics.registry",
+    "annotation.tagging",
+    "annotation.tasktypes",
+    "campaigns.models",
+    "parasol.db",
+)
 
 
-class Memo:
-    """Runs report steps, reusing stored results; `computed` and `reused` name the steps of this run."""
+def _source_files(dotted: str) -> list[Path]:
+    spec = find_spec(dotted)
+    origin = Path(spec.origin)
+    if spec.submodule_search_locations is None:
+        return [origin]
+    return sorted(path for path in origin.parent.rglob("*.py") if "migrations" not in path.parts)
 
-    def __init__(self, store=None, namespace="parasol-step"):
-        self.store = store
-        self.namespace = namespace
-        self.computed: list[str] = []
-        self.reused: list[str] = []
-        self._digests: dict[tuple[int, str | None], str] = {}
+
+@cache
+def code_digest() -> str:
+    """The digest of the source of CODE (file names and bytes), computed once per process."""
+    hasher = hashlib.blake2b(digest_size=8)
+    root = Path(find_spec("reports").origin).parent.parent
+    for dotted in CODE:
+        for path in _source_files(dotted):
+            hasher.update(str(path.relative_to(root)).encode() + b"\0")
+            hasher.update(path.read_bytes() + b"\0")
+    return hasher.hexdigest()
+
+
+class Digests:
+    """The digests of one run's arguments, each column hashed once however many steps read it.
+
+    A DataFrame's digest is made of its columns' digests (`digest` of each), so the parts of one frame
+    that steps are handed share the work; `know` gives a column's digest computed earlier (kept in the
+    store with the pairs), which a column holding the very same memory then takes without being hashed.
+    """
+
+    def __init__(self):
         self._known: dict[tuple, tuple[str, object]] = {}
 
     def know(self, column: pd.Series, found: str):
-        """`found`, the digest of `column` computed earlier (kept with it in the store): a column that holds
-        the very same memory later on (the analysis frame's, after a shallow copy or a join) takes it
-        without being hashed again. The column is kept referenced, so its memory is never reused meanwhile."""
+        """`found`, the digest of `column` computed earlier: a column holding the very same memory later on
+        (a step's part, after a shallow copy or a join) takes it. The column is kept referenced, so its
+        memory is never reused meanwhile."""
         identity = _identity(column)
         if identity is not None:
             self._known[identity] = (found, column)
 
-    def column(self, frame: pd.DataFrame, name: str) -> str:
-        """The digest of one column of a frame, computed once per frame and column in this run."""
-        key = (id(frame), name)
-        if key not in self._digests:
-            known = self._known.get(_identity(frame[name]))
-            self._digests[key] = known[0] if known else digest(frame[name])
-        return self._digests[key]
+    def of(self, value) -> str:
+        """The digest of an argument: frames column by column, containers item by item, anything else whole."""
+        if isinstance(value, pd.DataFrame):
+            columns = [self.column(value.iloc[:, i]) for i in range(value.shape[1])]
+            return digest(repr(("DataFrame", list(value.columns), _dtypes(value), _index_digest(value.index), columns)))
+        if isinstance(value, pd.Series):
+            return self.column(value)
+        if isinstance(value, dict):
+            return digest(repr(("dict", [(self.of(key), self.of(item)) for key, item in value.items()])))
+        if isinstance(value, list | tuple):
+            return digest(repr((type(value).__name__, [self.of(item) for item in value])))
+        return digest(value)
 
-    def value(self, value) -> str:
-        """The digest of a value read by several steps (the judgments), computed once in this run."""
-        return self._once((id(value), None), lambda: value)
+    def column(self, column: pd.Series) -> str:
+        identity = _identity(column)
+        known = self._known.get(identity) if identity is not None else None
+        if known is None:
+            known = (digest(column), column)
+            if identity is not None:
+                self._known[identity] = known
+        return known[0]
 
-    def _once(self, key, read) -> str:
-        if key not in self._digests:
-            self._digests[key] = digest(read())
-        return self._digests[key]
 
-    def step(self, name: str, inputs: dict, compute):
-        """`compute()`, or its stored result when a step `name` ran before on inputs with the same digests.
+def _index_digest(index) -> str:
+    hasher = hashlib.blake2b(digest_size=16)
+    _hash_index(hasher, index)
+    return hasher.hexdigest()
 
-        `inputs()`: what the step reads, each a digest (str, e.g. from `column`) or a value to digest;
-        called only when there is a store (digesting 400,000-row columns costs time a cold run saves).
-        """
-        if self.store is None:
-            self.computed.append(name)
-            return compute()
-        parts = sorted((key, value if isinstance(value, str) else digest(value)) for key, value in inputs().items())
-        key = f"{self.namespace}:{name}:{digest(repr(parts))}"
-        found = self.store.get(key)
-        if found is not None:
-            self.reused.append(name)
-            return found[0]
-        result = compute()
-        self.store.set(key, (result,))
-        self.computed.append(name)
-        return result
+
+def _dtypes(value):
+    return str(value.dtype) if isinstance(value, pd.Series) else [str(t) for t in value.dtypes]

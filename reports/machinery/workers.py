@@ -1,0 +1,109 @@
+"""Forked worker processes: independent parts of a report computed at once, score columns read meanwhile.
+
+A forked child inherits the parent's memory, so the analysis frame (hundreds of MB at corpus
+scale) is shared, not sent: only each part's result (a few tables) comes back. Processes are
+started only where they may be (`usable_workers`): the `report` command, not a Celery worker
+(a daemon) nor a web request.
+
+`report_workers` forks a pool when the `report` command starts, while the process is small: it
+reads score columns while the command reads the pairs, then draws the figures while it writes
+the tables. Its workers may query the database only if no connection was open when they were
+forked (each then opens its own, and closes it after each job): a connection is never shared
+across a fork. On the command's path none is open; under a test's transaction one is, and the
+columns are read in the command's process, as without workers.
+"""
+
+import gc
+import multiprocessing
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import connections
+
+_CALLS: list = []  # the parts of the current `run_forked`, read by its children by index
+
+
+def usable_workers() -> int:
+    """Processes this one may fork for parallel work: one per CPU it may use, 0 with one CPU or inside a daemon.
+
+    A Celery prefork worker is a daemon, and a daemon may not start processes.
+    """
+    if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus if cpus > 1 else 0
+
+
+def _call(index):
+    return _CALLS[index]()
+
+
+def run_forked(calls, workers: int) -> list:
+    """`[call() for call in calls]`, computed by `workers` forked processes (here when fewer than two).
+
+    Parts are handed out in the order of `calls`: put the longest first.
+    """
+    global _CALLS
+    if workers < 2 or len(calls) < 2:
+        return [call() for call in calls]
+    _CALLS = list(calls)
+    # Frozen objects are skipped by the children's garbage collector, which would otherwise
+    # touch, and so copy, every page of the parent's objects.
+    gc.freeze()
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_call, range(len(calls))))
+    finally:
+        _CALLS = []
+        gc.unfreeze()
+
+
+@dataclass
+class ReportWorkers:
+    pool: ProcessPoolExecutor
+    count: int
+    can_query: bool  # no connection was open at the fork: each worker opens its own
+
+    def query(self, function, *args) -> Future:
+        """`function(*args)` (which reads the database) in a worker, its connection closed afterwards."""
+        if not self.can_query:
+            raise RuntimeError("these workers were forked with a connection open: they may not query")
+        return self.pool.submit(_closing_connections, function, *args)
+
+    def queries(self):
+        """Running many queries at once through these workers (`function, [arguments...]` -> results),
+        or None where they may not query (the caller then queries itself)."""
+        if not self.can_query:
+            return None
+        return lambda function, arguments: [found.result() for found in [self.query(function, *a) for a in arguments]]
+
+
+def import_matplotlib():
+    """What the figures will need, imported by each worker as it starts (a second that the report then saves)."""
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+
+
+def _closing_connections(function, *args):
+    try:
+        return function(*args)
+    finally:
+        connections.close_all()
+
+
+@contextmanager
+def report_workers(workers=None):
+    """`ReportWorkers` started now (None where no process may be started); `workers`: how many (0: none)."""
+    workers = usable_workers() if workers is None else workers
+    if not workers:
+        yield None
+        return
+    can_query = not any(connection.connection is not None for connection in connections.all(initialized_only=True))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=import_matplotlib)
+    pool.submit(int)  # with fork, the pool starts all its processes at its first job: now, while this one is small
+    try:
+        yield ReportWorkers(pool, workers, can_query)
+    finally:
+        pool.shutdown(cancel_futures=True)
