@@ -5,13 +5,20 @@ Interactive work has queues of its own, so no scoring batch is ever ahead of it:
 generation runs). Scoring batches go to their metric's queue, `cpu` or `gpu` (the
 registry says which), handed out per campaign in turn (scoring/dispatch.py).
 
-A task whose worker process died (SIGKILL, out of memory) is put back by Celery
-(acks late, reject on worker lost) and runs once more; a third start is refused and
-recorded as failed, with its reason, where the pages and the staff page read it.
+A task whose worker process died (SIGKILL, out of memory) runs once more; a third start
+is refused and recorded as failed, with its reason, where the pages and the staff page read
+it. Celery puts back the task of a pool process that died (acks late, reject on worker
+lost), but not those of a worker that died whole (its main process, a solo worker, a lost
+machine): Redis keeps those unacknowledged until the visibility timeout, an hour. So each
+worker notes which messages it took and says every few seconds that it is alive, and
+`requeue_lost` puts back the messages of a worker that stopped saying so.
 """
 
 import json
 import logging
+import os
+import secrets
+import threading
 import time
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -19,6 +26,7 @@ from urllib.parse import urlparse
 
 import redis
 from celery import Task
+from django.conf import settings
 from django.core.cache import cache
 
 from scoring.metrics.registry import CPU, GPU, queue_of
@@ -45,6 +53,7 @@ QUEUED = "queued for a worker"  # the stage of a report or a training no worker 
 LOST_REASON = "its worker process died twice while running it (killed, or out of memory)"
 EVENTS_KEPT = 200
 EVENTS_KEY = "parasol:task-events"
+ATTEMPT_KEY = "parasol:attempt:{}:{}"  # starts of one delivery of a task (its id, its retries)
 WORKERS_CACHE_SECONDS = 15
 
 
@@ -139,7 +148,7 @@ class WatchedTask(Task):
 
 def _start_attempt(task_id, retries):
     """How many times this delivery of the task has started (1 the first time); None without Redis."""
-    key = f"parasol:attempt:{task_id}:{retries}"
+    key = ATTEMPT_KEY.format(task_id, retries)
     try:
         with client().pipeline() as pipe:
             count, _ = pipe.incr(key).expire(key, 7 * 24 * 3600).execute()
@@ -205,7 +214,21 @@ def overview():
         {"queue": queue, "waiting": lengths[queue], "workers": [w["name"] for w in found if queue in w["queues"]]}
         for queue in ALL
     ]
-    return {"queues": rows, "workers": found, "workers_error": workers_error, "events": recent_events()}
+    try:
+        held = held_tasks()
+    except Exception as error:  # the broker answered the lengths but not this: say so on the page
+        held, held_error = [], f"{type(error).__name__}: {error}"
+    else:
+        held_error = ""
+    return {
+        "queues": rows,
+        "workers": found,
+        "workers_error": workers_error,
+        "held": held,
+        "held_error": held_error,
+        "lost_seconds": settings.PARASOL_WORKER_LOST_SECONDS,
+        "events": recent_events(),
+    }
 
 
 def _safe_url():
@@ -227,3 +250,130 @@ def take_next(key):
     """The next batch of `key`, taken atomically (two workers never get the same one); None when none is left."""
     raw = client().lpop(key)
     return json.loads(raw) if raw is not None else None
+
+
+# Workers that died whole. Redis does not know which worker took a message; `note_holder`
+# records it when the worker receives it, under the message's delivery tag (kombu's key
+# for it in its `unacked` hash, where the message stays until acknowledged).
+HOLDERS_KEY = "parasol:task-holders"
+ALIVE_KEY = "parasol:worker-alive:{}"
+LOST_SWEEP_LOCK = "parasol:lost-worker-sweep"
+REQUEUED_REASON = "its worker {node} stopped (no sign of life for {seconds} s): put back in its queue"
+# Forget a holder only if it is still the one read: the message may have been taken again meanwhile.
+_FORGET_HOLDER = (
+    "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('hdel', KEYS[1], ARGV[1]) end"
+)
+_watch = {}
+_watch_lock = threading.Lock()
+
+
+def watch_this_worker(hostname):
+    """Start saying that this worker is alive and looking for dead ones (once per process); returns its id.
+
+    The id names this incarnation (node name, pid, a random token): a node restarted under the
+    same name is another worker, so its predecessor's messages are still put back.
+    """
+    with _watch_lock:
+        if _watch.get("pid") != os.getpid():
+            worker = f"{hostname}/{os.getpid()}/{secrets.token_hex(4)}"
+            _say_alive(worker)  # before any message is recorded as held by it
+            threading.Thread(target=_watch_loop, args=(worker,), name="parasol-worker-watch", daemon=True).start()
+            _watch.update(pid=os.getpid(), worker=worker)
+        return _watch["worker"]
+
+
+def note_holder(request):
+    """Celery's task_received (in the worker's main process): remember who took this message and what it is."""
+    try:
+        worker = watch_this_worker(request.hostname)
+        facts = request.task.facts(request.args) if isinstance(request.task, WatchedTask) else {}
+        record_holder(request.message.delivery_tag, worker, request.hostname, request.name, request.id, facts)
+    except redis.RedisError as error:  # the message is still safe: the visibility timeout puts it back
+        logger.warning("Could not record that %s took %s: %s", request.hostname, request.id, error)
+
+
+def record_holder(delivery_tag, worker, node, task, task_id, facts):
+    """Worker `worker` (of node `node`) took the message `delivery_tag` of task `task` (its facts for the pages)."""
+    held = {"worker": worker, "node": node, "task": task, "id": task_id, "facts": facts, "since": time.time()}
+    client().hset(HOLDERS_KEY, delivery_tag, json.dumps(held))
+
+
+def _say_alive(worker):
+    client().set(ALIVE_KEY.format(worker), time.time(), ex=settings.PARASOL_WORKER_LOST_SECONDS)
+
+
+def _watch_loop(worker):
+    while True:
+        try:
+            _say_alive(worker)
+            requeue_lost()
+        except Exception:  # a Redis outage or restart: try again next time; the thread must not end
+            logger.exception("The lost-worker watch could not run; trying again")
+        time.sleep(settings.PARASOL_WORKER_LOST_SECONDS / 3)
+
+
+def requeue_lost():
+    """Put back in its queue every message held by a worker no longer alive; returns how many.
+
+    One sweep at a time in the whole deployment (a lock): a message is put back once, then taken
+    (and recorded) by whichever worker is next. Holders of messages acknowledged since are forgotten.
+    """
+    r = client()
+    lock = r.lock(LOST_SWEEP_LOCK, timeout=60)
+    if not lock.acquire(blocking=False):
+        return 0
+    try:
+        held = r.hgetall(HOLDERS_KEY)
+        if not held:
+            return 0
+        with _app().connection_for_write() as connection:
+            return _requeue(r, connection.default_channel, held)
+    finally:
+        try:
+            lock.release()
+        except redis.exceptions.LockNotOwnedError:
+            pass
+
+
+def _unacked(channel, tags):
+    """{tag: whether the broker still holds that message unacknowledged} (kombu's `unacked` hash, via its channel)."""
+    with channel.client.pipeline() as pipe:
+        for tag in tags:
+            pipe.hexists(channel.unacked_key, tag)
+        return dict(zip(tags, pipe.execute(), strict=True))
+
+
+def _requeue(r, channel, held):
+    tags = list(held)
+    unacked = _unacked(channel, tags)
+    holders = {tag: json.loads(held[tag]) for tag in tags}
+    workers = sorted({holder["worker"] for holder in holders.values()})
+    with r.pipeline() as pipe:
+        for worker in workers:
+            pipe.exists(ALIVE_KEY.format(worker))
+        alive = dict(zip(workers, pipe.execute(), strict=True))
+    requeued = 0
+    for tag, holder in holders.items():
+        if unacked[tag] and not alive[holder["worker"]]:
+            channel.qos.restore_by_tag(tag.decode())  # to the head of its queue: it was someone's turn already
+            reason = REQUEUED_REASON.format(node=holder["node"], seconds=settings.PARASOL_WORKER_LOST_SECONDS)
+            record_event("requeued", holder["task"], reason, **holder["facts"])
+            requeued += 1
+        if not unacked[tag] or not alive[holder["worker"]]:
+            r.eval(_FORGET_HOLDER, 1, HOLDERS_KEY, tag, held[tag])
+    return requeued
+
+
+def held_tasks():
+    """[{node, task, facts, since, alive}] of the messages workers took and have not acknowledged (the staff page)."""
+    r = client()
+    held = r.hgetall(HOLDERS_KEY)
+    if not held:
+        return []
+    with _app().connection_for_write() as connection:
+        unacked = _unacked(connection.default_channel, list(held))
+    rows = [json.loads(raw) for tag, raw in held.items() if unacked[tag]]
+    for row in rows:
+        row["alive"] = bool(r.exists(ALIVE_KEY.format(row["worker"])))
+        row["when"] = datetime.fromtimestamp(row["since"], tz=UTC)
+    return sorted(rows, key=lambda row: row["since"])

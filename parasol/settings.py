@@ -319,6 +319,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
     "visibility_timeout": env_int("PARASOL_VISIBILITY_TIMEOUT", 3600, minimum=60),
 }
+# A worker node that died as a whole (SIGKILL, out of memory, a machine lost) leaves its tasks
+# unacknowledged in Redis until the visibility timeout (an hour). Each worker says it is alive
+# every third of this many seconds; the tasks of one silent for longer are put back in their
+# queue at once (parasol/queues.py). Far below the visibility timeout, above any pause of a busy worker.
+PARASOL_WORKER_LOST_SECONDS = env_int("PARASOL_WORKER_LOST_SECONDS", 60, minimum=3)
 # Every task's queue is decided in one place (parasol/queues.py): reports, training and
 # generation have queues of their own, so no scoring batch is ever ahead of them.
 CELERY_TASK_ROUTES = ("parasol.queues.route",)

@@ -111,6 +111,35 @@ def test_the_queues_page_is_for_superusers_and_shows_every_queue(redis_broker, c
 
 
 @pytest.mark.django_db
+def test_a_message_held_by_a_dead_worker_goes_back_to_its_queue_once(redis_broker, client, campaign, django_user_model):
+    """A worker that died whole never gives back what it took: the sweep does, and only that (real Redis)."""
+    dead, alive = "dead@host/1/a", "alive@host/2/b"
+    queues._say_alive(alive)
+    with celery_app.connection_for_write() as connection:  # kept open: a closed channel gives its messages back
+        channel = connection.default_channel
+        for pks in ([1, 2], [3, 4], [5, 6]):
+            score_batch.apply_async(args=["lev", pks, campaign.pk], retry=False)
+        taken = [channel.basic_get("cpu", no_ack=False) for _ in range(3)]
+        for message, worker in zip(taken, [dead, alive, alive], strict=True):
+            facts = score_batch.facts(message.decode()[0])
+            queues.record_holder(message.delivery_tag, worker, worker.split("/")[0], score_batch.name, "id", facts)
+        channel.basic_ack(taken[2].delivery_tag)  # the third one is done
+        assert queues.queue_lengths()["cpu"] == 0
+
+        assert queues.requeue_lost() == 1
+        assert queues.requeue_lost() == 0  # put back once
+        assert queues.queue_lengths()["cpu"] == 1
+        assert channel.basic_get("cpu", no_ack=True).headers["id"] == taken[0].headers["id"]
+        (event,) = queues.recent_events(kind="requeued")
+        assert event["pairs"] == "1-2" and event["campaign"] == campaign.pk and "dead@host stopped" in event["reason"]
+        assert [(row["node"], row["facts"]["pairs"]) for row in queues.held_tasks()] == [("alive@host", "3-4")]
+
+        client.force_login(django_user_model.objects.create_superuser("operator", password="pw-operator-123"))
+        page = client.get(reverse("scoring-show-queues")).content.decode()
+        assert "alive@host" in page and "pairs 3-4" in page and "put back in its queue" in page
+
+
+@pytest.mark.django_db
 def test_the_queues_page_says_when_the_broker_cannot_be_reached(client, django_user_model):
     client.force_login(django_user_model.objects.create_superuser("operator", password="pw-operator-123"))
     with servers.unreachable_broker():
