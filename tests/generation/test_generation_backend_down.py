@@ -57,7 +57,7 @@ def test_the_runs_page_and_the_api_say_it_waits_for_its_server(client, researche
     client.force_login(researcher)
     page = client.get(reverse("generation-show-run", args=[campaign.slug, run.pk])).content.decode()
     assert 'id="generation-waiting"' in page and "backend &#x27;lab&#x27; is unreachable" in page
-    api = client.get(f"/api/generation-runs/{run.pk}/").json()
+    api = client.get(f"/api/generations/{run.pk}/").json()
     assert api["status"] == "running" and "'lab' is unreachable" in api["progress"]["waiting"]
 
 
