@@ -73,9 +73,8 @@ def bench_metric(name, backend, sources, hypotheses, concurrencies):
         print(f"  llama.cpp server, {concurrency:2d} concurrent: {served:8.2f} pairs/s  ({served / in_process:.2f}x)")
     print(f"  agreement: {gaps(served_scores, local_scores)}")
     if name == "parapluie_indirect":
-        print(
-            f"  agreement on the same explanations: {same_explanations_gap(metric, in_process_metric, sources, hypotheses)}"
-        )
+        same = same_explanations_gap(metric, in_process_metric, sources, hypotheses)
+        print(f"  agreement on the same explanations: {same}")
 
 
 def main():
