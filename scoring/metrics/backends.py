@@ -204,7 +204,7 @@ class ServerClient:
             if attempt < self.backend.retries:
                 time.sleep(delay)
                 delay *= 2
-        message = f"LLM backend {self.backend.name!r} is unreachable ({problem}); waiting for it"
+        message = f"LLM backend {self.backend.name!r} is unreachable ({problem})"
         raise BackendUnavailable(message, self.backend.name)
 
     def map(self, function, items):
