@@ -89,16 +89,10 @@ def test_the_inline_command_says_the_server_is_down_and_leaves_the_run_queued(ca
 
 
 def test_another_error_still_fails_the_run_with_its_reason(run, monkeypatch):
-    class Broken:
-        revision = "broken"
+    def answer_without_choices(generator, prompts, **options):
+        raise KeyError("choices")  # a server that answered something unexpected
 
-        def render(self, messages):
-            return messages[-1]["content"]
-
-        def generate(self, prompts, **options):
-            raise KeyError("choices")  # a server that answered something unexpected
-
-    monkeypatch.setattr(llm, "get_generator", lambda model: Broken())
+    monkeypatch.setattr(llm.ServerGenerator, "generate", answer_without_choices)
     with pytest.raises(KeyError):
         run.generate_batch(source_pks(run))
     run.refresh_from_db()
