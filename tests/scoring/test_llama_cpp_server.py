@@ -2,7 +2,8 @@
 
 The server runs the quantised GGUF with llama.cpp's kernels; in-process, transformers de-quantises
 the same file to float32. Measured on 12 demo pairs (6 paraphrases, 6 not): |served - in-process|
-at most 0.229 (mean 0.075) for DIRECT and 0.149 (mean 0.058) for FS-DIRECT; TOLERANCE leaves margin.
+at most 0.229 (mean 0.075) for DIRECT and 0.149 (mean 0.058) for FS-DIRECT, and for INDIRECT read on the
+same explanations at most 0.186 (mean 0.093; docs/operations/llm-servers.md); TOLERANCE leaves margin.
 """
 
 import json
