@@ -23,6 +23,8 @@ from django.utils import timezone
 
 from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
+from parasol import llm_backends
+from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import metric_names
@@ -247,7 +249,13 @@ class GenerationRun(models.Model):
             "pairs": self.outputs.filter(pair__isnull=False).count(),
             "percent": round(100 * done / expected) if expected else 100,
             "reject_reasons": {Rejection(reason).label: n for reason, n in reasons.order_by("reject_reason")},
+            "waiting": self.waiting_for_backend(),
         }
+
+    def waiting_for_backend(self):
+        """Why this active run's batches wait (its server backend does not answer), or None."""
+        backend = llm.server_backend(self.model)
+        return llm_backends.why_down(backend.name) if backend is not None and self.is_active else None
 
     # Status changes are conditional updates: a worker and a researcher may race.
 
@@ -292,9 +300,17 @@ class GenerationRun(models.Model):
         return [ids[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
 
     def run_inline(self, progress=None):
-        """Generate every missing batch in this process (the command's --inline, and tests)."""
+        """Generate every missing batch in this process (the command's --inline, and tests).
+
+        A server backend that does not answer leaves the run queued, with what it made, for a resume,
+        and raises BackendUnavailable: nothing here would retry it.
+        """
         for batch in self.missing_source_batches():
-            created = self.generate_batch(batch)
+            try:
+                created = self.generate_batch(batch)
+            except BackendUnavailable:
+                self.reopen()
+                raise
             if progress:
                 progress(created)
             if not self.is_active:
@@ -302,7 +318,12 @@ class GenerationRun(models.Model):
         self.finish_if_complete()
 
     def generate_batch(self, source_pks):
-        """Generate the outputs these sources still lack; returns how many were stored."""
+        """Generate the outputs these sources still lack; returns how many were stored.
+
+        A server backend that does not answer is not a failure: what was stored is kept (and becomes
+        pairs), the run stays active and says why it waits (`progress`), and BackendUnavailable goes
+        up for the task to retry the batch later, which then makes only what is missing.
+        """
         self._move([self.Status.QUEUED], status=self.Status.RUNNING, started_at=timezone.now())
         if self.status != self.Status.RUNNING:
             return 0  # cancelled, failed or done
@@ -313,6 +334,10 @@ class GenerationRun(models.Model):
                 if self.status != self.Status.RUNNING:
                     break  # cancelled between batches
                 stored += self._generate_template_batch(name, source_pks)
+        except BackendUnavailable as error:
+            llm_backends.note_down(error)
+            self._attach_outputs()
+            raise
         except GenerationError as error:
             self.fail(str(error))
         except OperationalError:
@@ -320,14 +345,19 @@ class GenerationRun(models.Model):
         except Exception as error:
             self.fail(f"{error.__class__.__name__}: {error}")
             raise
+        if self._attach_outputs():
+            self.finish_if_complete()
+        return stored
+
+    def _attach_outputs(self):
+        """What was stored becomes pairs, even when the run stopped half-way; False if the run failed doing it."""
         try:
-            self.attach_pairs()  # what was stored becomes pairs, even when the run stopped half-way
+            self.attach_pairs()
         except CorpusImportError as error:
             # The importer's checks hold here too (the campaign's metadata key cap): the run fails saying so.
             self.fail(f"the outputs could not become pairs: {error}")
-            return stored
-        self.finish_if_complete()
-        return stored
+            return False
+        return True
 
     def _generate_template_batch(self, name, source_pks):
         template = ChatTemplate.from_dict(name, self.prompts[name])
@@ -343,6 +373,9 @@ class GenerationRun(models.Model):
         prompts = [generator.render(template.messages(source.text)) for source in todo]
         seed = self.batch_seed(name, todo[0].position)
         candidates = generator.generate(prompts, decoding=self.decoding_settings(), n=self.candidates, seed=seed)
+        backend = llm.server_backend(self.model)
+        if backend is not None:
+            llm_backends.note_answered(backend.name)  # its server is back, if it was down
         # Judges should not see the same pair twice: an output equal to one already accepted is a duplicate.
         seen = {
             (source_pk, comparable(text))

@@ -6,7 +6,9 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
 
+from parasol import llm_backends
 from parasol.queues import WatchedTask, hand_out, take_next
+from scoring.metrics.backends import BackendUnavailable
 
 from .models import GenerationRun, create_run
 from .selection import select_candidates as select_run_candidates
@@ -29,6 +31,7 @@ class GenerationTask(WatchedTask):
 
 @shared_task(
     base=GenerationTask,
+    bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
     autoretry_for=(OperationalError,),
@@ -36,12 +39,22 @@ class GenerationTask(WatchedTask):
     retry_backoff_max=300,
     max_retries=5,
 )
-def generate_batch(run_id, source_pks):
-    """Generate what these sources still lack; a cancelled, finished or deleted run is skipped."""
+def generate_batch(self, run_id, source_pks):
+    """Generate what these sources still lack; a cancelled, finished or deleted run is skipped.
+
+    A server backend that does not answer makes the batch wait and retry (parasol.llm_backends),
+    keeping the run's place among the runs meanwhile; the run's page says why it waits.
+    """
     run = GenerationRun.objects.filter(pk=run_id).first()
     if run is None:
         return 0
-    stored = run.generate_batch(source_pks)
+    try:
+        stored = run.generate_batch(source_pks)
+    except BackendUnavailable as error:
+        if self.request.is_eager:
+            run.reopen()  # no worker would retry it: the run waits, queued, for a resume
+            return 0
+        llm_backends.retry_when_back(self, error)
     send_next_batch(run_id)
     run.refresh_from_db()
     if run.selects and run.status == GenerationRun.Status.DONE:

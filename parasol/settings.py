@@ -386,9 +386,11 @@ if PARASOL_LLM_BACKEND not in PARASOL_LLM_BACKENDS:
         f"PARASOL_LLM_BACKEND names {PARASOL_LLM_BACKEND!r}, not one of PARASOL_LLM_BACKENDS: "
         + ", ".join(PARASOL_LLM_BACKENDS)
     )
-# A scoring batch whose LLM server does not answer is retried this many times (backoff up to
-# 5 minutes: 288 is a day) before it is given up; the periodic sweep queues it again anyway.
+# A scoring or generation batch whose LLM server does not answer waits and is retried this many
+# times, the first after PARASOL_LLM_BACKEND_WAIT_SECONDS, each wait doubled up to 5 minutes (288
+# is about a day), before it is given up; the periodic sweep queues scoring again anyway.
 PARASOL_LLM_BACKEND_WAIT_RETRIES = env_int("PARASOL_LLM_BACKEND_WAIT_RETRIES", 288, minimum=0)
+PARASOL_LLM_BACKEND_WAIT_SECONDS = env_int("PARASOL_LLM_BACKEND_WAIT_SECONDS", 10, minimum=1)
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and

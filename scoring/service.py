@@ -10,12 +10,12 @@ import logging
 from functools import cache
 
 from django.conf import settings
-from django.core.cache import cache as shared_cache
 from django.db import connection, transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
+from parasol import llm_backends
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
@@ -102,12 +102,16 @@ def score_pairs(metric, pair_pks):
     stored = 0
     for campaign in Campaign.objects.filter(pairs__pk__in=pair_pks).distinct().order_by("pk"):
         try:
-            stored += _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
+            scored = _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
         except BackendUnavailable as error:
-            note_backend_down(error)
+            llm_backends.note_down(error)  # the scoring panel says so
             raise  # the task retries later: the batch waits for the server
         except MetricUnavailable as error:
             logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
+            continue
+        if scored and uses_llm_backend(metric):
+            llm_backends.note_answered(campaign.llm_backend_name(metric))  # any judge or ParaPLUIE variant
+        stored += scored
     return stored
 
 
@@ -125,25 +129,12 @@ def _score_and_store(metric_scorer, metric, signature, rows):
         sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows]
     )
     store_scores(metric, signature, [row[0] for row in rows], values, details)
-    backend = getattr(metric_scorer, "backend", None)
-    if backend is not None:
-        shared_cache.delete(_BACKEND_DOWN.format(backend.name))
     return len(rows)
-
-
-_BACKEND_DOWN = "parasol:llm-backend-down:{}"
-
-
-def note_backend_down(error: BackendUnavailable):
-    """Remember, for every process (the shared cache), that a backend is down: the scoring panel says so."""
-    shared_cache.set(_BACKEND_DOWN.format(error.backend_name), str(error), timeout=3600)
 
 
 def backend_problem(metric, campaign):
     """Why `metric`'s backend for `campaign` does not answer now, or None."""
-    return (
-        shared_cache.get(_BACKEND_DOWN.format(campaign.llm_backend_name(metric))) if uses_llm_backend(metric) else None
-    )
+    return llm_backends.why_down(campaign.llm_backend_name(metric)) if uses_llm_backend(metric) else None
 
 
 def store_scores(metric, signature, pair_pks, values, details=None):

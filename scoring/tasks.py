@@ -9,10 +9,10 @@ import logging
 import time
 
 from celery import shared_task
-from django.conf import settings
 from django.db import OperationalError, transaction
 
 from campaigns.models import Campaign
+from parasol import llm_backends
 from parasol.queues import WatchedTask
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
@@ -48,19 +48,15 @@ class ScoringTask(WatchedTask):
 def score_batch(self, metric, pair_pks, campaign_pk=None):
     """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch.
 
-    An LLM server that does not answer makes the batch wait (retried with backoff, up to
-    PARASOL_LLM_BACKEND_WAIT_RETRIES times, 5 minutes apart at most), not fail: it keeps its
-    campaign's place meanwhile.
+    An LLM server that does not answer makes the batch wait (parasol.llm_backends), not fail: it
+    keeps its campaign's place meanwhile.
     """
     _load_scorer(metric, campaign_pk)
     start = time.perf_counter()
     try:
         scored = service.score_pairs(metric, pair_pks)
     except BackendUnavailable as error:
-        countdown = min(300, 10 * 2**self.request.retries)
-        raise self.retry(
-            exc=error, countdown=countdown, max_retries=settings.PARASOL_LLM_BACKEND_WAIT_RETRIES
-        ) from error
+        llm_backends.retry_when_back(self, error)
     dispatch.record_batch(campaign_pk, metric, scored, time.perf_counter() - start)
     if campaign_pk is not None:
         dispatch.finished(campaign_pk, metric, send=send_batch)

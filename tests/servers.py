@@ -4,14 +4,17 @@ Every wait here is on a condition, with bounds generous enough for a machine who
 cores are saturated by another job: they only decide when to give up.
 """
 
+import http.client
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -157,9 +160,10 @@ def production_gunicorn(connection, **extra_env):
 
 
 @contextmanager
-def llama_cpp_server(model_path, threads=1):
-    """llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) on a free port; yields its /v1 URL."""
-    port = free_port()
+def llama_cpp_server(model_path, threads=1, port=None):
+    """llama.cpp's OpenAI-compatible server (llama-cpp-python[server]) on `port` (default: a free one); yields its
+    /v1 URL."""
+    port = port or free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path), "--host", "127.0.0.1"]
     command += ["--port", str(port), "--n_threads", str(threads), "--n_ctx", "2048", "--verbose", "false"]
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -168,3 +172,68 @@ def llama_cpp_server(model_path, threads=1):
         yield f"http://127.0.0.1:{port}/v1"
     finally:
         stop(process)
+
+
+class CuttableLink:
+    """An HTTP link to a server, on a free 127.0.0.1 port, that a test cuts after a given number of answered
+    requests and mends again: a request past the cut has its connection closed unanswered, as a server stopped
+    mid-batch leaves it. It counts what it forwarded and what it dropped."""
+
+    def __init__(self, upstream, cut_after=None):
+        from http.server import ThreadingHTTPServer
+
+        self.upstream, self.cut_after = urlsplit(upstream), cut_after
+        self.forwarded = self.dropped = 0
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def mend(self):
+        with self._lock:
+            self.cut_after = None
+
+    def close(self):
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _admit(self):
+        with self._lock:
+            if self.cut_after is not None and self.forwarded >= self.cut_after:
+                self.dropped += 1
+                return False
+            self.forwarded += 1
+            return True
+
+    def _forward(self, method, path, body, content_type):
+        connection = http.client.HTTPConnection(self.upstream.hostname, self.upstream.port, timeout=300)
+        try:
+            connection.request(method, path, body=body, headers={"Content-Type": content_type})
+            response = connection.getresponse()
+            return response.status, response.getheader("Content-Type", "application/json"), response.read()
+        finally:
+            connection.close()
+
+    def _handler(self):
+        from http.server import BaseHTTPRequestHandler
+
+        link = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if not link._admit():
+                    self.close_connection = True  # no answer at all
+                    return
+                status, content_type, answer = link._forward("POST", self.path, body, self.headers["Content-Type"])
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(answer)))
+                self.end_headers()
+                self.wfile.write(answer)
+
+            def log_message(self, *args):
+                pass
+
+        return Handler

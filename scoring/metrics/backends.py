@@ -57,7 +57,11 @@ class Backend:
     max_concurrency: int = 4
     retries: int = 2
     backoff: float = 1.0  # seconds before the first retry, doubled each time
-    top_logprobs: int = 5
+    top_logprobs: int = 5  # asked for first
+    # The most top log-probabilities the server returns in one answer; above top_logprobs, an answer token
+    # missing from the first answer is looked for in that many (llama-cpp-python's server: any number, so
+    # one at least the vocabulary's size asks for every token's; vLLM: its --max-logprobs).
+    max_logprobs: int = 5
     logit_bias: bool = True  # the server honours logit_bias (token ids as keys)
 
     @property
@@ -85,11 +89,12 @@ _FIELDS = {
         "retries",
         "backoff",
         "top_logprobs",
+        "max_logprobs",
         "logit_bias",
     },
 }
 _NUMBERS = {"timeout": (float, 0.1), "backoff": (float, 0.0)}
-_COUNTS = {"max_concurrency": 1, "retries": 0, "top_logprobs": 1}
+_COUNTS = {"max_concurrency": 1, "retries": 0, "top_logprobs": 1, "max_logprobs": 1}
 
 
 def parse_backends(raw, variable="PARASOL_LLM_BACKENDS"):
@@ -199,7 +204,7 @@ class ServerClient:
             if attempt < self.backend.retries:
                 time.sleep(delay)
                 delay *= 2
-        message = f"LLM backend {self.backend.name!r} is unreachable ({problem}); waiting for it"
+        message = f"LLM backend {self.backend.name!r} is unreachable ({problem})"
         raise BackendUnavailable(message, self.backend.name)
 
     def map(self, function, items):

@@ -228,20 +228,29 @@ class ParaPluie(Metric):
         return self.score_sequences([self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)])
 
     def server_log_odds(self, prompt):
-        """One generated token and its top log-probabilities; again with the answers biased if one is missing."""
-        top = self._top_logprobs(prompt, logprobs=self.backend.top_logprobs)
-        value = answer_log_odds(top, self.yes_pieces, self.no_pieces)
-        if value is None and self.backend.logit_bias:
+        """One generated token and its top log-probabilities. If an answer token is missing: again with as many
+        as the backend returns (``max_logprobs``, at most the whole vocabulary: then none can be missing), then
+        with the answers biased; else unavailable, never a guess."""
+        backend = self.backend
+        value = answer_log_odds(self._top_logprobs(prompt, logprobs=backend.top_logprobs), *self._pieces)
+        widest = min(backend.max_logprobs, len(self.tokenizer))
+        if value is None and widest > backend.top_logprobs:
+            value = answer_log_odds(self._top_logprobs(prompt, logprobs=widest), *self._pieces)
+        if value is None and backend.logit_bias:
             bias = {str(i): ANSWER_BIAS for i in (*self.yes_ids, *self.no_ids)}
-            top = self._top_logprobs(prompt, logprobs=len(bias), logit_bias=bias)
-            value = answer_log_odds(top, self.yes_pieces, self.no_pieces)
+            value = answer_log_odds(self._top_logprobs(prompt, logprobs=len(bias), logit_bias=bias), *self._pieces)
         if value is None:
             raise MetricUnavailable(
-                f"{self.name} is unavailable through backend {self.backend.name!r}: the answer tokens "
-                f"{self.yes_pieces + self.no_pieces} are not among its top log-probabilities"
-                + ("" if self.backend.logit_bias else " and it does not take logit_bias")
+                f"{self.name} is unavailable through backend {backend.name!r}: the answer tokens "
+                f"{self.yes_pieces + self.no_pieces} are not among its top log-probabilities "
+                f"(asked for {max(widest, backend.top_logprobs)} of {len(self.tokenizer)}: raise its max_logprobs)"
+                + ("" if backend.logit_bias else "; it does not take logit_bias")
             )
         return value
+
+    @property
+    def _pieces(self):
+        return self.yes_pieces, self.no_pieces
 
     def _top_logprobs(self, prompt, **options):
         choice = self.client.completion(prompt, max_tokens=1, temperature=0, **options)

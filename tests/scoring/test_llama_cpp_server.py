@@ -2,7 +2,8 @@
 
 The server runs the quantised GGUF with llama.cpp's kernels; in-process, transformers de-quantises
 the same file to float32. Measured on 12 demo pairs (6 paraphrases, 6 not): |served - in-process|
-at most 0.229 (mean 0.075) for DIRECT and 0.149 (mean 0.058) for FS-DIRECT; TOLERANCE leaves margin.
+at most 0.229 (mean 0.075) for DIRECT and 0.149 (mean 0.058) for FS-DIRECT, and for INDIRECT read on the
+same explanations at most 0.186 (mean 0.093; docs/operations/llm-servers.md); TOLERANCE leaves margin.
 """
 
 import json
@@ -43,13 +44,21 @@ def test_parapluie_through_the_server_equals_the_in_process_score(server_url, me
     assert len({round(value, 2) for value in served}) > 1  # real scores, not one constant
 
 
-def test_with_an_answer_missing_from_the_top_it_asks_again_biased_or_says_unavailable_never_guesses(server_url):
+def test_with_an_answer_missing_from_the_top_it_asks_for_more_and_reads_the_same_score(server_url):
+    """llama-cpp-python returns as many top log-probabilities as asked: with top_logprobs=1 one answer token is
+    always missing, and the wider ask (max_logprobs, capped at the vocabulary's size) finds it, exactly."""
+    full = get_metric("parapluie_direct", backend=backend(server_url)).score(sources=SOURCES, hypotheses=HYPOTHESES)
+    wider = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1, max_logprobs=10**6))
+    assert wider.score(sources=SOURCES, hypotheses=HYPOTHESES) == pytest.approx(full, abs=1e-4)
+
+
+def test_without_a_wider_ask_it_asks_again_biased_or_says_unavailable_never_guesses(server_url):
     """llama-cpp-python 0.3.36 reports log-probabilities before logit_bias, so here it says unavailable;
-    a server that applies the bias first (vLLM) gives the full-top score again."""
+    a server that applies the bias first gives the full-top score again."""
     from scoring.metrics.base import MetricUnavailable
 
     full = get_metric("parapluie_direct", backend=backend(server_url)).score(sources=SOURCES, hypotheses=HYPOTHESES)
-    top_one = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1))
+    top_one = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1, max_logprobs=1))
     try:
         assert top_one.score(sources=SOURCES, hypotheses=HYPOTHESES) == pytest.approx(full, abs=1e-3)
     except MetricUnavailable as error:
@@ -59,9 +68,24 @@ def test_with_an_answer_missing_from_the_top_it_asks_again_biased_or_says_unavai
 def test_without_logit_bias_a_missing_answer_makes_the_metric_unavailable_not_a_guess(server_url):
     from scoring.metrics.base import MetricUnavailable
 
-    metric = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1, logit_bias=False))
-    with pytest.raises(MetricUnavailable, match="not among its top log-probabilities"):
+    declared = {"top_logprobs": 1, "max_logprobs": 1, "logit_bias": False}
+    metric = get_metric("parapluie_direct", backend=backend(server_url, **declared))
+    with pytest.raises(MetricUnavailable, match="not among its top log-probabilities .asked for 1 of"):
         metric.score(sources=SOURCES, hypotheses=HYPOTHESES)
+
+
+def test_indirect_reads_its_answer_from_every_token_and_equals_the_in_process_score(server_url):
+    """INDIRECT's answer after the explanation is often outside the top 5: read from the whole vocabulary's
+    log-probabilities, it equals the in-process score of the same explanation within the tolerance."""
+    declared = {"top_logprobs": 1, "max_logprobs": 10**6, "logit_bias": False}
+    served = get_metric("parapluie_indirect", backend=backend(server_url, **declared), max_new_tokens=24)
+    explanations = served.explain(SOURCES, HYPOTHESES)
+    prompts = [served.prompt(s, h, e) for s, h, e in zip(SOURCES, HYPOTHESES, explanations)]
+    values = [served.server_log_odds(prompt) for prompt in prompts]
+    in_process = get_metric("parapluie_indirect", device="cpu", dtype="float32", max_new_tokens=24)
+    sequences = [in_process.sequence_ids(s, h, e) for s, h, e in zip(SOURCES, HYPOTHESES, explanations)]
+    assert values == pytest.approx(in_process.score_sequences(sequences), abs=TOLERANCE)
+    assert len({round(value, 2) for value in values}) > 1
 
 
 def test_a_campaign_scored_through_the_server_stores_each_score_once(server_url, settings, researcher):

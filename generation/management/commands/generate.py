@@ -12,6 +12,7 @@ from generation.models import GenerationRun, create_run, parse_sources
 from generation.selection import why_not_yet
 from generation.tasks import queue_run
 from parasol.progress import ProgressBar
+from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.loading import EMBEDDED
 
 
@@ -89,7 +90,13 @@ class Command(BaseCommand):
         self.stdout.write(f"Generation run {run.pk}: {len(sources)} sources × {len(run.templates)} template(s).")
         bar = ProgressBar(run.progress()["expected"], f"run {run.pk}", stream=self.stderr)
         if options["inline"]:
-            run.run_inline(progress=bar.update)
+            try:
+                run.run_inline(progress=bar.update)
+            except BackendUnavailable as error:
+                bar.close()
+                raise CommandError(
+                    f"{error}; run {run.pk} keeps what it made and stays queued: resume it once the server answers"
+                ) from None
         else:
             self._wait_for_workers(run, bar, options["timeout"])
         bar.close()

@@ -19,6 +19,7 @@ def test_it_reads_a_server_backend_with_its_settings():
     backend = parse_backends(json.dumps({"lab": {**LAB, "timeout": 5, "max_concurrency": 16, "retries": 3}}))["lab"]
     assert (backend.kind, backend.model, backend.api_key_env) == (SERVER, "mistral-7b", "LAB_KEY")
     assert (backend.timeout, backend.max_concurrency, backend.retries) == (5.0, 16, 3)
+    assert (backend.top_logprobs, backend.max_logprobs) == (5, 5)  # no wider ask unless declared
 
 
 @pytest.mark.parametrize(
@@ -32,6 +33,7 @@ def test_it_reads_a_server_backend_with_its_settings():
         (json.dumps({"lab": {**LAB, "retries": -1}}), "retries must be an integer of at least 0"),
         (json.dumps({"lab": {**LAB, "max_concurrency": 1.5}}), "max_concurrency must be an integer"),
         (json.dumps({"lab": {**LAB, "logit_bias": "yes"}}), "logit_bias must be true or false"),
+        (json.dumps({"lab": {**LAB, "max_logprobs": 0}}), "max_logprobs must be an integer of at least 1"),
         (json.dumps({"lab": {**LAB, "kind": "grpc"}}), "kind must be one of"),
         (json.dumps({"local": {"kind": "transformers"}}), "model must name a local model"),
         (json.dumps({IN_PROCESS: {"kind": "transformers", "model": "/m"}}), "redefines the built-in backend"),
