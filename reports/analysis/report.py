@@ -230,7 +230,7 @@ class _Steps:
         )
         selection, selection_notes = self.run(
             "selection",
-            ["pair_id", "label", "generator", "template", "selected"],
+            ["pair_id", "label", "generator", "template", "selected", "choice_probability", "chosen"],
             lambda part: ppi.selection_table(
                 part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
             ),
