@@ -22,6 +22,7 @@ judgments saved at equal width (1 - (width / human-only width)^2: widths go as 1
 import argparse
 import multiprocessing
 import os
+import pickle
 import sys
 import time
 from functools import partial
@@ -38,7 +39,7 @@ JUDGE_ACCURACY = 0.8
 JUDGES = 3
 AUCS = (0.65, 0.8, 0.9)
 TARGET = (0.94, 0.96)
-CAMPAIGNS = 4000
+CAMPAIGNS = 1000
 
 
 def majority_right(accuracy=JUDGE_ACCURACY, judges=JUDGES):
@@ -89,19 +90,43 @@ def _frame(score):
     return pd.DataFrame({"metric": score})
 
 
-def simulate(seed, index, pairs, labelled):
+def simulate(seed, index, pairs, labelled, aucs=AUCS):
     """One campaign's (estimate, se) per design, from its own random stream: the results do not depend on how
     the campaigns are split between processes."""
     rng = np.random.default_rng([seed, index])
     y, scores = campaign(rng, pairs)
     found = {}
-    for number, auc in enumerate(AUCS):
+    for auc in aucs:
         human, powered = uniform(rng, y, scores[auc], labelled)
-        if number == 0:  # one human-only interval per campaign (the same labels serve every metric)
+        if auc == aucs[0]:  # one human-only interval per campaign (the same labels serve every metric)
             found["human", None] = human
         found["ppi", auc] = powered
         found["active", auc] = active(rng, y, scores[auc], labelled)
     return found
+
+
+def run(args):
+    """Every campaign's results, in order; with --checkpoint, saved as they come and resumed from there."""
+    done = []
+    if args.checkpoint and os.path.exists(args.checkpoint):
+        with open(args.checkpoint, "rb") as saved:
+            done = pickle.load(saved)[: args.campaigns]
+    work = partial(simulate, args.seed, pairs=args.pairs, labelled=args.labelled, aucs=tuple(args.aucs))
+    todo = range(len(done), args.campaigns)
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for found in pool.imap(work, todo, chunksize=4):
+            done.append(found)
+            if args.checkpoint and len(done) % 50 == 0:
+                _save(args.checkpoint, done)
+    if args.checkpoint:
+        _save(args.checkpoint, done)
+    return done
+
+
+def _save(path, done):
+    with open(f"{path}.tmp", "wb") as out:
+        pickle.dump(done, out)
+    os.replace(f"{path}.tmp", path)
 
 
 def main():
@@ -111,15 +136,12 @@ def main():
     parser.add_argument("--labelled", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workers", type=int, default=1, help="processes (the results are the same for any number)")
+    parser.add_argument("--aucs", type=float, nargs="+", default=list(AUCS), choices=AUCS, help="metrics simulated")
+    parser.add_argument("--checkpoint", help="a file the results are saved to as they come, and resumed from")
     args = parser.parse_args()
     truth = true_rate()
     started = time.perf_counter()
-    work = partial(simulate, args.seed, pairs=args.pairs, labelled=args.labelled)
-    if args.workers > 1:
-        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-            campaigns = pool.map(work, range(args.campaigns), chunksize=max(1, args.campaigns // (8 * args.workers)))
-    else:
-        campaigns = [work(index) for index in range(args.campaigns)]
+    campaigns = run(args)
     elapsed = time.perf_counter() - started
     print(
         f"{args.campaigns} campaigns of {args.pairs} pairs, {args.labelled} labelled (expected, for active), "
