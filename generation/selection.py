@@ -6,7 +6,8 @@ ranks each (source, template) group and selects by the run's rule. Judges get th
 candidates and a random `unselected_share` of the others, drawn independently per candidate
 (`Pair.chosen`, with `Pair.choice_probability` 1 or the share), so the report can compare the
 paraphrase rates of both without bias. The pairs not drawn stay out of judges' queues
-(`annotation.assignment.open_pairs`).
+(`annotation.assignment.open_pairs`). Under active choice a sent candidate awaits the draw, which happens
+among the sent ones only and multiplies its probability by the selection's chance (`reports.active`).
 
 Idempotent: only undecided candidates are decided, each by a conditional UPDATE under the run's
 row lock, and the draw is a hash of the run's seed and the candidate, so a retried selection
@@ -21,9 +22,9 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from campaigns.models import Pair
+from campaigns.scores import latest_scores
 from scoring.metrics.filters import pair_bleu
 from scoring.metrics.registry import HIGHER, direction_of
-from scoring.models import Score
 
 from .models import GenerationOutput, GenerationRun
 
@@ -43,12 +44,9 @@ def candidates_of(run):
 
 
 def current_scores(run, pair_pks):
-    """{pair pk: value} under the selection metric's newest signature among these pairs (never mixed)."""
-    scores = Score.objects.filter(pair_id__in=pair_pks, metric=run.selection_metric)
-    newest = scores.order_by("-created_at", "-pk").values_list("signature", flat=True).first()
-    if newest is None:
-        return {}
-    return dict(scores.filter(signature=newest).values_list("pair_id", "value"))
+    """{pair pk: value} under the selection metric's newest signature among these pairs (never mixed), as
+    the scoring app stored them (read through campaigns: generation does not import scoring)."""
+    return latest_scores(run.selection_metric, pair_pks)
 
 
 def why_not_yet(run):
@@ -113,10 +111,30 @@ def _decide(run, outputs, scores):
     verdicts = {}
     for rank, output in enumerate(ranked, start=1):
         selected = output.pk in chosen
-        sent = selected or _draw(run, output) < run.unselected_share
-        probability = 1.0 if selected else run.unselected_share
+        probability, sent = judging_chance(run, output, selected)
         verdicts[output.pk] = Verdict(rank, scores[output.pair_id], selected, sent, probability)
     return verdicts
+
+
+def judging_chance(run, output, selected):
+    """(the chance the selection gave the candidate of going to judges, whether it went): every selected one,
+    and each unselected one with the run's `unselected_share`, drawn from the run's seed."""
+    if selected:
+        return 1.0, True
+    return run.unselected_share, _draw(run, output) < run.unselected_share
+
+
+def selection_design(campaign):
+    """{pair pk: (chance, sent)} of the campaign's candidates a selection decided (see `judging_chance`), and
+    how many candidates a selection has still to decide. Active choice draws only among the sent ones and
+    multiplies its probability by the chance (`reports.active`)."""
+    candidates = GenerationOutput.objects.filter(run__campaign=campaign, accepted=True, pair__isnull=False)
+    candidates = candidates.exclude(run__selection=GenerationRun.Selection.ALL)
+    design = {
+        output.pair_id: judging_chance(output.run, output, output.selected)
+        for output in candidates.filter(selected__isnull=False).select_related("run")
+    }
+    return design, candidates.filter(selected__isnull=True).count()
 
 
 def _draw(run, output):
@@ -134,8 +152,10 @@ def _record(run, output, verdict):
         return
     pair = output.pair
     pair.metadata = {**pair.metadata, **provenance(run, verdict)}
+    # Under active choice a sent candidate still awaits its draw (`reports.active`): judges see no pair before it.
+    chosen = None if verdict.sent and run.campaign.active_choice else verdict.sent
     Pair.objects.filter(pk=pair.pk).update(
-        metadata=pair.metadata, chosen=verdict.sent, choice_probability=verdict.probability
+        metadata=pair.metadata, chosen=chosen, choice_probability=verdict.probability
     )
 
 

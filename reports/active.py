@@ -4,6 +4,10 @@ Each real pair is drawn independently with a probability that grows with the pre
 uncertainty (`reports.analysis.ppi.active_probabilities`), so that `active_budget` pairs are drawn
 in expectation. The probabilities are stored with the pairs, and copied to each assignment, so the
 report's estimates can weight every judged pair by one over its probability (`ppi.active_mean`).
+
+With generation's selection stage (`generation.selection`), the choice is drawn only among the candidates
+the selection sends to judges: the ones it held back stay held back, and a sent candidate's probability
+is the selection's chance times active choice's (the two draws are independent, so the weights multiply).
 """
 
 import numpy as np
@@ -11,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
+from generation.selection import selection_design
 from reports.analysis.common import orient
 from reports.analysis.ppi import active_probabilities
 from reports.frames import latest_metric_scores
@@ -24,7 +29,14 @@ class ActiveChoiceError(ValueError):
 def draw_active_choice(campaign: Campaign, seed=None) -> dict:
     """Draw which pairs judges will see; refuse (ActiveChoiceError) unless the design can still be kept."""
     _check_can_draw(campaign)
-    pairs = list(campaign.real_pairs.order_by("pk").values_list("pk", flat=True))
+    selection, undecided = selection_design(campaign)
+    if undecided:
+        raise ActiveChoiceError(
+            f"{campaign.slug}: a generation run's selection has not yet decided {undecided} candidates; draw once "
+            "it has (active choice draws among the candidates the selection sends to judges)."
+        )
+    real = list(campaign.real_pairs.order_by("pk").values_list("pk", flat=True))
+    pairs = [pk for pk in real if selection.get(pk, (1.0, True))[1]]  # those a selection held back stay so
     scores = latest_metric_scores([campaign]).wide
     metric = campaign.ppi_predictor
     column = scores[metric].reindex(pairs) if metric in scores else None
@@ -35,8 +47,14 @@ def draw_active_choice(campaign: Campaign, seed=None) -> dict:
         )
     probability = active_probabilities(orient(column.to_numpy(), METRICS[metric].direction), campaign.active_budget)
     drawn = np.random.default_rng(seed).random(len(pairs)) < probability
-    _store(campaign, pairs, probability, drawn)
-    return {"pairs": len(pairs), "chosen": int(drawn.sum()), "expected": float(probability.sum())}
+    chance = np.array([selection.get(pk, (1.0, True))[0] for pk in pairs])
+    _store(campaign, pairs, chance * probability, drawn)
+    return {
+        "pairs": len(pairs),
+        "held_back": len(real) - len(pairs),
+        "chosen": int(drawn.sum()),
+        "expected": float(probability.sum()),
+    }
 
 
 def _check_can_draw(campaign):

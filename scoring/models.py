@@ -36,3 +36,13 @@ class Score(models.Model):
 
     def __str__(self):
         return f"{self.pair} {self.metric}={self.value:.4f}"
+
+
+def latest_scores(metric, pair_pks) -> dict:
+    """{pair pk: value} of `metric` on these pairs under the newest signature among them (never mixed);
+    registered with `campaigns.scores` for the apps that may not import this one."""
+    scores = Score.objects.filter(pair_id__in=pair_pks, metric=metric)
+    newest = scores.order_by("-created_at", "-pk").values_list("signature", flat=True).first()
+    if newest is None:
+        return {}
+    return dict(scores.filter(signature=newest).values_list("pair_id", "value"))

@@ -330,9 +330,10 @@ def _why_none(metrics, n_labelled, estimand):
 # --- generation's selection stage -----------------------------------------------------------
 
 SELECTED, UNSELECTED, SELECTION_DIFFERENCE = "selected", "unselected", "selected − unselected"
+NORMAL, WILSON, NEWCOMBE, WEIGHTED = "normal", "Wilson", "Newcombe", "normal, weighted"
 SELECTION_COLUMNS = [
     "generator", "template", "candidates", "n_pairs", "n_labelled", "human", "human_low", "human_high",
-    "ppi", "ppi_low", "ppi_high", "predictor", "lambda",
+    "ppi", "ppi_low", "ppi_high", "predictor", "lambda", "interval",
 ]  # fmt: skip
 
 
@@ -341,22 +342,30 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     and template, human-only and prediction-powered; and notes.
 
     `frame`: pair_id, label, generator, template, `selected` (True/False; NA for pairs no selection decided),
-    one column per metric. Judges got every selected candidate and a uniform random share of the unselected
-    ones, so within each of the two groups the labelled pairs are a random sample of it: each group's
-    estimate needs no weight, and the metric's scores on the unjudged candidates narrow the interval.
+    one column per metric; with active choice drawn within what the selection sent, `choice_probability`
+    (the selection's chance times active choice's) and `chosen`. Judges got every selected candidate and a
+    uniform random share of the unselected ones, so within each of the two groups the labelled pairs are a
+    random sample of it: each group's estimate needs no weight (under active choice, each judged pair is
+    weighted by one over its probability), and the metric's scores on the unjudged candidates narrow the
+    interval. A group with judged pairs but too few for the normal interval gets Wilson's score interval
+    from its labels alone (and a difference involving it Newcombe's, built from the two Wilson intervals).
     """
     if "selected" not in frame or not frame["selected"].notna().any():
         return pd.DataFrame(columns=SELECTION_COLUMNS), []
     rows = frame[frame["selected"].notna()].reset_index(drop=True)
     y = rows["label"].to_numpy(float)
     labelled = ~np.isnan(y)
-    scored = [m for m in metrics if rows[m].notna().any()]
-    if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
+    if not labelled.any():
         return pd.DataFrame(columns=SELECTION_COLUMNS), [
-            f"Selected against unselected candidates: at least {MIN_LABELLED} judged candidates of both classes "
-            f"are needed ({int(labelled.sum())} so far)."
+            "Selected against unselected candidates: no candidate judged yet."
         ]
-    if scored and not labelled.all():
+    design, notes = _active_design(rows, y)
+    if design is not None:
+        y = np.where(design[1], y, np.nan)
+        labelled = ~np.isnan(y)
+    scored = [m for m in metrics if rows[m].notna().any()]
+    enough = labelled.sum() >= MIN_LABELLED and len(np.unique(y[labelled])) >= 2
+    if scored and enough and not labelled.all():
         oriented = pd.DataFrame({m: orient(rows[m].to_numpy(float), directions[m]) for m in scored})
         chosen = predictor if predictor in scored else None
         out_of_fold, every_pair, picks = cross_fitted(y, oriented, predictor=chosen, folds=folds, seed=seed)
@@ -372,20 +381,74 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
             part = members & wanted
             if not part.any():
                 continue
-            fitted[kind] = _group_row(kind, y[part], out_of_fold[part], every_pair[part])
+            weights = None if design is None else (design[0][part], design[1][part])
+            fitted[kind] = _candidate_group_row(kind, y[part], out_of_fold[part], every_pair[part], weights)
             table.append(fitted[kind] | {"generator": generator, "template": template, "candidates": kind})
         if len(fitted) == 2:
-            difference = _difference_row(fitted[SELECTED], fitted[UNSELECTED])
+            difference = _selection_difference(fitted[SELECTED], fitted[UNSELECTED])
             table.append(
                 difference | {"generator": generator, "template": template, "candidates": SELECTION_DIFFERENCE}
             )
     result = pd.DataFrame(table).assign(predictor=name).reindex(columns=SELECTION_COLUMNS)
+    return result, notes + _selection_notes(result, design)
+
+
+def _candidate_group_row(kind, y, out_of_fold, every_pair, design):
+    """One candidate group: the normal intervals where `_group_row` can give them; otherwise, with judged
+    pairs drawn uniformly, Wilson's interval on the labels alone (the prediction-powered one stays empty)."""
+    row = _group_row(kind, y, out_of_fold, every_pair, design)
+    if "se" in row:
+        return row | {"interval": WEIGHTED if design is not None else NORMAL}
+    labelled = y[~np.isnan(y)]
+    if not len(labelled) or design is not None:  # unequal weights: a count's interval would not hold
+        return row
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(int(labelled.sum()), len(labelled), alpha=1 - 0.95, method="wilson")
+    counts = {"count": int(labelled.sum()), "nobs": len(labelled)}
+    return row | {"human": float(labelled.mean()), "human_low": low, "human_high": high, "interval": WILSON, **counts}
+
+
+def _selection_difference(a, b):
+    """Selected minus unselected: the normal difference when both groups have one, else Newcombe's hybrid
+    score interval on the two groups' counts (judges only)."""
+    if "se" in a and "se" in b:
+        return _difference_row(a, b) | {"interval": a["interval"]}
+    row = _difference_row(a, b)
+    counts = [_counts(group) for group in (a, b)]
+    if None in counts:
+        return row
+    from statsmodels.stats.proportion import confint_proportions_2indep
+
+    (count_a, nobs_a), (count_b, nobs_b) = counts
+    low, high = confint_proportions_2indep(
+        count_a, nobs_a, count_b, nobs_b, method="newcomb", compare="diff", alpha=1 - 0.95
+    )
+    return row | {"human": a["human"] - b["human"], "human_low": low, "human_high": high, "interval": NEWCOMBE}
+
+
+def _counts(group):
+    """(paraphrases, judged pairs) of a uniformly drawn group with an interval, None otherwise."""
+    if group.get("interval") not in (NORMAL, WILSON):
+        return None
+    if "count" in group:
+        return group["count"], group["nobs"]
+    return int(round(group["human"] * group["n_labelled"])), group["n_labelled"]
+
+
+def _selection_notes(result, design):
     notes = []
-    if result["ppi"].isna().any():
+    intervals = set(result["interval"].dropna())
+    if WILSON in intervals or NEWCOMBE in intervals:
         notes.append(
-            f"Candidate groups with fewer than {MIN_LABELLED} judged pairs (or one class only) get no interval."
+            f"Candidate groups with fewer than {MIN_LABELLED} judged pairs (or one class only) get Wilson's score "
+            "interval from the judges' labels alone, and their difference Newcombe's hybrid score interval; "
+            "no prediction-powered interval."
         )
-    return result, notes
+    if result["human_low"].isna().any():
+        why = "unequal weights of active choice" if design is not None else "no judged pair"
+        notes.append(f"Candidate groups without an interval: {why}.")
+    return notes
 
 
 def _generator_template_groups(rows):

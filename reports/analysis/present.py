@@ -534,6 +534,7 @@ def selection_layout(report, frame):
             "Prediction-powered [95% CI]": [
                 _interval(v, lo, hi) for v, lo, hi in zip(frame["ppi"], frame["ppi_low"], frame["ppi_high"])
             ],
+            "Interval": [str(kind) if isinstance(kind, str) else "–" for kind in frame.get("interval", [])],
         },
         index=index,
     )
@@ -541,8 +542,11 @@ def selection_layout(report, frame):
     named = metric_title(predictor, report.directions.get(predictor)) if predictor else "none (judges only)"
     caption = (
         "Judges got every selected candidate and a random share of the unselected ones, so each rate is "
-        "unbiased for its whole group; a positive difference is what the filter gained. "
-        f"Predictor: {named}. {PRECISION}"
+        "unbiased for its whole group; a positive difference is what the filter gained. Interval: normal "
+        "(judges only, and prediction-powered PPI++); normal, weighted (active choice drawn among the pairs "
+        "sent: each judged pair weighted by one over its probability); Wilson (under 10 judged pairs, or one "
+        "class only: Wilson's score interval from the judges' labels alone); Newcombe (a difference with "
+        f"such a group: Newcombe's hybrid score interval). Predictor: {named}. {PRECISION}"
     )
     return Shown(table, caption=caption)
 

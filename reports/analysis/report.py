@@ -230,7 +230,7 @@ class _Steps:
         )  # fmt: skip
         selection, selection_notes = run(
             ppi.selection_table,
-            self.part(["pair_id", "label", "generator", "template", "selected"]),
+            self.part(["pair_id", "label", "generator", "template", "selected", "choice_probability", "chosen"]),
             self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
         )  # fmt: skip
         rounds = run(collection.rounds_table, self.part(["label", "selected", "sent_to_judges", *ROUND_KEYS], []))

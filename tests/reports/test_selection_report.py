@@ -45,10 +45,74 @@ def test_the_analysis_gives_both_groups_an_interval_and_their_difference():
 
 
 def test_the_analysis_says_why_there_is_no_table_yet():
-    frame = pd.DataFrame({"pair_id": ["a"], "label": [1.0], "selected": pd.array([True], dtype="boolean")})
+    frame = pd.DataFrame({"pair_id": ["a"], "label": [np.nan], "selected": pd.array([True], dtype="boolean")})
     table, notes = selection_table(frame, [], {})
-    assert table.empty and "at least 10 judged candidates" in notes[0]
+    assert table.empty and "no candidate judged yet" in notes[0]
     assert selection_table(frame.drop(columns="selected"), [], {})[0].empty
+
+
+def wilson(count, n, z=1.959963984540054):
+    """Wilson's score interval, by its formula (Wilson 1927)."""
+    p = count / n
+    centre, half = p + z * z / (2 * n), z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+
+def test_a_group_too_small_for_the_normal_interval_gets_wilsons_and_the_difference_newcombes():
+    rng = np.random.default_rng(5)
+    n = 60
+    selected = np.arange(n) < 30
+    label = np.full(n, np.nan)
+    label[selected] = rng.random(30) < 0.8  # every selected candidate judged
+    label[30:34] = [1, 0, 0, 0]  # four unselected judged: too few for a normal interval
+    frame = pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "label": label,
+            "selected": pd.array(selected, dtype="boolean"),
+            "bleu": rng.random(n),
+        }
+    )
+    table, notes = selection_table(frame, ["bleu"], {"bleu": "higher"})
+    rows = table.set_index("candidates")
+    assert rows.loc[UNSELECTED, "interval"] == "Wilson" and rows.loc[UNSELECTED, "human"] == 0.25
+    assert (rows.loc[UNSELECTED, "human_low"], rows.loc[UNSELECTED, "human_high"]) == pytest.approx(wilson(1, 4))
+    assert rows.loc[UNSELECTED, "ppi"] != rows.loc[UNSELECTED, "ppi"]  # no prediction-powered one
+    assert rows.loc[SELECTED, "interval"] == "normal"
+    assert rows.loc[SELECTED, "human_low"] < rows.loc[SELECTED, "human"] < rows.loc[SELECTED, "human_high"]
+    # Newcombe's hybrid score interval (1998, method 10): the two Wilson intervals' distances, in quadrature.
+    count, p1 = int(label[selected].sum()), label[selected].mean()
+    (l1, u1), (l2, u2) = wilson(count, 30), wilson(1, 4)
+    low = p1 - 0.25 - np.hypot(p1 - l1, u2 - 0.25)
+    high = p1 - 0.25 + np.hypot(u1 - p1, 0.25 - l2)
+    difference = rows.loc[SELECTION_DIFFERENCE]
+    assert difference["interval"] == "Newcombe"
+    assert (difference["human_low"], difference["human_high"]) == pytest.approx((low, high))
+    assert any("Wilson" in note and "Newcombe" in note for note in notes)
+
+
+def test_under_active_choice_each_group_weights_its_judged_pairs_by_their_probability():
+    rng = np.random.default_rng(8)
+    n = 200
+    selected = np.arange(n) < 80
+    probability = np.where(selected, 1.0, 0.5) * rng.uniform(0.3, 0.9, n)  # the selection's chance x active's
+    chosen = rng.random(n) < probability
+    truth = (rng.random(n) < np.where(selected, 0.7, 0.4)).astype(float)
+    frame = pd.DataFrame(
+        {
+            "pair_id": [f"p{i}" for i in range(n)],
+            "label": np.where(chosen, truth, np.nan),
+            "selected": pd.array(selected, dtype="boolean"),
+            "choice_probability": probability,
+            "chosen": pd.array(chosen, dtype="boolean"),
+            "bleu": truth + rng.normal(0, 1, n),
+        }
+    )
+    rows = selection_table(frame, ["bleu"], {"bleu": "higher"})[0].set_index("candidates")
+    for kind, members in ((SELECTED, selected), (UNSELECTED, ~selected)):
+        weighted = np.sum(np.where(chosen & members, truth / probability, 0)) / members.sum()
+        assert rows.loc[kind, "human"] == pytest.approx(weighted) and rows.loc[kind, "interval"] == "normal, weighted"
+        assert rows.loc[kind, "ppi_low"] < rows.loc[kind, "ppi"] < rows.loc[kind, "ppi_high"]
 
 
 @pytest.mark.django_db

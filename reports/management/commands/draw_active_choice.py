@@ -21,7 +21,8 @@ class Command(BaseCommand):
             drawn = draw_active_choice(campaign, seed=options["seed"])
         except ActiveChoiceError as error:
             raise CommandError(str(error)) from None
+        held_back = f"; {drawn['held_back']} held back by a generation run's selection" if drawn["held_back"] else ""
         self.stdout.write(
             f"{campaign.slug}: {drawn['chosen']} of {drawn['pairs']} pairs drawn for judging "
-            f"({drawn['expected']:.1f} expected); judges now see only these."
+            f"({drawn['expected']:.1f} expected{held_back}); judges now see only these."
         )
