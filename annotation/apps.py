@@ -11,3 +11,5 @@ class AnnotationConfig(AppConfig):
         from .tasktypes.registry import get_task_type, task_type_names
 
         campaign_models.TASK_TYPE_CHOICES[:] = [(name, get_task_type(name).title) for name in task_type_names()]
+        # Asked when a campaign gets its default training trial: the registry as it is then.
+        campaign_models.training_file_of = lambda name: get_task_type(name).training_file
