@@ -6,6 +6,7 @@ from django.template.loader import get_template
 from django.urls import reverse
 
 from annotation import assignment as assign
+from annotation.checks import training_files_check
 from annotation.controls import controls_per_judge
 from annotation.models import Judgment
 from annotation.scale import ANSWERS
@@ -41,6 +42,16 @@ def test_every_task_type_keeps_the_contract(task_type):
     judgment_fields = {field.name for field in Judgment._meta.get_fields()}
     assert set(task_type.stored_fields) <= judgment_fields
     assert len(load_default_training_rows(name)) == TRAINING_TRIAL_SIZE, "the type's own training trial"
+
+
+def test_a_task_type_without_its_training_trial_fails_the_system_checks_naming_it(toy_task_type, tmp_path):
+    assert training_files_check() == []
+    Fluency = type(get_task_type(toy_task_type))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Fluency, "training_file", tmp_path / "missing.jsonl")
+        errors = training_files_check()
+    assert [error.id for error in errors] == ["annotation.E001"]
+    assert "'toy-fluency'" in errors[0].msg and "missing.jsonl" in errors[0].msg
 
 
 @every_task_type

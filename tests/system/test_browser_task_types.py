@@ -142,6 +142,8 @@ class Walk:
     def check_feedback(self, state, assignment):
         """The feedback the task type gives this training answer (optional: none, and the walk moves on)."""
         page = self.page
+        # The answer is stored once the page shows what follows it: the feedback, or the next pair.
+        expect(page.locator(f'#item.feedback, #item:not([data-assignment="{assignment.pk}"])')).to_have_count(1)
         judgment = Judgment.objects.select_related("pair", "judge__campaign", "assignment").get(assignment=assignment)
         feedback = get_task_type(self.task_type).feedback(judgment)
         if feedback is None:
