@@ -23,7 +23,7 @@ from campaigns import models as campaign_models
 from reports import task_sections
 from reports.analysis.present import Table
 from reports.frames import counted_judgments
-from reports.task_sections.base import SYSTEMS, Section, TaskSection
+from reports.task_sections.base import ESTIMATES, SYSTEMS, Section, TaskSection
 from scoring.metrics import registry as metric_registry
 from scoring.metrics.registry import HIGHER, Entry
 
@@ -73,6 +73,9 @@ class Fluency(TaskType):
         )
 
 
+FLUENCY_COLUMN_TITLES = {"n_answers": "Answers", "fluent_share": "Share called fluent"}
+
+
 def fluency_tables(campaigns):
     fluent = [values.get("fluent") for values in counted_judgments(campaigns, fields=("values",))["values"]]
     return {"toy_fluency": pd.DataFrame({"n_answers": [len(fluent)], "fluent_share": [pd.Series(fluent).mean()]})}
@@ -83,8 +86,16 @@ def _no_answers(report):
 
 
 FLUENCY_REPORT = TaskSection(
-    sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems")),
-    declared=(Table("toy_fluency", "Share of answers calling the hypothesis fluent", section="toy_fluency"),),
+    sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems"), ESTIMATES),
+    declared=(
+        Table(
+            "toy_fluency",
+            "Share of answers calling the hypothesis fluent",
+            # The page and LaTeX print the reader's words; the CSV keeps the names.
+            layout=lambda report, frame: frame.rename(columns=FLUENCY_COLUMN_TITLES),
+            section="toy_fluency",
+        ),
+    ),
     tables=fluency_tables,
     five_way=False,
 )
