@@ -73,9 +73,6 @@ class Fluency(TaskType):
         )
 
 
-FLUENCY_COLUMN_TITLES = {"n_answers": "Answers", "fluent_share": "Share called fluent"}
-
-
 def fluency_tables(campaigns):
     fluent = [values.get("fluent") for values in counted_judgments(campaigns, fields=("values",))["values"]]
     return {"toy_fluency": pd.DataFrame({"n_answers": [len(fluent)], "fluent_share": [pd.Series(fluent).mean()]})}
@@ -92,7 +89,7 @@ FLUENCY_REPORT = TaskSection(
             "toy_fluency",
             "Share of answers calling the hypothesis fluent",
             # The page and LaTeX print the reader's words; the CSV keeps the names.
-            layout=lambda report, frame: frame.rename(columns=FLUENCY_COLUMN_TITLES),
+            column_titles=(("n_answers", "Answers"), ("fluent_share", "Share called fluent")),
             section="toy_fluency",
         ),
     ),
