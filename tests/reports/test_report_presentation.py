@@ -102,7 +102,8 @@ def test_page_latex_and_one_file_html_agree_cell_by_cell(researcher, task_type, 
             assert caption_problems(unescape(caption)) == [], (name, caption)
         compared += 1
         bold_seen |= any(bold for row in cells for _text, bold in row)
-    assert compared >= 4 and bold_seen, names
+    # At least the type's own table, Systems and Estimates (a type of one table of its own, as the toy, has three).
+    assert compared >= 3 and bold_seen, names
 
 
 def check_words_and_caption(document, report, name):
