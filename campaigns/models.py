@@ -1,6 +1,7 @@
 """Campaigns and the sentence pairs they ask judges to label."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -14,7 +15,6 @@ from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_ve
 from scoring.metrics.registry import METRICS, llm_backend_metrics
 from scoring.metrics.words import word_tokens
 
-DEFAULT_TRAINING_FILE = Path(settings.BASE_DIR) / "fixtures" / "training_pairs.jsonl"
 TRAINING_TRIAL_SIZE = 5
 # PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the
 # metrics score and the analysis joins to the judges' mean; no judge is ever shown them.
@@ -412,10 +412,15 @@ def feedback_of(record):
     return {key: record[key] for key in TRAINING_FEEDBACK_KEYS if key in record}
 
 
-def load_default_training_rows(task_type=""):
-    """The project's training trial; a task type may have its own (fixtures/training_pairs_<task type>.jsonl)."""
-    own = DEFAULT_TRAINING_FILE.with_name(f"training_pairs_{task_type}.jsonl")
-    with open(own if task_type and own.exists() else DEFAULT_TRAINING_FILE, encoding="utf-8") as handle:
+# A task type's default training trial (a JSON Lines file), by the type's name. Each type brings its own
+# (`TaskType.training_file`); annotation, above campaigns, sets this at start-up (`AnnotationConfig.ready`) as it
+# fills TASK_TYPE_CHOICES. No shared fallback: another type's expected answers and explanations would not fit.
+training_file_of: Callable[[str], Path] | None = None
+
+
+def load_default_training_rows(task_type):
+    """A task type's default training trial: the first TRAINING_TRIAL_SIZE records of its training file."""
+    with open(training_file_of(task_type), encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     return rows[:TRAINING_TRIAL_SIZE]
 

@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 
 from campaigns.models import Campaign
 from tests.browser import browser, page  # noqa: F401 (Playwright fixtures for the browser tests)
+from tests.toys import TOY_TASK_TYPE, toy_metric, toy_task_type  # noqa: F401 (the toys' fixtures)
 
 # The SQLite test database is a file under var/ (see settings); make sure its folder exists.
 Path(__file__).resolve().parent.parent.joinpath("var").mkdir(exist_ok=True)
@@ -54,3 +55,12 @@ def shared_cache(settings, tmp_path):
         "default": {"BACKEND": "diskcache.DjangoCache", "LOCATION": str(folder)}  # as in production
     }
     return folder
+
+
+@pytest.fixture
+def task_type(request):
+    """The task type a generic test runs for (`@tests.toys.every_task_type`): each registered one, and the toy,
+    registered for that test only."""
+    if request.param == TOY_TASK_TYPE:
+        request.getfixturevalue("toy_task_type")
+    return request.param

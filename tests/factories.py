@@ -62,3 +62,10 @@ def show_next(client, judge):
     if page.status_code != 200:
         return None
     return judge.assignments.select_related("pair").filter(judgment__isnull=True).order_by("position").first()
+
+
+def gives_feedback(task_type):
+    """Whether a task type shows feedback after a training answer (the contract calls `feedback` optional)."""
+    from annotation.tasktypes.base import TaskType
+
+    return type(task_type).feedback is not TaskType.feedback

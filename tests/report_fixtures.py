@@ -6,7 +6,7 @@ width check and the Chromium tests, which also write the screenshots of docs/img
 
 from annotation import assignment as assign
 from annotation.tasktypes.criteria.scale import CRITERIA
-from annotation.tasktypes.registry import task_type_names
+from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from scoring.metrics.registry import METRICS
@@ -29,8 +29,6 @@ GOLD = {
     "Shuffle": [1, 0, 0, 1, 0, 0],
     "Summary": [0, 0, 1, 0, 0, 0],
 }
-# Every registered task type: a new one is covered by every test that iterates these.
-TASK_TYPES = tuple(task_type_names())
 
 
 def _hypothesis(system, index, source):
@@ -67,7 +65,7 @@ def _score(metric, position, gold):
 
 
 def report_campaign(researcher, task_type="similarity", slug=None):
-    """A campaign of `task_type` with 24 pairs of four systems, all 14 metrics, and its judges' answers."""
+    """A campaign of `task_type` with 24 pairs of four systems, every registered metric, and its judges' answers."""
     slug = slug or f"report-{task_type.replace('+', '-')}"
     campaign = Campaign.objects.create(
         slug=slug, name=f"Report {task_type}", task_type=task_type, created_by=researcher
@@ -79,15 +77,20 @@ def report_campaign(researcher, task_type="similarity", slug=None):
         for metric in METRICS:
             value = _score(metric, position, pair.gold_label or 0)
             Score.objects.create(pair=pair, metric=metric, signature=f"metric:{metric}|version:1", value=value)
-    if task_type == "similarity":
-        judge_by_gold(campaign, pairs)
-    elif task_type == "criteria":
-        _rate(campaign, pairs)
-    elif task_type == "similarity+spans":
-        _tag(campaign, pairs, with_answer=True)
-    else:
-        _tag(campaign, pairs)
+    GOLD_FOLLOWING_ANSWERS.get(task_type, _answer_examples)(campaign, pairs)
     return campaign
+
+
+def _answer_examples(campaign, pairs):
+    """Two judges answer every pair with the task type's example answer, as its page would post it."""
+    task_type = get_task_type(campaign.task_type)
+    form = task_type.answer_form({"assignment": "1", **task_type.example_answer()})
+    assert form.is_valid(), form.errors
+    for level in ("good", "native"):
+        judge = make_judge(campaign, level=level)
+        for position, pair in enumerate(pairs, start=1):
+            assignment = judge.assignments.create(pair=pair, position=position, top="source")
+            assign.record_judgment(assignment, task_type.answer(form.cleaned_data))
 
 
 def _rate(campaign, pairs):
@@ -120,3 +123,13 @@ def _tag(campaign, pairs, *, with_answer=False):
                 assign.record_judgment(assignment, {"label": label, "tagging": tagging})
             else:
                 assign.record_judgment(assignment, tagging)
+
+
+# Answers that follow the gold labels, for the types whose reports measure agreement with them; every
+# other registered type is answered with its example answer (`_answer_examples`), so its report is tested too.
+GOLD_FOLLOWING_ANSWERS = {
+    "similarity": judge_by_gold,
+    "criteria": _rate,
+    "spans": _tag,
+    "similarity+spans": lambda campaign, pairs: _tag(campaign, pairs, with_answer=True),
+}

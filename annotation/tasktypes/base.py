@@ -9,9 +9,11 @@ outside its package knows its answers. See README.md beside this file.
 """
 
 import re
+from pathlib import Path
 
 import pandas as pd
 from django import forms
+from django.conf import settings
 
 # A whole number as a browser sends one: ASCII digits only. Python's int() also reads
 # Arabic-Indic and other Unicode digits, underscores and signs, none of which a page sends.
@@ -82,7 +84,8 @@ class TaskType:
     stored_fields: tuple[str, ...]
 
     # --- Aggregation to the pair (the pairs export) ---
-    # The columns `aggregate` returns, in order (the pairs export shows them after the pair).
+    # The columns `aggregate` returns, in order (the pairs export shows them after the pair); the first
+    # counts the pair's judgments (`n_judgments`, or what the type calls them: `n_taggings`).
     pair_columns: list[str]
     # For adaptive overlap (`annotation.assignment`, the dashboard's savings): the answers (values
     # of the first stored field) voting for each side of a binary outcome, `{1: [...], 0: [...]}`;
@@ -98,6 +101,14 @@ class TaskType:
     # source as its own hypothesis) and "unrelated" (another pair's hypothesis). Empty: the type's
     # judges get no hidden control at all (neither built nor uploaded ones).
     control_kinds: tuple[str, ...] = ()
+
+    # --- Training (`campaigns.models.load_default_training_rows`, via `annotation.apps`) ---
+    @property
+    def training_file(self) -> Path:
+        """The default training trial: JSON Lines, one pair per line (`source`, `hypothesis`, and the
+        `expected` and `explanation` that `feedback` reads, if the type gives feedback). At least five lines.
+        """
+        return Path(settings.BASE_DIR) / "fixtures" / f"training_pairs_{self.name}.jsonl"
 
     def highlights(self, campaign) -> bool:
         """Whether the judge sees the yellow highlight (`annotation.diff`) on this campaign's pairs and feedback."""
@@ -119,6 +130,23 @@ class TaskType:
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
         return {}
+
+    def example_answer(self) -> dict:
+        """The form data of one valid answer to any pair, as the judge page posts it (the generic tests send it).
+
+        Each key names a control of `judge_template` and each value is a control's `value` (the walk in
+        Chromium clicks `[name=key][value=value]`). The default takes the first choice of every required
+        choice field of `answer_form`; a type with another kind of required field must override it.
+        """
+        data = {}
+        for name, field in self.answer_form.base_fields.items():
+            if name in AnswerForm.base_fields or not field.required:
+                continue
+            choices = [value for value, _text in getattr(field, "choices", ()) if value != ""]
+            if not choices:
+                raise NotImplementedError(f"{type(self).__name__}.example_answer: give a valid value for {name!r}")
+            data[name] = str(choices[0])
+        return data
 
     def answer(self, cleaned_data):
         """The judge's answer, taken from a valid `answer_form`'s cleaned data."""

@@ -583,6 +583,8 @@ class Table:
     layout: Callable | None = None  # (report, frame) -> Shown or frame, as the page and LaTeX print it; None: as is
     section: str | None = None  # the slug of the page section showing it in the 5-way report; None: a download only
     paper: str = ""  # the ParaPLUIE paper's table it reproduces ("Table 3"), if any
+    # (column, the reader's words) for columns the vocabulary does not name: a task type's own; the CSV keeps names.
+    column_titles: tuple[tuple[str, str], ...] = ()
 
     @property
     def heading(self) -> str:
@@ -712,7 +714,8 @@ def shown(report, name) -> Shown | None:
     frame = report.tables[name]
     if frame.empty:
         return None
-    result = (spec_of(report, name).layout or _as_is)(report, frame)
+    spec = spec_of(report, name)
+    result = (spec.layout or _as_is)(report, frame.rename(columns=dict(spec.column_titles)))
     return result if isinstance(result, Shown) else Shown(result)
 
 

@@ -68,7 +68,8 @@ METRIC_NAMES = tuple(METRICS)
 
 
 def metric_names():
-    return list(METRIC_NAMES)
+    """The registered metrics' names, in registry order (read at each call: what is registered now)."""
+    return list(METRICS)
 
 
 def _entry(name) -> Entry:

@@ -6,13 +6,16 @@ from django.template.loader import get_template
 from django.urls import reverse
 
 from annotation import assignment as assign
+from annotation.checks import training_files_check
 from annotation.controls import controls_per_judge
 from annotation.models import Judgment
 from annotation.scale import ANSWERS
 from annotation.tasktypes.base import AnswerForm, TaskType
-from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
+from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_of
 from annotation.tasktypes.similarity.tasktype import Similarity
+from campaigns.models import TRAINING_TRIAL_SIZE, load_default_training_rows
 from tests.factories import add_pairs, make_judge, remember, without_controls
+from tests.toys import every_task_type
 
 
 def test_a_campaign_is_a_similarity_campaign_by_default(campaign):
@@ -25,8 +28,9 @@ def test_an_unknown_task_type_is_refused_naming_the_known_ones():
         get_task_type("ranking")
 
 
-@pytest.mark.parametrize("name", task_type_names())
-def test_every_task_type_keeps_the_contract(name):
+@every_task_type
+def test_every_task_type_keeps_the_contract(task_type):
+    name = task_type
     task_type = get_task_type(name)
     assert task_type.name == name
     assert issubclass(task_type.answer_form, AnswerForm)
@@ -37,6 +41,27 @@ def test_every_task_type_keeps_the_contract(name):
     assert set(task_type.control_kinds) <= {"identical", "unrelated"}
     judgment_fields = {field.name for field in Judgment._meta.get_fields()}
     assert set(task_type.stored_fields) <= judgment_fields
+    assert len(load_default_training_rows(name)) == TRAINING_TRIAL_SIZE, "the type's own training trial"
+
+
+def test_a_task_type_without_its_training_trial_fails_the_system_checks_naming_it(toy_task_type, tmp_path):
+    assert training_files_check() == []
+    Fluency = type(get_task_type(toy_task_type))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Fluency, "training_file", tmp_path / "missing.jsonl")
+        errors = training_files_check()
+    assert [error.id for error in errors] == ["annotation.E001"]
+    assert "'toy-fluency'" in errors[0].msg and "missing.jsonl" in errors[0].msg
+
+
+@every_task_type
+def test_every_task_types_example_answer_is_valid_and_stored_in_its_fields(task_type):
+    """`example_answer` is what the generic tests post: the form takes it and it is stored where the type says."""
+    checker = get_task_type(task_type)
+    form = checker.answer_form({"assignment": "1", **checker.example_answer()})
+    assert form.is_valid(), form.errors
+    stored = checker.judgment_fields(checker.answer(form.cleaned_data))
+    assert stored and set(stored) <= {"label", *checker.stored_fields}
 
 
 def frame(rows):

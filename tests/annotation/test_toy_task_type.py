@@ -1,117 +1,30 @@
 """A fifth task type, added as docs/development/add-task-type.md says: one type, one report section, two registry lines.
 
-The toy asks one yes/no question (is the hypothesis fluent English?). It is registered in
+The toy (`tests.toys`) asks one yes/no question (is the hypothesis fluent English?). It is registered in
 both registries for the test only, and the judge page, the pairs export and the report
-page serve it with no other change to Parasol.
+page serve it with no other change to Parasol; the generic tests run it too (`tests.toys.every_task_type`).
 """
 
 import io
 
-import pandas as pd
 import pytest
-from django import forms
-from django.core.cache import cache
 from django.core.management import call_command
 from django.urls import reverse
 
 from annotation import assignment as assign
 from annotation.models import Judgment
 from annotation.tasktypes import registry
-from annotation.tasktypes.base import AnswerForm, TaskType
 from campaigns import models as campaign_models
 from campaigns.models import Campaign
 from reports import task_sections
-from reports.analysis.present import Table
 from reports.exports import pairs_frame
-from reports.frames import counted_judgments
-from reports.task_sections.base import SYSTEMS, Section, TaskSection
 from tests.factories import make_judge, remember, show_next
-
-NAME = "toy-fluency"
-JUDGE_TEMPLATE = "toy/_fluency.html"
-GUIDELINES_TEMPLATE = "toy/_fluency_guidelines.html"
-
-
-class FluencyAnswerForm(AnswerForm):
-    fluent = forms.TypedChoiceField(choices=[(1, "Yes"), (0, "No")], coerce=int)
-
-
-class Fluency(TaskType):
-    name = NAME
-    title = "Fluency (yes or no)"
-    introduction = "You will read sentences and say whether each one reads as fluent English."
-    default_answer_seconds = 5
-    judge_template = JUDGE_TEMPLATE
-    guidelines_template = GUIDELINES_TEMPLATE
-    answer_form = FluencyAnswerForm
-    invalid_answer_message = "Answer yes or no."
-    stored_fields = ("values",)
-    pair_columns = ["n_judgments", "fluent_share"]
-
-    def answer(self, cleaned_data):
-        return {"fluent": cleaned_data["fluent"]}
-
-    def judgment_fields(self, answer):
-        return {"label": "", "values": answer}
-
-    def aggregate(self, judgments, pair_pks):
-        fluent = pd.DataFrame(
-            {"pair_pk": judgments["pair_pk"], "fluent": [v.get("fluent") for v in judgments["values"]]}
-            if len(judgments)
-            else {"pair_pk": [], "fluent": []}
-        )
-        by_pair = fluent.groupby("pair_pk")["fluent"]
-        index = pd.Index(pair_pks)
-        return pd.DataFrame(
-            {
-                "n_judgments": by_pair.size().reindex(index, fill_value=0).astype("int64"),
-                "fluent_share": by_pair.mean().reindex(index),
-            },
-            index=index,
-        )
-
-
-def fluency_tables(campaigns):
-    fluent = [values.get("fluent") for values in counted_judgments(campaigns, fields=("values",))["values"]]
-    return {"toy_fluency": pd.DataFrame({"n_answers": [len(fluent)], "fluent_share": [pd.Series(fluent).mean()]})}
-
-
-def _no_answers(report):
-    return None if report.tables["toy_fluency"]["n_answers"].iloc[0] else "No answers yet: toy fluency waits for them."
-
-
-FLUENCY_REPORT = TaskSection(
-    sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems")),
-    declared=(Table("toy_fluency", "Share of answers calling the hypothesis fluent", section="toy_fluency"),),
-    tables=fluency_tables,
-    five_way=False,
-)
+from tests.toys import TOY_TASK_TYPE as NAME
+from tests.toys import Fluency, registered_toy_task_type
 
 
 @pytest.fixture
-def toy_registered(monkeypatch, settings, tmp_path):
-    """The toy in both registries (and its templates on the template path) for one test, then gone."""
-    (tmp_path / "toy").mkdir()
-    (tmp_path / JUDGE_TEMPLATE).write_text(
-        '<button type="submit" name="fluent" value="1">Yes</button>'
-        '<button type="submit" name="fluent" value="0">No</button>',
-        encoding="utf-8",
-    )
-    (tmp_path / GUIDELINES_TEMPLATE).write_text("<p>Fluent means a native speaker would write it.</p>")
-    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path, *settings.TEMPLATES[0]["DIRS"]]}]
-    monkeypatch.setitem(registry.TASK_TYPES, NAME, f"{__name__}.Fluency")
-    monkeypatch.setitem(task_sections.TASK_SECTIONS, NAME, f"{__name__}.FLUENCY_REPORT")
-    campaign_models.TASK_TYPE_CHOICES.append((NAME, Fluency.title))
-    cache.clear()
-    yield
-    campaign_models.TASK_TYPE_CHOICES.remove((NAME, Fluency.title))
-    registry.get_task_type.cache_clear()
-    task_sections.task_section.cache_clear()
-    cache.clear()
-
-
-@pytest.fixture
-def toy_campaign(toy_registered, researcher, tmp_path):
+def toy_campaign(toy_task_type, researcher, tmp_path):
     path = tmp_path / "pairs.csv"
     rows = [f"p{i},Source sentence {i}.,Hypothesis {i} here." for i in range(1, 5)]
     path.write_text("id,source,hypothesis\n" + "\n".join(rows) + "\n", encoding="utf-8")
@@ -174,8 +87,11 @@ def test_an_unanswered_toy_campaign_says_why_its_section_is_empty(client, toy_ca
     assert "No answers yet: toy fluency waits for them." in body
 
 
-def test_the_toy_is_gone_once_its_test_ends():
-    """Run after the tests above (file order): the fixture took the toy out of both registries again."""
+def test_the_toy_is_gone_once_its_registration_ends():
+    with registered_toy_task_type():
+        assert isinstance(registry.get_task_type(NAME), Fluency)
+        assert task_sections.task_section(NAME).sections
+        assert NAME in dict(campaign_models.TASK_TYPE_CHOICES)
     with pytest.raises(registry.UnknownTaskType):
         registry.get_task_type(NAME)
     with pytest.raises(task_sections.NoTaskSection):

@@ -14,10 +14,11 @@ from annotation.diff import word_diff
 from annotation.joining import what_to_expect
 from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, answer_seconds
-from annotation.tasktypes.registry import get_task_type, task_type_names
+from annotation.tasktypes.registry import get_task_type
 from campaigns.models import load_default_training_rows
 from tests.annotation.explanations import speaks_of_tagging
-from tests.factories import add_pairs, make_judge, remember, without_controls
+from tests.factories import add_pairs, gives_feedback, make_judge, remember, without_controls
+from tests.toys import every_task_type
 
 
 def item_url(judge):
@@ -34,45 +35,47 @@ def pending(client, judge):
     return assign.pending_assignment(judge)
 
 
-ANSWERS = {
-    "similarity": {"label": "same_meaning"},
-    "criteria": {"adequacy": 5, "fluency": 5, "dissimilarity": 1, "overall": 2},
-    "spans": {"nothing": "1"},
-    "similarity+spans": {"label": "same_meaning", "nothing": "1"},
-}
-
-
-@pytest.mark.parametrize("task_type", task_type_names())
+@every_task_type
 def test_the_default_training_set_explains_every_pair_and_its_expectations_read(task_type):
     rows = load_default_training_rows(task_type)
     checker = get_task_type(task_type)
     assert len(rows) == 5
     for row in rows:
-        # What the feedback compares with: an expected answer, or (span tagging) a reference tagging.
-        assert row["explanation"].strip() and (row.get("expected") or "source_tags" in row)
+        assert row["source"].strip() and row["hypothesis"].strip()
+        if gives_feedback(checker):
+            # What the feedback compares with: an expected answer, or (span tagging) a reference tagging.
+            assert row["explanation"].strip() and (row.get("expected") or "source_tags" in row)
         assert checker.training_problem({"expected": row.get("expected", "")}) is None
 
 
-@pytest.mark.parametrize("task_type", task_type_names())
+@every_task_type
 def test_every_training_answer_shows_the_expected_answer_yours_and_why(client, campaign, task_type):
+    """A type that gives feedback shows it after every default training pair; one that does not moves on."""
     campaign.task_type = task_type
     campaign.save()
     add_pairs(campaign, 3)
     without_controls(campaign)
     judge = make_judge(campaign)
+    checker = get_task_type(task_type)
     for position, row in enumerate(load_default_training_rows(task_type), start=1):
         current = pending(client, judge)
         assert current.is_training and current.pair.training_position == position
         response = client.post(
-            answer_url(judge), {"assignment": current.pk, **ANSWERS[task_type]}, HTTP_HX_REQUEST="true"
+            answer_url(judge), {"assignment": current.pk, **checker.example_answer()}, HTTP_HX_REQUEST="true"
         )
         body = response.content.decode()
-        assert response.status_code == 200 and 'class="item feedback"' in body
+        assert response.status_code == 200
+        if not gives_feedback(checker):
+            assert 'class="item feedback"' not in body and Judgment.objects.filter(assignment=current).exists()
+            continue
+        feedback = checker.feedback(Judgment.objects.get(assignment=current))
+        assert feedback and 'class="item feedback"' in body
         assert json.dumps(row["explanation"], ensure_ascii=False)[1:-1].replace("'", "&#x27;") in body
-        if task_type == "spans":
+        if feedback.get("feedback_sides"):
             assert "Reference" in body
-        else:
+        if feedback.get("feedback_rows"):
             assert re.search(r'<td class="expected">[^<—]+</td>', body)
+        assert feedback.get("feedback_sides") or feedback.get("feedback_rows")
     assert "1 / 3" in client.get(item_url(judge)).content.decode()
 
 
@@ -140,7 +143,7 @@ def test_criteria_show_the_source_first_labelled_and_questions_name_roles(client
         assert roles == ["Original", "Paraphrase"]
         for word in ("first", "second", "top", "bottom"):
             assert not re.search(rf"<legend>[^<]*\b{word}\b", page, re.I)
-        client.post(answer_url(judge), {"assignment": current.pk, **ANSWERS["criteria"]})
+        client.post(answer_url(judge), {"assignment": current.pk, **get_task_type("criteria").example_answer()})
 
 
 def test_similarity_keeps_a_random_recorded_order(campaign):
@@ -232,7 +235,7 @@ def marked_on_feedback(body, task_type):
 
 
 @pytest.mark.parametrize("highlight", [False, True])
-@pytest.mark.parametrize("task_type", task_type_names())
+@every_task_type
 def test_the_feedback_shows_the_pair_as_the_item_showed_it(client, campaign, task_type, highlight):
     campaign.task_type, campaign.span_highlight = task_type, highlight
     campaign.save()
@@ -242,8 +245,14 @@ def test_the_feedback_shows_the_pair_as_the_item_showed_it(client, campaign, tas
     for _position in range(5):
         current = pending(client, judge)
         page = client.get(item_url(judge)).content.decode()
-        answer = {"assignment": current.pk, **ANSWERS[task_type]}
+        answer = {"assignment": current.pk, **get_task_type(task_type).example_answer()}
         body = client.post(answer_url(judge), answer, HTTP_HX_REQUEST="true").content.decode()
+        if not gives_feedback(get_task_type(task_type)):
+            # No feedback to compare (optional): the pair page itself still shows yellow only where it is on.
+            assert 'class="item feedback"' not in body
+            shown = get_task_type(task_type).highlights(campaign)
+            assert not marked_on_item(page, task_type) or shown
+            continue
         assert body.lstrip().startswith('<div id="item" class="item feedback"')
         # Both sentences, in the order the pair page showed them (the span types show them as taggings).
         top, bottom = current.top_sentence, current.bottom_sentence

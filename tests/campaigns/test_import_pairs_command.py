@@ -29,7 +29,7 @@ def training_file(tmp_path, monkeypatch):
     path = tmp_path / "training_pairs.jsonl"
     rows = [{"source": f"S{i}.", "hypothesis": f"H{i}.", "label": i % 2} for i in range(6)]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    monkeypatch.setattr(campaign_models, "DEFAULT_TRAINING_FILE", path)
+    monkeypatch.setattr(campaign_models, "training_file_of", lambda task_type: path)
     return path
 
 

@@ -13,18 +13,14 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation import assignment as assign
+from annotation.tasktypes.registry import get_task_type
 from reports import exports
 from tests.factories import add_pairs, make_judge, without_controls
+from tests.toys import every_task_type
 
 N_PAIRS = 5
-ANSWERS = {
-    "similarity": "same_meaning",
-    "criteria": {"adequacy": 4, "fluency": 5, "dissimilarity": 2, "overall": 4},
-    "spans": {"source": [1], "hypothesis": []},
-    "similarity+spans": {"label": "same_meaning", "tagging": {"source": [1], "hypothesis": [0, 2]}},
-}
-COUNT_COLUMN = {"similarity": "n_judgments", "criteria": "n_judgments", "spans": "n_taggings"}
-COUNT_COLUMN["similarity+spans"] = "n_taggings"
+# similarity+spans' answer whose majority tagging a test reads word by word.
+TAGGED = {"label": "same_meaning", "tagging": {"source": [1], "hypothesis": [0, 2]}}
 # How many pairs get judged: none, some (the first two) or all of them.
 COVERAGE = {"none": 0, "partial": 2, "complete": N_PAIRS}
 JUDGES = 3
@@ -36,16 +32,25 @@ def tiny_pages(monkeypatch):
     monkeypatch.setattr(exports, "EXPORT_CHUNK_ROWS", 2)
 
 
-def judged_campaign(campaign, task_type, coverage):
+def example_answer(task_type):
+    """The type's example answer as its form hands it to `record_judgment`."""
+    checker = get_task_type(task_type)
+    form = checker.answer_form({"assignment": "1", **checker.example_answer()})
+    assert form.is_valid(), form.errors
+    return checker.answer(form.cleaned_data)
+
+
+def judged_campaign(campaign, task_type, coverage, answer=None):
     campaign.task_type = task_type
     campaign.save()
     without_controls(campaign)
     pairs = add_pairs(campaign, N_PAIRS)
+    answer = answer or example_answer(task_type)
     for _ in range(JUDGES):
         judge = make_judge(campaign)
         for position, pair in enumerate(pairs[: COVERAGE[coverage]], start=1):
             assignment = judge.assignments.create(pair=pair, position=position, top="source")
-            assign.record_judgment(assignment, ANSWERS[task_type])
+            assign.record_judgment(assignment, answer)
     return campaign
 
 
@@ -74,7 +79,7 @@ PATHS = {"page": page_download, "api": api_download, "command": command_export}
 
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("coverage", COVERAGE)
-@pytest.mark.parametrize("task_type", ANSWERS)
+@every_task_type
 def test_it_exports_every_pair_exactly_once(
     client, researcher, campaign, tmp_path, tiny_pages, task_type, coverage, path
 ):
@@ -83,12 +88,14 @@ def test_it_exports_every_pair_exactly_once(
     assert "EXPORT FAILED" not in text
     rows = list(csv.DictReader(io.StringIO(text)))
     assert sorted(row["pair_id"] for row in rows) == [f"p{i}" for i in range(1, N_PAIRS + 1)]
-    counts = {row["pair_id"]: int(row[COUNT_COLUMN[task_type]]) for row in rows}
+    # Every type's first pair column counts the pair's judgments (`TaskType.pair_columns`).
+    count_column = get_task_type(task_type).pair_columns[0]
+    counts = {row["pair_id"]: int(row[count_column]) for row in rows}
     assert counts == {f"p{i}": JUDGES if i <= COVERAGE[coverage] else 0 for i in range(1, N_PAIRS + 1)}
 
 
 def test_the_span_results_of_a_judged_pair_are_the_majority_tagging(client, researcher, campaign, tmp_path):
-    judged = judged_campaign(campaign, "similarity+spans", "partial")
+    judged = judged_campaign(campaign, "similarity+spans", "partial", TAGGED)
     rows = {row["pair_id"]: row for row in csv.DictReader(io.StringIO(command_export(None, None, judged, tmp_path)))}
     assert rows["p1"]["source_tagged_words"] == "sentence"
     assert rows["p1"]["hypothesis_tagged_words"] == "Hypothesis number"

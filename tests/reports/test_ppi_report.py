@@ -2,17 +2,16 @@
 
 import numpy as np
 import pandas as pd
-import pytest
 from django.test import Client
 from django.urls import reverse
 from lxml import html as lxml_html
 
-from annotation.tasktypes.registry import TASK_TYPES
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from reports.analysis import ppi
 from scoring.models import Score
 from tests.factories import without_controls
+from tests.toys import every_task_type
 
 METRIC = "lev"  # a distance: the analysis must orient it
 
@@ -49,7 +48,7 @@ def _rows(document):
     return [[cell.text_content().strip() for cell in row.xpath("./th|./td")] for row in rows]
 
 
-@pytest.mark.parametrize("task_type", list(TASK_TYPES))
+@every_task_type
 def test_the_estimates_on_the_page_are_the_analysis_of_the_same_pairs(researcher, task_type):
     campaign, frame = _campaign(researcher, task_type)
     client = Client()

@@ -2,15 +2,15 @@
 
 import pytest
 
-from annotation.tasktypes.registry import task_type_names
 from reports.sections import TITLES
 from reports.task_sections import NoTaskSection, task_section
 from reports.task_sections.base import TaskSection
+from tests.toys import every_task_type
 
 
-@pytest.mark.parametrize("name", task_type_names())
-def test_every_task_type_has_a_report_section_whose_tables_have_titles(name):
-    report = task_section(name)
+@every_task_type
+def test_every_task_type_has_a_report_section_whose_tables_have_titles(task_type):
+    report = task_section(task_type)
     assert isinstance(report, TaskSection) and report.sections
     for section in report.sections:
         assert all(table in TITLES for table in section.tables), section.slug

@@ -34,6 +34,9 @@ def test_a_judge_rates_criteria_with_the_keyboard_and_the_report_shows_pems_tabl
     page.get_by_role("button", name="Continue").click()
     expect(page.get_by_role("heading", name="Guidelines")).to_be_visible()
     expect(page.locator(".example")).to_have_count(4)
+    # Each criterion printed once: "Adequacy: 5", never "Adequacy adequacy 5".
+    tags = page.locator(".example .answer-tag").all_inner_texts()
+    assert tags == ["Adequacy: 5", "Fluency: 2", "Lexical dissimilarity: 1", "Overall: 5"]
     page.get_by_role("button", name="Start the training").click()
 
     for step in range(1, 6):

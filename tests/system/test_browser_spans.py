@@ -8,9 +8,10 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS
+from tests.browser import SCREENSHOTS, TIMEOUT_MS
 from tests.factories import add_pairs, without_controls
 from tests.system.test_browser_accessibility import audit
+from tests.system.test_browser_task_types import DESKTOP, PHONE, Walk, make_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -151,3 +152,24 @@ def test_the_span_page_works_without_javascript(live_server, browser, spans_camp
     judgment = Judgment.objects.get()
     assert sum(len(indexes) for indexes in judgment.values.values()) == 1
     context.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_similarity_spans_asks_in_words_for_the_five_way_answer_that_comes_first(live_server, browser, size):
+    phone = size == "phone"
+    context = browser.new_context(**(PHONE if phone else DESKTOP))
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    campaign = make_campaign("similarity+spans")
+    walk = Walk(page, campaign.task_type, phone=phone)
+    walk.start(f"{live_server.url}/j/{campaign.slug}/")
+    nothing = page.locator("#item button.span-nothing")
+    nothing.tap() if phone else nothing.click()
+    expect(page.locator("#item .five-way-missing")).to_have_text(
+        "First choose how close the meanings are (one of the five answers), then tag the words or choose "
+        "“Nothing to tag”."
+    )
+    walk.audit("missing answer")
+    context.close()
+    assert not Judgment.objects.exists()
+    assert {state: v for state, v in walk.found.items() if v} == {}, json.dumps(walk.found, indent=1)

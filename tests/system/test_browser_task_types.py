@@ -1,7 +1,8 @@
 """Every task type walked in Chromium, consent to the last pair, at desktop size with the keyboard and at
-phone size with taps: the welcome fits the task, criteria show the labelled source first and ask by role,
-every training answer shows the expected answer and a why, similarity+spans asks for a missing answer in
-words, and axe-core finds nothing on any page state."""
+phone size with taps: the welcome fits the task, a type whose questions name roles shows the labelled source
+first, every training answer shows the feedback its type gives (an expected answer, a reference tagging, a
+why; none for a type without feedback), and axe-core finds nothing on any page state. Every registered type
+and the toy (`tests.toys`) are walked; each answers with its `example_answer`, through its own controls."""
 
 import json
 import re
@@ -9,11 +10,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import Assignment
-from annotation.tasktypes.registry import get_task_type, task_type_names
+from annotation.models import Assignment, Judgment
+from annotation.tasktypes.registry import get_task_type
 from campaigns.models import Campaign
 from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit
 from tests.factories import without_controls
+from tests.toys import every_task_type
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -88,10 +90,6 @@ class Walk:
         self.press_or_tap(page.get_by_label("Advanced"))
         self.press_or_tap(page.get_by_role("button", name="Continue"))
         expect(page.get_by_role("heading", name="Guidelines")).to_be_visible()
-        if self.task_type == "criteria":
-            # Each criterion printed once: "Adequacy: 5", never "Adequacy adequacy 5".
-            tags = page.locator(".example .answer-tag").all_inner_texts()
-            assert tags == ["Adequacy: 5", "Fluency: 2", "Lexical dissimilarity: 1", "Overall: 5"]
         self.audit("guidelines")
         self.press_or_tap(page.get_by_role("button", name="Start the training"))
 
@@ -100,7 +98,8 @@ class Walk:
         item = page.locator("#item")
         expect(item).to_have_attribute("data-assignment", re.compile(r"^\d+$"))
         assignment = Assignment.objects.select_related("pair").get(pk=item.get_attribute("data-assignment"))
-        if self.task_type == "criteria":
+        if get_task_type(self.task_type).source_first:
+            # Questions that name a role: the source first, each sentence labelled, no "first" or "top".
             expect(page.locator("#item .sentence-role")).to_have_text(["Original", "Paraphrase"])
             expect(page.locator("#sentence-top")).to_have_text(assignment.pair.source)
             for legend in page.locator("#item legend").all_inner_texts():
@@ -123,66 +122,43 @@ class Walk:
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["height"] >= 40, box
 
     def answer(self):
-        page, task_type = self.page, self.task_type
-        if task_type == "similarity":
-            if self.phone:
-                page.locator("#item button.answer", has_text="Mostly similar").tap()
-            else:
-                page.keyboard.press("3")
-        elif task_type == "criteria":
-            if self.phone:
-                for criterion, rating in (("adequacy", 5), ("fluency", 4), ("dissimilarity", 2), ("overall", 4)):
-                    page.locator(f'#item input[name="{criterion}"][value="{rating}"]').tap()
-                page.locator("#item button.send-ratings").tap()
-            else:
-                for key in ("5", "4", "2", "4", "Enter"):
-                    page.keyboard.press(key)
-        elif task_type == "spans":
-            self.tag_one_word()
-        else:
-            self.ask_for_the_missing_answer_once()
-            if self.phone:
-                page.locator("#item label.answer-choice", has_text="Mostly similar").tap()
-            else:
-                page.keyboard.press("3")
-            expect(page.locator('#item input[name="label"][value="mostly_similar"]')).to_be_checked()
-            self.tag_one_word()
+        """Answer the pair on show with the task type's example answer, through its controls: keys or taps.
 
-    def tag_one_word(self):
+        Each field of `TaskType.example_answer` names a control (`[name=field][value=value]`); a submit
+        button among them sends the answer, else the form's own submit button does.
+        """
         page = self.page
-        word = page.locator("#item button.word").last
-        if self.phone:
-            word.tap()
-            expect(word).to_have_attribute("aria-pressed", "true")
-            page.locator("#item button.span-submit").tap()
-        else:
-            word.focus()
-            page.keyboard.press("Space")
-            expect(word).to_have_attribute("aria-pressed", "true")
-            page.keyboard.press("Enter")
+        sent = False
+        for name, value in get_task_type(self.task_type).example_answer().items():
+            control = page.locator(f'#item [name="{name}"][value="{value}"]')
+            expect(control).to_have_count(1)
+            sent = control.get_attribute("type") == "submit"
+            self.press_or_tap(control)
+            if not sent:
+                expect(control).to_be_checked()
+        if not sent:
+            self.press_or_tap(page.locator("#item form [type=submit]:not([name])"))
 
-    def ask_for_the_missing_answer_once(self):
-        if "missing answer" in self.found:
+    def check_feedback(self, state, assignment):
+        """The feedback the task type gives this training answer (optional: none, and the walk moves on)."""
+        page = self.page
+        # The answer is stored once the page shows what follows it: the feedback, or the next pair.
+        expect(page.locator(f'#item.feedback, #item:not([data-assignment="{assignment.pk}"])')).to_have_count(1)
+        judgment = Judgment.objects.select_related("pair", "judge__campaign", "assignment").get(assignment=assignment)
+        feedback = get_task_type(self.task_type).feedback(judgment)
+        if feedback is None:
+            expect(page.locator("#item")).not_to_have_attribute("data-assignment", str(assignment.pk))
+            expect(page.locator("#item.feedback")).to_have_count(0)
             return
-        page = self.page
-        nothing = page.locator("#item button.span-nothing")
-        nothing.tap() if self.phone else nothing.click()
-        expect(page.locator("#item .five-way-missing")).to_have_text(
-            "First choose how close the meanings are (one of the five answers), then tag the words or choose "
-            "“Nothing to tag”."
-        )
-        self.audit("missing answer")
-
-    def check_feedback(self, state):
-        page = self.page
         expect(page.locator("#item.feedback")).to_be_visible()
-        if self.task_type == "spans":
-            expect(page.locator("#item .feedback-sentence")).to_have_count(2)
-        else:
+        if feedback.get("feedback_sides"):
+            expect(page.locator("#item .feedback-sentence")).to_have_count(len(feedback["feedback_sides"]))
+        if feedback.get("feedback_rows"):
             first = page.locator("#item td.expected").first
             expect(first).not_to_have_text("—")
             expect(page.locator("#item td.yours").first).not_to_be_empty()
-        expect(page.locator("#item .explanation")).to_contain_text("Why:")
+        if feedback.get("explanation"):
+            expect(page.locator("#item .explanation")).to_contain_text("Why:")
         if self.phone:
             self.check_phone_layout()
         self.audit(state)
@@ -194,7 +170,7 @@ class Walk:
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-@pytest.mark.parametrize("task_type", task_type_names())
+@every_task_type
 def test_a_judge_walks_the_whole_protocol(live_server, request, task_type, size):
     page = request.getfixturevalue(f"{size}_page")
     campaign = make_campaign(task_type)
@@ -202,9 +178,9 @@ def test_a_judge_walks_the_whole_protocol(live_server, request, task_type, size)
     walk.start(f"{live_server.url}/j/{campaign.slug}/")
     for step in range(1, 6):
         expect(page.locator(".progress")).to_contain_text(f"Training {step} / 5")
-        walk.check_item(f"training {step}")
+        assignment = walk.check_item(f"training {step}")
         walk.answer()
-        walk.check_feedback(f"feedback {step}")
+        walk.check_feedback(f"feedback {step}", assignment)
     for step in (1, 2):
         expect(page.locator(".progress")).to_contain_text(f"{step} / 2")
         assignment = walk.check_item(f"pair {step}")

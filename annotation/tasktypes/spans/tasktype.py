@@ -106,6 +106,10 @@ class Spans(TaskType):
     def answer(self, cleaned_data):
         return {side: cleaned_data[f"{side}_tags"] for side in SIDES}
 
+    def example_answer(self):
+        # "Nothing to tag" (a submit button): valid on any pair; similarity+spans' 5-way answer comes first.
+        return super().example_answer() | {"nothing": "1"}
+
     def answer_problem(self, answer, assignment):
         pair = assignment.pair
         return out_of_range(self._tagging(answer), {side: len(pair.words(side)) for side in SIDES})
