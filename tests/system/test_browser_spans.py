@@ -163,6 +163,7 @@ def test_similarity_spans_asks_in_words_for_the_five_way_answer_that_comes_first
     campaign = make_campaign("similarity+spans")
     walk = Walk(page, campaign.task_type, phone=phone)
     walk.start(f"{live_server.url}/j/{campaign.slug}/")
+    walk.check_item("training 1")  # the item is on show and judge.js has taken it over
     nothing = page.locator("#item button.span-nothing")
     nothing.tap() if phone else nothing.click()
     expect(page.locator("#item .five-way-missing")).to_have_text(
