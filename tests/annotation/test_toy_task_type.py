@@ -84,7 +84,6 @@ FLUENCY_REPORT = TaskSection(
     sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems")),
     declared=(Table("toy_fluency", "Share of answers calling the hypothesis fluent", section="toy_fluency"),),
     tables=fluency_tables,
-    five_way=False,
 )
 
 

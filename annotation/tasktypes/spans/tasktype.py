@@ -75,6 +75,8 @@ class Spans(TaskType):
     shows_pair = False
     # Control items expect a 5-way answer; a tagging alone cannot pass or fail them: no controls.
     control_kinds = ()
+    # The campaign page offers the taggings export and the span detector.
+    tags_words = True
     answer_form = SpansAnswerForm
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
@@ -192,7 +194,8 @@ class SimilaritySpans(Spans):
             return None
         return {"feedback_rows": [row] if row else []} | context
 
-    training_problem = Similarity.training_problem
+    parse_expected = Similarity.parse_expected
+    control_passed = Similarity.control_passed
 
     def dashboard(self, judgments):
         return Similarity().dashboard(judgments) + super().dashboard(judgments)
