@@ -170,7 +170,9 @@ class Campaign(models.Model):
     # A name from annotation's task type registry (annotation/tasktypes/): this layer
     # cannot import it, so the name is checked there, not with `choices` here.
     task_type = models.CharField(
-        max_length=40, default=default_task_type, help_text="What judges are asked about each pair (a task type's name)."
+        max_length=40,
+        default=default_task_type,
+        help_text="What judges are asked about each pair (a task type's name).",
     )
     # Which metadata keys name the system (generator) of a pair; empty: `system` when the
     # pairs have one, else generator + template (reports.analysis.systems.system_names).

@@ -17,8 +17,9 @@ from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.figures import skipped_figures
 from reports.task_sections import task_section, task_section_of, task_sections
 
+
 class _Headings(Mapping):
-    """Every table's heading, from the declarations: the report's, then each registered task type's (read when asked)."""
+    """Every table's heading, from the declarations: the report's, then each registered task type's (when asked)."""
 
     def _all(self):
         report = {name: table.heading for name, table in SPECS.items()}
@@ -99,8 +100,8 @@ def _table(report, name, links):
 def analysis_notes(report, task) -> list[str]:
     """The report's notes a page of `task` shows: every note of no step (the data's, the metrics'), and
     those of the steps whose results its sections show (`Section.notes`)."""
-    shown = task_section(task).note_steps
-    hidden = {note for step, notes in report.notes_by_step.items() if step not in shown for note in notes}
+    shown_steps = task_section(task).note_steps
+    hidden = {note for step, notes in report.notes_by_step.items() if step not in shown_steps for note in notes}
     return [note for note in report.notes if note not in hidden]
 
 

@@ -14,9 +14,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/pairs.csv", views.export_pairs, name="reports-export-pairs"),
     path("campaigns/<slug:slug>/export/signatures.txt", views.export_signatures, name="reports-export-signatures"),
     path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="reports-export-judgments"),
-    path(
-        "campaigns/<slug:slug>/report/<str:name>.csv", views.download_task_table, name="reports-download-task-table"
-    ),
+    path("campaigns/<slug:slug>/report/<str:name>.csv", views.download_task_table, name="reports-download-task-table"),
     path("campaigns/<slug:slug>/export/taggings.jsonl", views.export_taggings, name="reports-export-taggings"),
     path("campaigns/<slug:slug>/detector/", detector_views.show_detector, name="reports-show-detector"),
     path("campaigns/<slug:slug>/detector/train/", detector_views.train_detector, name="reports-train-detector"),

@@ -75,15 +75,11 @@ BEFORE_SYSTEMS = (
         _no_ordinal_answers,
         notes=("rank_correlation",),
     ),
-    Section(
-        "groups", "By generator, template and English level", tables_in("groups"), _no_groups, notes=("by_group",)
-    ),
+    Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups, notes=("by_group",)),
 )
 AFTER_SYSTEMS = (
     Section("oracle", "The LLM as an oracle", tables_in("oracle"), _no_oracle),
-    Section(
-        "figures", "Figures", (), _no_metrics, "reports/_figures.html", figures=("figure2", "thresholds", "ranks")
-    ),
+    Section("figures", "Figures", (), _no_metrics, "reports/_figures.html", figures=("figure2", "thresholds", "ranks")),
 )
 
 SIMILARITY_REPORT = TaskSection(sections=(*BEFORE_SYSTEMS, SYSTEMS, ESTIMATES, *AFTER_SYSTEMS))

@@ -75,7 +75,9 @@ def python_strings(text):
 def quoted_strings(text, suffix):
     """The quoted strings of a template or a script, comments left out (line numbers kept)."""
     text = COMMENTS[suffix].sub(lambda match: "\n" * match.group().count("\n"), text)
-    return [(text.count("\n", 0, match.start()) + 1, match.group(1) or match.group(2)) for match in QUOTED.finditer(text)]
+    return [
+        (text.count("\n", 0, match.start()) + 1, match.group(1) or match.group(2)) for match in QUOTED.finditer(text)
+    ]
 
 
 def strings_of(path: Path):

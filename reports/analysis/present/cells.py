@@ -10,8 +10,6 @@ from reports.analysis.vocabulary import VALUE_TITLES, metric_title, title_for
 from scoring.metrics.registry import METRICS
 
 DIGITS = 2
-
-
 PRECISION = "Numbers to two decimals."
 
 
@@ -35,8 +33,6 @@ def sentence_case(text):
 
 
 NAMED_VALUES = ("answer", "statistic", "group_by", "label", "english_level", "criterion", "row")
-
-
 METRIC_VALUES = ("metric", "metric_a", "metric_b")
 
 

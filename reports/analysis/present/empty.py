@@ -8,8 +8,6 @@ from .declared import shown
 from .shown import Shown
 
 DASHES = re.compile(r"[–\s\[\],]*")
-
-
 EMPTY_REASONS = {
     "system_pairwise": "Fewer than two systems with labelled pairs: there is nothing to compare.",
     "system_correlation": (

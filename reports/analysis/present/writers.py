@@ -87,8 +87,6 @@ def table_html(result: Shown, caption_id: str) -> str:
 
 
 NUMERIC = re.compile(r"[-–−+\d.]")
-
-
 STUB = ' class="stub"'  # the first column, kept in view while a wide table scrolls (report.css)
 
 
