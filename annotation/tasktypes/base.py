@@ -170,6 +170,11 @@ class TaskType:
             return str(error)
         return None
 
+    def protocol(self) -> list[tuple[str, str]]:
+        """What a reader needs to repeat this type's judging: (what, how) rows of the report's protocol appendix
+        (its answers, how they become a pair's result). The default says nothing beyond the type's title."""
+        return []
+
     def dashboard(self, judgments) -> list[dict]:
         """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].
 

@@ -94,6 +94,13 @@ class Criteria(TaskType):
     def answer(self, cleaned_data):
         return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
 
+    def protocol(self):
+        titles = ", ".join(str(title) for title, *_rest in QUESTIONS.values())
+        return [
+            ("Ratings", f"{titles}: each from {RATINGS[0]} to {RATINGS[-1]}, the paraphrase against the original"),
+            ("Pair result", "each criterion's mean rating"),
+        ]
+
     def dashboard(self, judgments):
         """Per criterion: the mean rating and how many ratings it is over."""
         ratings = pd.DataFrame(list(judgments.values_list("values", flat=True)), columns=CRITERIA)

@@ -14,7 +14,15 @@ from django.utils.translation import gettext_lazy as _
 
 from annotation.controls import passed
 from annotation.models import Answer, ControlKind
-from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
+from annotation.scale import (
+    ANSWER_TITLES,
+    ANSWERS,
+    NON_PARAPHRASE,
+    PARAPHRASE,
+    PARAPHRASE_OF_ANSWER,
+    PARAPHRASE_TITLES,
+    majority_paraphrase,
+)
 from annotation.training import EXPECTED, explanation_of
 
 from ..base import AnswerForm, TaskType
@@ -63,6 +71,15 @@ class Similarity(TaskType):
 
     def judgment_fields(self, answer):
         return {"label": answer}
+
+    def protocol(self):
+        # In English, as the report is written: the scale's titles, not the judge's translated labels.
+        binary = {1: PARAPHRASE_TITLES[PARAPHRASE], 0: PARAPHRASE_TITLES[NON_PARAPHRASE]}
+        answers = ", ".join(f"{ANSWER_TITLES[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
+        return [
+            ("Answers and their binary label", answers),
+            ("Pair label", "majority of the binary votes; Don't know casts no vote; a tie leaves the pair unlabelled"),
+        ]
 
     def dashboard(self, judgments):
         by_answer = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())

@@ -118,6 +118,12 @@ class Spans(TaskType):
     def _tagging(self, answer):
         return answer
 
+    def protocol(self):
+        return [
+            ("Tagging", "in each sentence, the words with no counterpart in the other"),
+            ("Pair result", "the majority tagging: a word is tagged when more than half of the taggings tag it"),
+        ]
+
     def dashboard(self, judgments):
         """Taggings received, the share of words tagged over all of them, and how many tagged nothing."""
         taggings = list(judgments.values_list("values", "pair__tokens"))
@@ -199,6 +205,9 @@ class SimilaritySpans(Spans):
 
     def dashboard(self, judgments):
         return Similarity().dashboard(judgments) + super().dashboard(judgments)
+
+    def protocol(self):
+        return Similarity().protocol() + super().protocol()
 
     def aggregate(self, judgments, pair_pks):
         similarity = Similarity().aggregate(judgments, pair_pks)
