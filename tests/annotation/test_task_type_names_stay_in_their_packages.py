@@ -76,7 +76,8 @@ def quoted_strings(text, suffix):
     """The quoted strings of a template or a script, comments left out (line numbers kept)."""
     text = COMMENTS[suffix].sub(lambda match: "\n" * match.group().count("\n"), text)
     return [
-        (text.count("\n", 0, match.start()) + 1, match.group(1) or match.group(2)) for match in QUOTED.finditer(text)
+        (text.count("\n", 0, match.start()) + 1, next(group for group in match.groups() if group is not None))
+        for match in QUOTED.finditer(text)
     ]
 
 
@@ -132,7 +133,7 @@ def test_the_check_finds_a_name_as_a_word_of_a_string(value, found):
 
 
 def test_the_check_reads_template_and_script_strings_but_not_their_comments():
-    template = "{# 'spans' in a comment #}\n{% if 'spans' in campaign.task_type %}"
+    template = "{# 'spans' in a comment #}\n{% if 'spans' in campaign.task_type %}<p class=''>"
     script = '// "criteria" in a comment\nvar x = document.querySelector("#item .criteria");'
-    assert quoted_strings(template, ".html") == [(2, "spans")]
+    assert quoted_strings(template, ".html") == [(2, "spans"), (2, "")]
     assert quoted_strings(script, ".js") == [(2, "#item .criteria")]

@@ -49,5 +49,6 @@ def test_a_report_shows_the_notes_of_the_steps_its_sections_show_and_every_other
 def test_the_figures_a_report_notes_are_those_of_the_kinds_its_sections_show():
     kinds = {kind for section in task_sections() for kind in section.figure_kinds}
     pairs, judgments = data(n=24)
+    pairs = pairs.assign(system=pairs["generator"])  # systems, so the systems figure has something to draw
     report = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST)
     assert {spec.kind for spec in _all_specs(report)} == kinds  # every kind is shown by some report
