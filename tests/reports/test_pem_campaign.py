@@ -73,7 +73,7 @@ def test_it_adds_three_controls_per_source_that_judges_never_see(pem_campaign):
 
 
 def test_the_command_refuses_a_similarity_campaign(campaign):
-    with pytest.raises(CommandError, match="criteria"):
+    with pytest.raises(CommandError, match="PEM's four ratings"):
         call_command("pem_controls", campaign.slug, stdout=io.StringIO())
 
 
