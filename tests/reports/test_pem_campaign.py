@@ -129,7 +129,9 @@ def test_the_criteria_report_shows_pems_held_out_fit_and_the_controls_in_the_ref
     assert without["criteria_vs_overall"].set_index("row").loc["adequacy", "n_systems"] == 4
 
 
-def test_a_criteria_table_downloads_from_the_campaign_and_another_types_table_does_not(pem_campaign, client, researcher):
+def test_a_criteria_table_downloads_from_its_campaign_and_another_types_table_does_not(
+    pem_campaign, client, researcher
+):
     rate_and_score(pem_campaign)
     client.force_login(researcher)
     response = client.get(reverse("reports-download-task-table", args=["pem", "criteria_alpha"]))
