@@ -29,6 +29,7 @@ def show_campaign(request, slug):
     campaign = campaign_for(request, slug)
     context = {
         "campaign": campaign,
+        "task_type": task_type_of(campaign),
         "progress": campaign_progress(campaign),
         "computed_at": timezone.now(),
         "judge_link": request.build_absolute_uri(campaign.get_judge_url()),

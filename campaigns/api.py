@@ -36,6 +36,7 @@ from .models import (
     TASK_TYPE_CHOICES,
     Campaign,
     Pair,
+    default_task_type,
     llm_backends_problem,
     refuse_reserved_slug,
     slug_change_problem,
@@ -69,7 +70,7 @@ class CampaignSerializer(StrictModelSerializer):
         fields["task_type"] = StrictChoiceField(
             choices=[name for name, _ in TASK_TYPE_CHOICES],
             required=False,
-            default="similarity",
+            default=default_task_type,
             help_text=Campaign._meta.get_field("task_type").help_text,
         )
         fields["ppi_predictor"] = StrictChoiceField(

@@ -53,9 +53,15 @@ def slug_change_problem(campaign, new_slug, may_manage):
     return SLUG_OWNER_ONLY
 
 
-# The task types a campaign may use, as (name, title): annotation's registry (a layer above,
-# which this one cannot import) fills it when Django starts (AnnotationConfig.ready).
+# The task types a campaign may use, as (name, title), and the one a new campaign takes: annotation's
+# registry (a layer above, which this one cannot import) fills them when Django starts (AnnotationConfig.ready).
 TASK_TYPE_CHOICES: list[tuple[str, str]] = []
+DEFAULT_TASK_TYPE = ""
+
+
+def default_task_type():
+    """The task type a new campaign takes: the registry's default (`annotation.tasktypes.registry`)."""
+    return DEFAULT_TASK_TYPE
 
 
 class CampaignQuerySet(models.QuerySet):
@@ -164,7 +170,9 @@ class Campaign(models.Model):
     # A name from annotation's task type registry (annotation/tasktypes/): this layer
     # cannot import it, so the name is checked there, not with `choices` here.
     task_type = models.CharField(
-        max_length=40, default="similarity", help_text="What judges are asked about each pair (a task type's name)."
+        max_length=40,
+        default=default_task_type,
+        help_text="What judges are asked about each pair (a task type's name).",
     )
     # Which metadata keys name the system (generator) of a pair; empty: `system` when the
     # pairs have one, else generator + template (reports.analysis.systems.system_names).

@@ -12,21 +12,18 @@ from collections.abc import Mapping
 
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis import TABLE_NAMES
-from reports.analysis.present import TITLES as REPORT_TITLES
-from reports.analysis.present import caption_html, empty_reason, is_wide, shown, spec_of, table_html
+from reports.analysis.present import SPECS, caption_html, empty_reason, is_wide, shown, spec_of, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.figures import skipped_figures
 from reports.task_sections import task_section, task_section_of, task_sections
 
-# Notes of the similarity analysis that say nothing about a campaign without 5-way answers.
-SIMILARITY_NOTE_WORDS = ("4-point scale", "human label", "majority label", "breakdown by", "rank correlations")
 
-
-class _Titles(Mapping):
-    """Every table's title, from the declarations: the report's, then each registered task type's (read when asked)."""
+class _Headings(Mapping):
+    """Every table's heading, from the declarations: the report's, then each registered task type's (when asked)."""
 
     def _all(self):
-        return {**REPORT_TITLES, **{name: title for s in task_sections() for name, title in s.titles.items()}}
+        report = {name: table.heading for name, table in SPECS.items()}
+        return {**report, **{name: heading for s in task_sections() for name, heading in s.headings.items()}}
 
     def __getitem__(self, name):
         return self._all()[name]
@@ -38,7 +35,7 @@ class _Titles(Mapping):
         return len(self._all())
 
 
-TITLES = _Titles()
+TABLE_HEADINGS = _Headings()
 
 
 def task_of(campaigns) -> str:
@@ -61,7 +58,7 @@ def sections_for(task) -> list:
     return list(task_section(task).sections)
 
 
-def sections_of(report, links=lambda name: {}, *, task="similarity") -> list[dict]:
+def sections_of(report, links=lambda name: {}, *, task) -> list[dict]:
     """The sections of `task`'s report for a template: title, anchor, the reason it is empty or its tables' HTML.
 
     `links(name)` gives a table's download URLs (none in the one-file report).
@@ -100,13 +97,18 @@ def _table(report, name, links):
     }
 
 
+def analysis_notes(report, task) -> list[str]:
+    """The report's notes a page of `task` shows: every note of no step (the data's, the metrics'), and
+    those of the steps whose results its sections show (`Section.notes`)."""
+    shown_steps = task_section(task).note_steps
+    hidden = {note for step, notes in report.notes_by_step.items() if step not in shown_steps for note in notes}
+    return [note for note in report.notes if note not in hidden]
+
+
 def notes_for(report, task) -> list[str]:
-    """The notes a page of `task` shows: a criteria or span campaign has no 5-way answer to note about, nor
-    Figure 2 and the curves; figures left out for having nothing to draw are named."""
-    if task_section(task).five_way:
-        return report.notes + skipped_figures(report)
-    notes = [note for note in report.notes if not any(word in note for word in SIMILARITY_NOTE_WORDS)]
-    return notes + skipped_figures(report, kinds=("systems",))
+    """The notes a page of `task` shows (`analysis_notes`), then those naming the figures of the kinds its
+    sections show that were left out for having nothing to draw."""
+    return analysis_notes(report, task) + skipped_figures(report, kinds=task_section(task).figure_kinds)
 
 
 def download_only() -> list[str]:
@@ -115,7 +117,7 @@ def download_only() -> list[str]:
     return [name for name in TABLE_NAMES if name not in shown]
 
 
-def tables_with_content(report, task="similarity") -> list[str]:
+def tables_with_content(report, task) -> list[str]:
     """The tables worth exporting: those of sections with something to show, then download-only ones with rows."""
     names = [
         name

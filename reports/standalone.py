@@ -11,11 +11,11 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from annotation.scale import ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER
 from annotation.tasktypes.registry import task_type_of
 from reports.analysis.vocabulary import metric_title, title_for
 from reports.figures import draw_figure, figure_specs
 from reports.sections import notes_for, sections_of, systems_summary, task_of, with_task_tables
+from reports.task_sections import task_section_of
 from scoring.metrics.registry import METRICS
 
 STYLESHEETS = ["css/parasol.css", "css/report.css"]
@@ -37,13 +37,11 @@ def _data_uri(png: bytes) -> str:
 
 
 def _protocol(campaign) -> list[tuple[str, str]]:
-    """The settings a reader needs to repeat the judging protocol of `campaign`."""
-    binary = {1: title_for("paraphrase"), 0: title_for("non_paraphrase")}
-    answers = ", ".join(f"{ANSWER_TITLES[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
+    """The settings a reader needs to repeat the judging protocol of `campaign` (its task type says its own)."""
+    task_type = task_type_of(campaign)
     return [
-        ("Task", str(task_type_of(campaign).title)),
-        ("Answers and their binary label", answers),
-        ("Pair label", "majority of the binary votes; Don't know casts no vote; a tie leaves the pair unlabelled"),
+        ("Task", str(task_type.title)),
+        *task_type.protocol(),
         ("Real pairs per judge", str(campaign.pairs_per_judge)),
         ("Judgments wanted per pair", str(campaign.overlap_target)),
         ("Training pairs", str(campaign.training_pairs.count())),
@@ -71,7 +69,10 @@ def standalone_html(campaigns, report, signatures, *, figure_png=None) -> str:
     report = with_task_tables(report, campaigns)
     figures = []
     if report.metrics:
-        figures = [{"title": spec.title, "png_url": _data_uri(figure_png(spec))} for spec in figure_specs(report)]
+        # The figures of the kinds its sections show, as on the page.
+        kinds = task_section_of(campaigns).figure_kinds
+        specs = [spec for spec in figure_specs(report) if spec.kind in kinds]
+        figures = [{"title": spec.title, "png_url": _data_uri(figure_png(spec))} for spec in specs]
     settings = asdict(report.settings)
     context = {
         "campaigns": campaigns,

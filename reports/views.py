@@ -24,7 +24,7 @@ from reports.exports import JUDGMENT_COLUMNS, jsonl_response, judgments_frames, 
 from reports.figures import figure_specs
 from reports.frames import label_sources_with_labels, metric_signatures
 from reports.sections import (
-    TITLES,
+    TABLE_HEADINGS,
     download_only,
     notes_for,
     sections_of,
@@ -35,7 +35,6 @@ from reports.sections import (
 )
 from reports.standalone import standalone_html
 from reports.task_sections import task_section_of
-from reports.task_sections.spans import SPAN_TABLE_NAMES, span_tables
 from reports.tasks import report_or_status
 from scoring.service import signature_lines
 
@@ -145,7 +144,7 @@ def _render_report(request, campaigns, label_source, page_url):
         "switch_urls": _switch_urls(campaigns, page_url),
         "html_url": f"{reverse('reports-download-report-html')}?{query}",
         "sections": sections_of(report, links, task=task),
-        "downloads": [{"name": n, "title": TITLES[n], **links(n)} for n in download_only()],
+        "downloads": [{"name": n, "title": TABLE_HEADINGS[n], **links(n)} for n in download_only()],
         "figures": [figure for figure in figures if figure["name"] != "systems"],
         "systems": {
             **systems_summary(report),
@@ -230,7 +229,7 @@ def waits_for_the_report(view):
 
 def _table_download(request, name):
     """(campaigns, report, file stem) of a table download; 404 for a table no report of these campaigns has."""
-    if name not in TITLES:
+    if name not in TABLE_HEADINGS:
         raise Http404(f"No table {name}")
     campaigns = _campaigns_of(request)
     label_source = _label_source(request, campaigns)
@@ -325,9 +324,10 @@ def export_taggings(request, slug):
 
 
 @researcher_required
-def download_span_table(request, slug, name):
+def download_task_table(request, slug, name):
     campaign = campaign_for(request, slug)
-    # A span table, of a campaign whose task type's report has the span tables.
-    if name not in SPAN_TABLE_NAMES or name not in task_section_of([campaign]).titles:
-        raise Http404(f"No span table {name}")
-    return csv_response(span_tables([campaign])[name], f"{campaign.slug}-{name}.csv")
+    # A table the campaign's task type declares and reads itself (the span tagging's, PEM's criteria).
+    section = task_section_of([campaign])
+    if name not in section.headings or section.tables is None:
+        raise Http404(f"No table {name} of this campaign's task type")
+    return csv_response(section.tables([campaign])[name], f"{campaign.slug}-{name}.csv")

@@ -94,7 +94,6 @@ FLUENCY_REPORT = TaskSection(
         ),
     ),
     tables=fluency_tables,
-    five_way=False,
 )
 
 # Its class is in `tests.toy_metric`, imported on first use like every metric's (its name must be registered first).

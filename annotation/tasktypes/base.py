@@ -15,6 +15,8 @@ import pandas as pd
 from django import forms
 from django.conf import settings
 
+from annotation.training import EXPECTED
+
 # A whole number as a browser sends one: ASCII digits only. Python's int() also reads
 # Arabic-Indic and other Unicode digits, underscores and signs, none of which a page sends.
 ASCII_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
@@ -94,7 +96,13 @@ class TaskType:
 
     # --- Guidelines (the guidelines page and the panel above every pair) ---
     # The explanation and worked examples; the template gets `guideline_examples()` as `examples`.
+    # The default says only what the welcome page says (`introduction`).
     guidelines_template = "annotation/_guidelines_content.html"
+
+    # --- The campaign page (`annotation.researcher_views.show_campaign`) ---
+    # Whether the answers include a word tagging of each sentence (`annotation.tagging`): the
+    # campaign page then offers the taggings export and the span detector trained on them.
+    tags_words = False
 
     # --- Hidden controls (`annotation.controls`, `annotation.reliability`) ---
     # The kinds of hidden control Parasol builds from the campaign's sentences: "identical" (the
@@ -119,13 +127,11 @@ class TaskType:
         return []
 
     def control_passed(self, answer, values, expected) -> bool:
-        """Whether an answer (the stored `Answer` and `values`) to a control item matches its expected class.
+        """Whether an answer (the stored `label` and `values`) to a control item matches its expected class.
 
-        The default checks the 5-way answer against the control's expected binary class.
+        A type with `control_kinds` says how its answers pass; without them none does.
         """
-        from annotation.controls import passed
-
-        return answer is not None and answer != "" and passed(answer, expected)
+        return False
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
@@ -175,9 +181,27 @@ class TaskType:
         """
         return None
 
+    def parse_expected(self, value):
+        """A training pair's expected answer (`metadata["expected"]`) in this type's form; ValueError names a bad one.
+
+        The default takes any value as it is: a type without feedback has no form to check it against.
+        """
+        return value
+
     def training_problem(self, metadata) -> str | None:
         """What is wrong with a training pair's expected answer (`metadata["expected"]`), or None."""
+        if not metadata.get(EXPECTED):
+            return None
+        try:
+            self.parse_expected(metadata[EXPECTED])
+        except ValueError as error:
+            return str(error)
         return None
+
+    def protocol(self) -> list[tuple[str, str]]:
+        """What a reader needs to repeat this type's judging: (what, how) rows of the report's protocol appendix
+        (its answers, how they become a pair's result). The default says nothing beyond the type's title."""
+        return []
 
     def dashboard(self, judgments) -> list[dict]:
         """The researcher dashboard's tables of this type's answers: [{"title": ..., "rows": [(label, value)]}].

@@ -65,6 +65,9 @@ class Report:
     points: pd.DataFrame  # per pair (a random sample on large corpora): label, edit distance and scores
     summary: dict
     notes: list[str] = field(default_factory=list)
+    # The notes (also in `notes`) each step of the analysis wrote, by the step's name: a page shows a
+    # step's notes when one of its sections shows what the step computed (`task_sections.base.Section.notes`).
+    notes_by_step: dict[str, list[str]] = field(default_factory=dict)
     # Each table's declaration (`present.Table`): the report's own, and those its task type adds.
     specs: dict = field(default_factory=lambda: dict(SPECS))
 
@@ -89,9 +92,9 @@ def build_report(
     `Direct`); the tables are the same whichever runs them.
     """
     settings = Settings(**options)
-    frame, notes = _analysis_frame(pairs, judgments, settings.label_source)
+    frame, label_notes = _analysis_frame(pairs, judgments, settings.label_source)
     metrics, metric_notes = _scored_metrics(frame, directions)
-    notes += metric_notes + tables.corpus_notes(frame)
+    notes = label_notes + metric_notes + tables.corpus_notes(frame)
     steps = _Steps(frame, judgments, metrics, directions, answers, settings, runner or Direct())
     result, step_notes = steps.tables(verdicts)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
@@ -108,6 +111,7 @@ def build_report(
         points=points,
         summary=_summary(frame, judgments, directions, points, n_labelled),
         notes=notes,
+        notes_by_step={"labels": label_notes, **step_notes},
     )
 
 

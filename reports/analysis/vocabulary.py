@@ -130,14 +130,15 @@ COLUMN_TITLES = {
 }
 # Values a table may hold that are not names: shown in words, never as Python writes them.
 VALUE_TITLES = {True: "Yes", False: "No", None: "–"}
-TITLES = {**COLUMN_TITLES, **STATISTIC_TITLES, **PARAPHRASE_TITLES, **ANSWER_TITLES}
+# Every internal name with a title of its own, in one look-up (`title_for`).
+NAME_TITLES = {**COLUMN_TITLES, **STATISTIC_TITLES, **PARAPHRASE_TITLES, **ANSWER_TITLES}
 
 
 def title_for(name) -> str:
     """The reader's word for an internal name; an unknown snake_case name is spelled out ("very_new" → "Very new")."""
     text = str(name)
-    if text in TITLES:
-        return TITLES[text]
+    if text in NAME_TITLES:
+        return NAME_TITLES[text]
     if "_" in text and text == text.lower():
         spelled = text.replace("_", " ")
         return spelled[:1].upper() + spelled[1:]

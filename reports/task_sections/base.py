@@ -33,6 +33,12 @@ class Section:
     tables: tuple[str, ...] = ()
     reason: Callable = no_pairs  # report -> why there is nothing to show, or None
     template: str = TABLE_TEMPLATE
+    # The analysis steps whose notes the page shows with this section (`Report.notes_by_step`): a
+    # report shows a step's notes only when one of its sections shows what the step computed.
+    notes: tuple[str, ...] = ()
+    # The kinds of figure this section shows (`reports.figures.FigureSpec.kind`): a figure left out
+    # for having nothing to draw is noted only by a report whose sections show its kind.
+    figures: tuple[str, ...] = ()
 
     def with_tables(self, *tables) -> "Section":
         """This section showing `tables` instead (the Systems section shows each type's own measure)."""
@@ -51,10 +57,18 @@ def no_estimates(report):
 
 
 # The paraphrase rate from the judged pairs with and without the metric: every type shows it when it has labels.
-ESTIMATES = Section("estimates", "Fewer judgments: prediction-powered estimates", tables_in("estimates"), no_estimates)
+ESTIMATES = Section(
+    "estimates",
+    "Fewer judgments: prediction-powered estimates",
+    tables_in("estimates"),
+    no_estimates,
+    notes=("estimates",),
+)
 SYSTEM_TABLES = tables_in("systems")
 # Every task type's report compares the systems; each type swaps in the tables of its own measure.
-SYSTEMS = Section("systems", "Systems", SYSTEM_TABLES, no_systems, "reports/_systems.html")
+SYSTEMS = Section(
+    "systems", "Systems", SYSTEM_TABLES, no_systems, "reports/_systems.html", notes=("systems",), figures=("systems",)
+)
 
 
 @dataclass(frozen=True)
@@ -69,18 +83,25 @@ class TaskSection:
     # campaigns -> {name: DataFrame}: the tables read from the database beside the report's
     # (those `declared`; one may replace a report table, as criteria's `system_correlation`).
     tables: Callable | None = None
-    # Whether the campaigns carry the 5-way answer: the similarity analysis's notes, Figure 2
-    # and the curves then apply; otherwise only notes on other matters and the systems figure.
-    five_way: bool = True
 
     @property
-    def titles(self) -> dict[str, str]:
+    def headings(self) -> dict[str, str]:
         return {table.name: table.heading for table in self.declared}
+
+    @property
+    def note_steps(self) -> frozenset[str]:
+        """The analysis steps whose notes this report shows: those its sections declare."""
+        return frozenset(step for section in self.sections for step in section.notes)
+
+    @property
+    def figure_kinds(self) -> tuple[str, ...]:
+        """The kinds of figure this report's sections show."""
+        return tuple(kind for section in self.sections for kind in section.figures)
 
     def with_tables(self, report, campaigns):
         """`report` with the tables `tables` reads, and their declarations, added unless it has them already."""
         specs = {**report.specs, **{table.name: table for table in self.declared}}
-        if self.tables is None or all(name in report.tables for name in self.titles):
+        if self.tables is None or all(name in report.tables for name in self.headings):
             return report if specs == report.specs else dataclasses.replace(report, specs=specs)
         return dataclasses.replace(report, tables={**report.tables, **self.tables(campaigns)}, specs=specs)
 

@@ -7,9 +7,9 @@ from django.conf import settings
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
-from reports.analysis import criteria, ppi, present
+from reports.analysis import criteria, ppi
 from reports.analysis.common import scipy_stats
-from reports.analysis.present import Table
+from reports.analysis.present import Table, pem
 from reports.cache import data_inputs, report_store
 from reports.frames import load_frames
 from scoring.metrics.pem import FEATURES
@@ -24,7 +24,7 @@ CRITERIA_TABLES = (
     Table(
         "criteria_by_system",
         "Each criterion by system: mean rating with its 95% interval (PEM)",
-        layout=present.criteria_by_system_layout,
+        layout=pem.criteria_by_system_layout,
         section="systems",
     ),
     Table(
@@ -36,27 +36,27 @@ CRITERIA_TABLES = (
     Table(
         "criteria_metrics",
         "Metrics against Overall and Adequacy, sentence and system level",
-        layout=present.criteria_metrics_layout,
+        layout=pem.criteria_metrics_layout,
         section="criteria",
     ),
     Table("criteria_alpha", "Krippendorff's alpha (interval) per criterion", section="criteria"),
     Table(
         "criteria_system_correlation",
         "Metrics against the systems' mean Overall and Adequacy",
-        layout=present.criteria_system_correlation_layout,
+        layout=pem.criteria_system_correlation_layout,
         section="criteria",
     ),
     Table(
         "criteria_pem_fit",
         "PEM's fit: SVR from the metric scores to Overall (PEM's three features; every metric), "
         "Pearson on held-out sources",
-        layout=present.criteria_pem_fit_layout,
+        layout=pem.criteria_pem_fit_layout,
         section="criteria",
     ),
     Table(
         "criteria_estimates",
         "Each criterion's mean estimated from the rated pairs with and without the metric (prediction-powered, PPI++)",
-        layout=present.estimates_layout,
+        layout=pem.criteria_estimates_layout,
         section="estimates",
     ),
     Table(
@@ -196,5 +196,4 @@ CRITERIA_REPORT = TaskSection(
     ),
     declared=CRITERIA_TABLES,
     tables=criteria_tables,
-    five_way=False,
 )

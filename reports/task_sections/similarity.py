@@ -61,17 +61,25 @@ def _no_metrics(report):
 
 # The sections before the Systems section and after it (`similarity+spans` puts its own between).
 BEFORE_SYSTEMS = (
-    Section("corpora", "Corpora and labels", tables_in("corpora")),
+    Section("corpora", "Corpora and labels", tables_in("corpora"), notes=("labels",)),
     Section("judges", "The judges' answers", tables_in("judges"), _no_judgments),
-    Section("agreement", "Agreement between judges", tables_in("agreement"), _no_shared_pairs),
-    Section("scores", "Scores by label", tables_in("scores"), _no_labelled_scores),
-    Section("classification", "Metrics as classifiers", tables_in("classification"), _no_labelled_scores),
-    Section("ranking", "Rank correlation with the labels", tables_in("ranking"), _no_ordinal_answers),
-    Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups),
+    Section("agreement", "Agreement between judges", tables_in("agreement"), _no_shared_pairs, notes=("agreement",)),
+    Section("scores", "Scores by label", tables_in("scores"), _no_labelled_scores, notes=("table4",)),
+    Section(
+        "classification", "Metrics as classifiers", tables_in("classification"), _no_labelled_scores, notes=("mbd",)
+    ),
+    Section(
+        "ranking",
+        "Rank correlation with the labels",
+        tables_in("ranking"),
+        _no_ordinal_answers,
+        notes=("rank_correlation",),
+    ),
+    Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups, notes=("by_group",)),
 )
 AFTER_SYSTEMS = (
     Section("oracle", "The LLM as an oracle", tables_in("oracle"), _no_oracle),
-    Section("figures", "Figures", (), _no_metrics, "reports/_figures.html"),
+    Section("figures", "Figures", (), _no_metrics, "reports/_figures.html", figures=("figure2", "thresholds", "ranks")),
 )
 
 SIMILARITY_REPORT = TaskSection(sections=(*BEFORE_SYSTEMS, SYSTEMS, ESTIMATES, *AFTER_SYSTEMS))

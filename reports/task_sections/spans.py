@@ -159,7 +159,6 @@ SPANS_REPORT = TaskSection(
     sections=(SPANS_SECTION, SYSTEMS.with_tables("span_degree_by_system", "systems"), ESTIMATES),
     declared=SPAN_TABLES,
     tables=span_tables,
-    five_way=False,
 )
 # The 5-way analysis, the span section before the Systems, which shows both measures.
 SIMILARITY_SPANS_REPORT = TaskSection(

@@ -124,7 +124,7 @@ class Pem(Metric):
         directory = setting(MODEL_SETTING, None, value=model)
         if not directory:
             raise MetricUnavailable(
-                f"pem needs a fitted model: run `manage.py fit_pem <criteria campaign>` and set {MODEL_SETTING} "
+                f"pem needs a fitted model: run `manage.py fit_pem <campaign rated as PEM>` and set {MODEL_SETTING} "
                 "to the directory it prints"
             )
         # One model for the whole deployment, named by the operator (PARASOL_PEM_MODEL): fitting another

@@ -1,4 +1,6 @@
-// Judge page: answer with keys 1-5 (or rate criteria with them) and measure the time from display to answer.
+// Judge page: answer with keys 1-5 and measure the time from display to answer. It knows widgets, not task
+// types: a task type's template marks what it shows with data attributes (data-rating-keys, data-key-choices,
+// data-span-tagger), and the keys follow what the page has.
 (function () {
   "use strict";
   var shownAt = performance.now();
@@ -32,10 +34,11 @@
     if (field) { field.value = String(Math.round(performance.now() - shownAt)); }
   }, true);
 
-  // Rating tasks (PEM's criteria): 1-5 rate the active criterion and move on, arrows move, Enter sends.
-  function rateWithKeys(event, criteria) {
-    var groups = Array.prototype.slice.call(criteria.querySelectorAll("fieldset.criterion"));
-    var active = criteria.querySelector("fieldset.criterion.active") || groups[0];
+  // Ratings ([data-rating-keys], groups [data-rating-group]): 1-5 rate the active group and move on,
+  // arrows move, Enter sends ([data-send]).
+  function rateWithKeys(event, ratings) {
+    var groups = Array.prototype.slice.call(ratings.querySelectorAll("[data-rating-group]"));
+    var active = ratings.querySelector("[data-rating-group].active") || groups[0];
     var index = groups.indexOf(active);
     function activate(next) {
       active.classList.remove("active");
@@ -50,7 +53,7 @@
     } else if (event.key === "ArrowUp" && index > 0) {
       activate(index - 1);
     } else if (event.key === "Enter") {
-      criteria.querySelector("button.send-ratings").click();
+      ratings.querySelector("[data-send]").click();
     } else {
       return;
     }
@@ -61,11 +64,11 @@
     if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) { return; }
     var tag = (event.target.tagName || "").toLowerCase();
     if (tag === "textarea" || tag === "select") { return; }
-    var criteria = document.querySelector("#item .criteria");
-    if (criteria) { rateWithKeys(event, criteria); return; }
+    var ratings = document.querySelector("#item [data-rating-keys]");
+    if (ratings) { rateWithKeys(event, ratings); return; }
     if (!/^[1-5]$/.test(event.key)) { return; }
-    // similarity+spans: 1-5 choose the 5-way answer, kept until the tagging is submitted.
-    var choice = document.querySelector('#item .five-way input[data-key="' + event.key + '"]');
+    // Choices kept until another control submits ([data-key-choices]): 1-5 choose one.
+    var choice = document.querySelector('#item [data-key-choices] input[data-key="' + event.key + '"]');
     if (choice) { event.preventDefault(); choice.checked = true; return; }
     if (tag === "input") { return; }
     var button = document.querySelector('#item button.answer[data-key="' + event.key + '"]');
@@ -134,9 +137,9 @@
     // Pointer clicks were handled on pointerdown; detail 0 is a keyboard activation (Space).
     if (word && event.detail === 0) { toggle(word); }
     var sent = event.target.closest("button.span-submit, button.span-nothing");
-    var missing = sent && tagger(sent).querySelector(".five-way-missing");
-    if (missing && !tagger(sent).querySelector(".five-way input:checked")) {
-      // similarity+spans: the 5-way answer comes first; say so on the page, keeping the tags.
+    var missing = sent && tagger(sent).querySelector("[data-choice-missing]");
+    if (missing && !tagger(sent).querySelector("[data-key-choices] input:checked")) {
+      // A choice beside the tagging ([data-key-choices]) comes first; say so on the page, keeping the tags.
       event.preventDefault();
       event.stopImmediatePropagation();
       missing.textContent = missing.dataset.text;

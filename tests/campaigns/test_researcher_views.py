@@ -1,6 +1,7 @@
 import pytest
 from django.urls import reverse
 
+from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names
 from campaigns.models import Campaign
 from tests.factories import add_pairs, make_judge
 
@@ -176,3 +177,17 @@ def test_the_edit_page_sets_system_keys_and_locks_the_task_type_once_judging_sta
     campaign.refresh_from_db()
     assert 'name="task_type"' in page and "disabled" in page.split('name="task_type"')[1].split(">")[0]
     assert campaign.system_keys == "run" and campaign.task_type == "similarity"
+
+
+@pytest.mark.parametrize("task_type", task_type_names())
+def test_the_campaign_page_offers_the_taggings_and_the_detector_when_its_type_tags_words(client, researcher, task_type):
+    Campaign.objects.create(slug="typed", name="Typed", task_type=task_type, created_by=researcher)
+    client.force_login(researcher)
+    page = client.get(reverse("annotation-show-campaign", args=["typed"])).content.decode()
+    tags_words = get_task_type(task_type).tags_words
+    assert (reverse("reports-export-taggings", args=["typed"]) in page) is tags_words
+    assert (reverse("reports-show-detector", args=["typed"]) in page) is tags_words
+
+
+def test_a_new_campaign_takes_the_registrys_default_task_type(researcher):
+    assert Campaign.objects.create(slug="plain", name="Plain").task_type == DEFAULT_TASK_TYPE

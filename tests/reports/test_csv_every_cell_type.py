@@ -198,7 +198,7 @@ def test_no_report_table_or_span_table_writes_a_formula_cell(client, researcher,
         texts[name] = client.get(url).content.decode()
         texts[f"{name} with comments"] = client.get(url + "&comments=1").content.decode()
     for name in SPAN_TABLE_NAMES:
-        response = client.get(reverse("reports-download-span-table", args=[spans.slug, name]))
+        response = client.get(reverse("reports-download-task-table", args=[spans.slug, name]))
         texts[f"span {name}"] = response.content.decode()
     call_command("report", campaign.slug, "--out", str(tmp_path / "report"), "--no-figures", stdout=io.StringIO())
     for path in (tmp_path / "report").glob("*.csv"):

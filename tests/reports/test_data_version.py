@@ -153,7 +153,7 @@ def test_the_code_digest_covers_the_analysis_and_the_reader():
     from reports.machinery.digests import CODE, _source_files
 
     files = {path.name for dotted in CODE for path in _source_files(dotted)}
-    assert {"frames.py", "digests.py", "memory.py", "loading.py", "ranking.py", "present.py", "service.py"} <= files
+    assert {"frames.py", "digests.py", "memory.py", "loading.py", "ranking.py", "layouts.py", "service.py"} <= files
 
 
 def test_the_scorers_bulk_insert_advances_only_the_campaigns_it_wrote_to(live_campaign):

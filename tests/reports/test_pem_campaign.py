@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from annotation import assignment as assign
 from annotation.controls import add_pem_controls
@@ -72,7 +73,7 @@ def test_it_adds_three_controls_per_source_that_judges_never_see(pem_campaign):
 
 
 def test_the_command_refuses_a_similarity_campaign(campaign):
-    with pytest.raises(CommandError, match="criteria"):
+    with pytest.raises(CommandError, match="PEM's four ratings"):
         call_command("pem_controls", campaign.slug, stdout=io.StringIO())
 
 
@@ -126,3 +127,14 @@ def test_the_criteria_report_shows_pems_held_out_fit_and_the_controls_in_the_ref
     cache.clear()
     without = criteria_tables([pem_campaign])
     assert without["criteria_vs_overall"].set_index("row").loc["adequacy", "n_systems"] == 4
+
+
+def test_a_criteria_table_downloads_from_its_campaign_and_another_types_table_does_not(
+    pem_campaign, client, researcher
+):
+    rate_and_score(pem_campaign)
+    client.force_login(researcher)
+    response = client.get(reverse("reports-download-task-table", args=["pem", "criteria_alpha"]))
+    assert response.status_code == 200 and response.content.decode().startswith("criterion,")
+    for name in ("span_agreement", "system_correlation"):  # a span table; a report table criteria replaces
+        assert client.get(reverse("reports-download-task-table", args=["pem", name])).status_code == 404

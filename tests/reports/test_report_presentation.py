@@ -8,7 +8,7 @@ from lxml import html as lxml_html
 
 from reports.analysis.latex import SPECIALS, SYMBOLS
 from reports.analysis.present import spec_of
-from reports.analysis.vocabulary import TITLES, title_for
+from reports.analysis.vocabulary import NAME_TITLES, title_for
 from reports.cache import get_report
 from reports.sections import sections_for, with_task_tables
 from tests.report_fixtures import report_campaign
@@ -119,5 +119,5 @@ def check_words_and_caption(document, report, name):
     texts = headers + [td.text_content().strip() for td in block.xpath(".//table//td")]
     assert {text: leaked_names(text) for text in texts if leaked_names(text)} == {}, name
     # A column the vocabulary does not name would be printed as the analysis spells it ("Pearson ci low").
-    raw = {title_for(column) for column in report.tables[name].columns if str(column) not in TITLES}
+    raw = {title_for(column) for column in report.tables[name].columns if str(column) not in NAME_TITLES}
     assert set(headers) & raw == set(), (name, set(headers) & raw)

@@ -90,9 +90,9 @@ def test_the_report_page_shows_the_span_section(tagged_campaign, client, researc
     assert table.startswith("judge,n_judge_pairs,n_words,kappa,span_f1,word_accuracy")
     tex = client.get(reverse("reports-download-report-latex", args=["span_agreement"]) + f"?c={tagged_campaign.slug}")
     assert tex.status_code == 200 and "\\begin{tabular}" in tex.content.decode()
-    old_url = reverse("reports-download-span-table", args=[tagged_campaign.slug, "span_agreement"])
+    old_url = reverse("reports-download-task-table", args=[tagged_campaign.slug, "span_agreement"])
     assert client.get(old_url).content.decode() == table
-    assert client.get(reverse("reports-download-span-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
+    assert client.get(reverse("reports-download-task-table", args=[tagged_campaign.slug, "nope"])).status_code == 404
 
 
 def test_a_pre_tagged_corpus_is_analysed_without_judges(campaign, tmp_path):

@@ -176,7 +176,7 @@ GET_ONLY = {
     "reports-export-signatures",
     "reports-export-judgments",
     "reports-export-taggings",
-    "reports-download-span-table",
+    "reports-download-task-table",
     "generation-list-runs",
     "generation-show-run",
     "generation-edit-template",

@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Add PEM's artificial systems to CAMPAIGN, for every source: the source itself (A5 F5 D1 O2), a random "
         "sentence of the same corpus (A1 F5 D5 O1), a unigram-LM sentence (A1 F1 D5 O1). Judges never see them; "
-        "the metrics score them (run `score`), and the criteria report joins them to the judges' mean."
+        "the metrics score them (run `score`), and PEM's report joins them to the judges' mean."
     )
     requires_system_checks = []
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"no campaign with slug {campaign!r}")
         if not isinstance(task_type_of(found), Criteria):
-            raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM's controls carry criteria ratings")
+            raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM's controls carry PEM's four ratings")
         count = add_pem_controls(found, seed=seed)
         self.stdout.write(
             self.style.SUCCESS(f"Added {count} PEM control pairs to {campaign}; score them with `score`.")

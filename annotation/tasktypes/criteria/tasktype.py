@@ -6,12 +6,14 @@ criterion, Enter to send); the four ratings are stored in `Judgment.values` and
 of every rating. Controls are the source as its own hypothesis (`scale` beside this module).
 """
 
+import json
+
 import pandas as pd
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import ControlKind
-from annotation.training import EXPECTED, explanation_of, parse_expected_ranges
+from annotation.training import EXPECTED, explanation_of
 
 from ..base import AnswerForm, TaskType
 from . import guidelines
@@ -92,6 +94,13 @@ class Criteria(TaskType):
     def answer(self, cleaned_data):
         return {criterion: cleaned_data[criterion] for criterion in CRITERIA}
 
+    def protocol(self):
+        titles = ", ".join(str(title) for title, *_rest in QUESTIONS.values())
+        return [
+            ("Ratings", f"{titles}: each from {RATINGS[0]} to {RATINGS[-1]}, the paraphrase against the original"),
+            ("Pair result", "each criterion's mean rating"),
+        ]
+
     def dashboard(self, judgments):
         """Per criterion: the mean rating and how many ratings it is over."""
         ratings = pd.DataFrame(list(judgments.values_list("values", flat=True)), columns=CRITERIA)
@@ -123,14 +132,8 @@ class Criteria(TaskType):
             )
         return {"feedback_rows": rows, "explanation": explanation}
 
-    def training_problem(self, metadata):
-        if not metadata.get(EXPECTED):
-            return None
-        try:
-            parse_expected_ranges(metadata[EXPECTED])
-        except ValueError as error:
-            return str(error)
-        return None
+    def parse_expected(self, value):
+        return parse_expected_ranges(value)
 
     def judgment_fields(self, answer):
         return {"label": "", "values": answer}
@@ -152,6 +155,41 @@ class Criteria(TaskType):
             for rating in RATINGS:
                 frame[f"n_{criterion}_{rating}"] = counts[rating].astype("int64")
         return frame[self.pair_columns]
+
+
+def parse_expected_ranges(value) -> dict[str, tuple[int, int]]:
+    """Per criterion, the (lowest, highest) rating expected: {"adequacy": [4, 5], "fluency": 5, "overall": "3-4"}.
+
+    A CSV cell holds the same object as JSON text. ValueError names the first problem.
+    """
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            value = None
+    if not isinstance(value, dict) or not value:
+        raise ValueError('expected must be an object of criteria and ratings, e.g. {"adequacy": [4, 5], "fluency": 5}')
+    ranges = {}
+    for criterion, rating in value.items():
+        if criterion not in CRITERIA:
+            raise ValueError(f"expected names an unknown criterion {criterion!r}; criteria: {', '.join(CRITERIA)}")
+        ranges[criterion] = _rating_range(criterion, rating)
+    return {criterion: ranges[criterion] for criterion in CRITERIA if criterion in ranges}
+
+
+def _rating_range(criterion, rating):
+    if isinstance(rating, str) and "-" in rating:
+        rating = rating.split("-", 1)
+    bounds = rating if isinstance(rating, list) else [rating]
+    if any(isinstance(bound, bool | float) for bound in bounds):
+        bounds = []
+    try:
+        numbers = [int(bound) for bound in bounds]
+    except (TypeError, ValueError):
+        numbers = []
+    if len(numbers) not in (1, 2) or any(number not in RATINGS for number in numbers):
+        raise ValueError(f"expected {criterion}: give a rating from 1 to 5 or a range such as [4, 5]")
+    return min(numbers), max(numbers)
 
 
 def ratings_frame(judgments: pd.DataFrame) -> pd.DataFrame:

@@ -12,9 +12,18 @@ from django import forms
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
+from annotation.controls import passed
 from annotation.models import Answer, ControlKind
-from annotation.scale import ANSWERS, PARAPHRASE_OF_ANSWER, majority_paraphrase
-from annotation.training import EXPECTED, expected_answers, explanation_of, parse_expected_answers
+from annotation.scale import (
+    ANSWER_TITLES,
+    ANSWERS,
+    NON_PARAPHRASE,
+    PARAPHRASE,
+    PARAPHRASE_OF_ANSWER,
+    PARAPHRASE_TITLES,
+    majority_paraphrase,
+)
+from annotation.training import EXPECTED, explanation_of
 
 from ..base import AnswerForm, TaskType
 from . import guidelines
@@ -30,6 +39,7 @@ class Similarity(TaskType):
     name = "similarity"
     title = _("Similarity (5-way)")
     judge_template = "annotation/tasktypes/_similarity.html"
+    guidelines_template = "annotation/tasktypes/_similarity_guidelines.html"
     introduction = _(
         "Thank you for helping! You will read pairs of English sentences and tell us how close their meanings are, "
         "choosing one of five answers."
@@ -49,6 +59,10 @@ class Similarity(TaskType):
     def judge_context(self, assignment):
         return {"answers": Answer.choices}
 
+    def control_passed(self, answer, values, expected):
+        # The 5-way answer's binary class against the control's expected class.
+        return answer is not None and answer != "" and passed(answer, expected)
+
     def guideline_examples(self):
         return guidelines.guideline_examples()
 
@@ -57,6 +71,15 @@ class Similarity(TaskType):
 
     def judgment_fields(self, answer):
         return {"label": answer}
+
+    def protocol(self):
+        # In English, as the report is written: the scale's titles, not the judge's translated labels.
+        binary = {1: PARAPHRASE_TITLES[PARAPHRASE], 0: PARAPHRASE_TITLES[NON_PARAPHRASE]}
+        answers = ", ".join(f"{ANSWER_TITLES[a]} ({binary.get(PARAPHRASE_OF_ANSWER[a], 'no vote')})" for a in ANSWERS)
+        return [
+            ("Answers and their binary label", answers),
+            ("Pair label", "majority of the binary votes; Don't know casts no vote; a tie leaves the pair unlabelled"),
+        ]
 
     def dashboard(self, judgments):
         by_answer = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
@@ -70,14 +93,8 @@ class Similarity(TaskType):
             return None
         return {"feedback_rows": [row] if row else [], "explanation": explanation}
 
-    def training_problem(self, metadata):
-        if not metadata.get(EXPECTED):
-            return None
-        try:
-            parse_expected_answers(metadata[EXPECTED])
-        except ValueError as error:
-            return str(error)
-        return None
+    def parse_expected(self, value):
+        return parse_expected_answers(value)
 
     def aggregate(self, judgments, pair_pks):
         """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
@@ -95,6 +112,30 @@ class Similarity(TaskType):
         votes = {value: counts[_answers_voting(value)].sum(axis=1) for value in (0, 1)}
         frame["paraphrase"] = majority_paraphrase(votes[1], votes[0])
         return frame
+
+
+def parse_expected_answers(value) -> list[str]:
+    """5-way answer names, as a list or as text separated by "|" or ","; ValueError names a bad one."""
+    if isinstance(value, str):
+        value = [part for chunk in value.split("|") for part in chunk.split(",")]
+    if not isinstance(value, list) or not value:
+        raise ValueError("expected must name one or more answers, e.g. mostly_similar|same_meaning")
+    answers = [str(item).strip() for item in value if str(item).strip()]
+    unknown = [answer for answer in answers if answer not in ANSWERS]
+    if unknown or not answers:
+        shown = unknown[0] if unknown else ""
+        raise ValueError(f"expected names an unknown answer {shown!r}; answers: {', '.join(ANSWERS)}")
+    return [answer for answer in ANSWERS if answer in answers]
+
+
+def expected_answers(pair) -> list[str]:
+    """The 5-way answers a training pair accepts: its `expected`, else those voting for its gold label."""
+    value = pair.metadata.get(EXPECTED)
+    if value:
+        return parse_expected_answers(value)
+    if pair.gold_label is None:
+        return []
+    return [answer for answer, vote in PARAPHRASE_OF_ANSWER.items() if vote == pair.gold_label]
 
 
 def answer_feedback_row(judgment):

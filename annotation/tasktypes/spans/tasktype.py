@@ -75,6 +75,8 @@ class Spans(TaskType):
     shows_pair = False
     # Control items expect a 5-way answer; a tagging alone cannot pass or fail them: no controls.
     control_kinds = ()
+    # The campaign page offers the taggings export and the span detector.
+    tags_words = True
     answer_form = SpansAnswerForm
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
@@ -119,6 +121,12 @@ class Spans(TaskType):
 
     def _tagging(self, answer):
         return answer
+
+    def protocol(self):
+        return [
+            ("Tagging", "in each sentence, the words with no counterpart in the other"),
+            ("Pair result", "the majority tagging: a word is tagged when more than half of the taggings tag it"),
+        ]
 
     def dashboard(self, judgments):
         """Taggings received, the share of words tagged over all of them, and how many tagged nothing."""
@@ -196,10 +204,14 @@ class SimilaritySpans(Spans):
             return None
         return {"feedback_rows": [row] if row else []} | context
 
-    training_problem = Similarity.training_problem
+    parse_expected = Similarity.parse_expected
+    control_passed = Similarity.control_passed
 
     def dashboard(self, judgments):
         return Similarity().dashboard(judgments) + super().dashboard(judgments)
+
+    def protocol(self):
+        return Similarity().protocol() + super().protocol()
 
     def aggregate(self, judgments, pair_pks):
         similarity = Similarity().aggregate(judgments, pair_pks)

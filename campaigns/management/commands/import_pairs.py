@@ -7,7 +7,7 @@ from django.db import transaction
 
 from campaigns.command_line import add_creation_arguments, create_campaign, owned_by, refuse_creation_options
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
-from campaigns.models import TASK_TYPE_CHOICES, Campaign
+from campaigns.models import TASK_TYPE_CHOICES, Campaign, default_task_type
 from parasol.progress import ProgressBar
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--task",
             choices=[name for name, _ in TASK_TYPE_CHOICES],
-            help="With --create: the task type judges answer (default: similarity).",
+            help=f"With --create: the task type judges answer (default: {default_task_type()}).",
         )
         parser.add_argument(
             "--bleu-range",

@@ -23,7 +23,7 @@ class Command(BaseCommand):
     requires_system_checks = []
 
     def add_arguments(self, parser):
-        parser.add_argument("campaign", help="the criteria campaign's slug")
+        parser.add_argument("campaign", help="the slug of a campaign rated as PEM rates (its four ratings)")
         parser.add_argument(
             "--split", choices=SPLITS, default="sources", help="sources: GroupKFold on sources; paper: 2/3 train"
         )
@@ -35,7 +35,7 @@ class Command(BaseCommand):
         if found is None:
             raise CommandError(f"no campaign with slug {campaign!r}")
         if not isinstance(task_type_of(found), Criteria):
-            raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM is fitted on criteria ratings")
+            raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM is fitted on PEM's four ratings")
         if folds < 2:
             raise CommandError("--folds must be at least 2")
         frames = load_frames([found], fields=("values",))

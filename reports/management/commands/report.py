@@ -14,7 +14,7 @@ from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
 from reports.figures import draw_figures, draw_figures_later, figure_specs, skipped_figures
 from reports.machinery.workers import report_workers
-from reports.sections import notes_for, tables_with_content, task_of, with_task_tables
+from reports.sections import analysis_notes, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
 from scoring.metrics.registry import METRICS
 
@@ -118,8 +118,8 @@ class Command(BaseCommand):
         task, report = task_of(chosen), with_task_tables(report, chosen)
         for name in sorted(report.tables.keys() - set(TABLE_NAMES)):
             write_table(name)
-        # Notes about the 5-way answers say nothing on other task types; figures with nothing to draw say why.
-        notes = [note for note in notes_for(report, task) if not note.startswith("Not drawn")]
+        # The notes of the steps this task type's report shows; the figures drawn with nothing to draw say why.
+        notes = analysis_notes(report, task)
         report.notes = notes + (skipped_figures(report) if not options["no_figures"] else [])
         (out / "notes.txt").write_text("".join(f"{note}\n" for note in report.notes), encoding="utf-8")
         if options["latex"]:
