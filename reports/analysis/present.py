@@ -18,7 +18,7 @@ from reports.analysis import latex as latex_writer
 from reports.analysis.classification import RATE_NAMES
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION
 from reports.analysis.vocabulary import VALUE_TITLES, metric_title, title_for
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, natural_threshold_of
 
 ORACLE_PARTS = {
     "verdict_by_label": "Verdict by label (Table 2)",
@@ -161,9 +161,9 @@ TABLE3_MEASURES = ("threshold", *RATE_NAMES)
 
 
 def _table3_block(report, metric, kind):
-    """The stub of one metric's block of rows: its printed name, "at 0" for ParaPLUIE's natural threshold."""
+    """The stub of one metric's block of rows: its printed name, and its natural threshold (ParaPLUIE's 0)."""
     title = metric_title(metric, report.directions.get(metric))
-    return f"{title}, threshold 0" if kind == "a_priori" else title
+    return f"{title}, threshold {natural_threshold_of(metric):g}" if kind == "a_priori" else title
 
 
 def _table3(report, frame):
