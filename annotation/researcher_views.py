@@ -65,7 +65,7 @@ def _import_upload(campaign, data, cleaned, options):
         count = add_control_pairs(campaign, parse_corpus(data, default_corpus="control", **options))
         return f"Added {count} control pairs."
     result = import_pairs(campaign, data, corpus=cleaned["corpus"], bleu_range=cleaned["bleu_range"], **options)
-    rejected = "".join(f" Rejected {location}: {reason}." for location, reason in result.rejected)
+    rejected = "".join(f" Rejected {rejection}." for rejection in result.rejected)
     return f"Imported {result.count} pairs from {options['filename']}.{rejected}"
 
 

@@ -86,8 +86,9 @@ def _judge_page(request, slug, token):
 
 
 # The methods a judge's page answers; anything else (OPTIONS, PUT, DELETE...) is a 405, never a page.
-page_methods = require_http_methods(["GET", "HEAD"])
-form_methods = require_http_methods(["GET", "HEAD", "POST"])
+PAGE = ("GET", "HEAD")
+FORM = ("GET", "HEAD", "POST")
+ACTION = ("POST",)
 
 
 @require_POST
@@ -120,14 +121,18 @@ def _back_to_step(request, judge, problem=None):
     return response
 
 
-def judge_view(*steps, at_the_end=False):
+def judge_view(*steps, methods=PAGE, at_the_end=False):
     """Let the URL's judge into the view only at one of `steps` (with `at_the_end`: only once no pair is
     left to them); send anyone else back to their step. The view is called as view(request, judge).
 
-    Every judge view goes through here, so no request, whatever its method, skips a step.
+    Every judge view goes through here, so no request, whatever its method, skips a step: only
+    `methods` are answered (any other is a 405), a browser that has not adopted the judge is asked
+    first, and a request that meets SQLite locked is run again.
     """
 
     def decorate(view):
+        @require_http_methods(list(methods))
+        @retry_if_locked
         @wraps(view)
         def checked(request, slug, token):
             judge, confirm = _judge_page(request, slug, token)
@@ -137,12 +142,13 @@ def judge_view(*steps, at_the_end=False):
                 return _back_to_step(request, judge)
             return view(request, judge)
 
+        checked.judge_steps = steps  # what the URL test reads: every judge URL is served through here
         return checked
 
     return decorate
 
 
-@form_methods
+@require_http_methods(list(FORM))
 @retry_if_locked
 def welcome(request, slug):
     campaign = get_object_or_404(Campaign.objects.live(), slug=slug)
@@ -180,9 +186,7 @@ def welcome(request, slug):
     return render(request, "annotation/welcome.html", context)
 
 
-@form_methods
-@retry_if_locked
-@judge_view(Step.LEVEL, Step.GUIDELINES, Step.TRAINING, Step.PAIRS)
+@judge_view(Step.LEVEL, Step.GUIDELINES, Step.TRAINING, Step.PAIRS, methods=FORM)
 def english_level(request, judge):
     if judge.judgments.filter(is_training=False).exists():
         # Locked once real judging starts: results are broken down by the level given before.
@@ -194,9 +198,7 @@ def english_level(request, judge):
     return render(request, "annotation/english_level.html", {"judge": judge, "form": form})
 
 
-@form_methods
-@retry_if_locked
-@judge_view(Step.GUIDELINES, Step.TRAINING, Step.PAIRS)
+@judge_view(Step.GUIDELINES, Step.TRAINING, Step.PAIRS, methods=FORM)
 def guidelines(request, judge):
     if request.method == "POST":
         if judge.guidelines_read_at is None:
@@ -246,8 +248,6 @@ def _closed(request, judge):
     )
 
 
-@page_methods
-@retry_if_locked
 @judge_view(Step.TRAINING, Step.PAIRS)
 def show_item(request, judge):
     if not judge.campaign.is_open:
@@ -267,9 +267,7 @@ def _render_item(request, judge, current, problem=None, status=200):
     return render(request, "annotation/item.html", context, status=status)
 
 
-@require_POST
-@retry_if_locked
-@judge_view(Step.TRAINING, Step.PAIRS)
+@judge_view(Step.TRAINING, Step.PAIRS, methods=ACTION)
 def answer(request, judge):
     """Store the answer to the pair on show; a repeat of an answered one (double click) stores nothing."""
     if not judge.campaign.is_open:
@@ -327,9 +325,7 @@ def _feedback(request, judge, current, feedback):
     return render(request, "annotation/_feedback.html" if request.htmx else "annotation/feedback.html", context)
 
 
-@form_methods
-@retry_if_locked
-@judge_view(Step.TRAINING, Step.PAIRS, at_the_end=True)
+@judge_view(Step.TRAINING, Step.PAIRS, methods=FORM, at_the_end=True)
 def questionnaire(request, judge):
     questions = protocol_of(judge.campaign).questions
     if request.method == "POST":
@@ -341,8 +337,6 @@ def questionnaire(request, judge):
     return render(request, "annotation/questionnaire.html", {"judge": judge, "questions": numbered})
 
 
-@page_methods
-@retry_if_locked
 @judge_view(Step.TRAINING, Step.PAIRS, at_the_end=True)
 def thanks(request, judge):
     protocol = protocol_of(judge.campaign)

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from reports.analysis.classification import best_threshold, scan_thresholds  # noqa: E402
 from scoring.metrics import get_metric  # noqa: E402
-from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase  # noqa: E402
+from scoring.metrics.base import called_paraphrase  # noqa: E402
 from scoring.metrics.parapluie import ANSWER_MODES  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo_pairs.jsonl"
@@ -40,7 +40,7 @@ def main():
         for answer in ANSWER_MODES:
             metric = get_metric(template, model=args.model, answer=answer)
             scores = np.array(metric.score(sources=sources, hypotheses=hypotheses))
-            called = called_paraphrase(scores, NATURAL_THRESHOLD, metric.direction)
+            called = called_paraphrase(scores, metric.natural_threshold, metric.direction)
             best = best_threshold(scan_thresholds(scores, labels, metric.direction))
             print(
                 f"{template} | {metric.signature()['answer']} | {called.mean():.0%} ({called.sum()}/{len(rows)}) | "

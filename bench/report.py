@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotation.scale import ANSWERS  # noqa: E402
 from reports.analysis import build_report  # noqa: E402
-from scoring.metrics.registry import direction_of, metric_names  # noqa: E402
+from scoring.metrics.registry import direction_of, metric_names, natural_threshold_of  # noqa: E402
 
 TARGET_SECONDS = 3.0
 CORPORA = ["MRPC", "PAWS", "MCPG", "LLM", "HC"]
@@ -49,7 +49,8 @@ def synthetic(n_pairs=10_000, n_judgments=3, seed=0):
     )
     for i, (metric, direction) in enumerate(METRICS.items()):
         signal = truth * (0.3 + 0.05 * i) + rng.normal(0, 0.3, n_pairs)
-        pairs[metric] = (-signal if direction == "lower" else signal) + (20 * signal if "parapluie" in metric else 0)
+        log_odds = natural_threshold_of(metric) is not None  # spread wide around its threshold, as ParaPLUIE's are
+        pairs[metric] = (-signal if direction == "lower" else signal) + (20 * signal if log_odds else 0)
     judges = [f"judge-{j:05d}" for j in range(n_pairs * n_judgments // 50)]
     levels = dict(zip(judges, rng.choice(["poor", "good", "advanced", "native"], size=len(judges))))
     pair_index = np.repeat(np.arange(n_pairs), n_judgments)

@@ -436,8 +436,7 @@ class GenerationRun(models.Model):
             ids = [output.pair_external_id() for output in outputs]
             existing = set(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", flat=True))
             rows = [output.pair_row() for output, pair_id in zip(outputs, ids) if pair_id not in existing]
-            if rows:
-                import_rows(self.campaign, rows, corpus=self.corpus)
+            created = import_rows(self.campaign, rows, corpus=self.corpus).count if rows else 0
             pairs = dict(self.campaign.pairs.filter(external_id__in=ids).values_list("external_id", "pk"))
             for output, pair_id in zip(outputs, ids):
                 output.pair_id = pairs[pair_id]
@@ -445,7 +444,7 @@ class GenerationRun(models.Model):
             if self.selects:
                 # Held back from judges (annotation.assignment.open_pairs) until the selection draws them.
                 Pair.objects.filter(pk__in=[output.pair_id for output in outputs]).update(chosen=False)
-        return len(rows)
+        return created
 
     def round_provenance(self):
         """A collection round's facts, as its pairs' metadata records them ({} outside the loop)."""

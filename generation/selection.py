@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from campaigns.models import Pair
 from campaigns.scores import latest_scores
+from scoring.metrics.base import called_paraphrase
 from scoring.metrics.filters import pair_bleu
 from scoring.metrics.registry import HIGHER, direction_of
 
@@ -94,7 +95,8 @@ def select_candidates(run) -> str:
 
 def _decide(run, outputs, scores):
     """{output pk: Verdict} for one (source, template) group, ranked by the metric (best first)."""
-    sign = 1 if direction_of(run.selection_metric) == HIGHER else -1
+    direction = direction_of(run.selection_metric)
+    sign = 1 if direction == HIGHER else -1
     ranked = sorted(outputs, key=lambda output: (-sign * scores[output.pair_id], output.candidate))
     chosen = set()
     for output in ranked:
@@ -106,7 +108,8 @@ def _decide(run, outputs, scores):
         if run.selection == GenerationRun.Selection.TOP and not chosen:
             chosen.add(output.pk)
         elif run.selection == GenerationRun.Selection.THRESHOLD:
-            if sign * scores[output.pair_id] >= sign * run.selection_threshold:
+            # The reports' one rule: at least as close as the threshold (a ParaPLUIE score of 0 passes 0).
+            if called_paraphrase(scores[output.pair_id], run.selection_threshold, direction):
                 chosen.add(output.pk)
     verdicts = {}
     for rank, output in enumerate(ranked, start=1):

@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import OperationalError, transaction
 
 from parasol import llm_backends
-from parasol.queues import WatchedTask, hand_out, take_next
+from parasol.queues import WatchedTask, client, hand_out, take_next
 from scoring.metrics.backends import BackendUnavailable
 
 from .models import GenerationRun, create_run
@@ -134,6 +134,11 @@ def send_next_batch(run_pk):
             generate_batch.apply_async(args=[run_pk, batch], retry=False)
     except Exception as error:  # the broker is down or unreachable
         logger.warning("Could not queue the next batch of generation run %s (%s); resume it later.", run_pk, error)
+
+
+def batches_waiting(run_pk):
+    """How many of the run's batches wait for their turn, not queued yet (each batch that ends queues the next)."""
+    return client().llen(_pending_key(run_pk))
 
 
 def _pending_key(run_pk):

@@ -77,6 +77,15 @@ def wait_until(condition, timeout=300, interval=0.05):
     return False
 
 
+def run_marker(queue, timeout=300):
+    """Queue a marker task on `queue` and wait until a worker has run it: every task queued there before
+    it has run by then, since a queue hands tasks out first in, first out and a worker here (`start_worker`,
+    solo pool, one task prefetched) runs one at a time. Shows that nothing is left to land, without a sleep."""
+    from parasol.celery import app
+
+    return app.send_task("celery.accumulate", args=["marker"], queue=queue, ignore_result=False).get(timeout=timeout)
+
+
 def wait_for_port(port, timeout=60.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -10,7 +10,7 @@ This module re-exports what the other apps use.
 from .errors import CorpusConflictError, CorpusImportError
 from .parsing import iter_corpus, parse_corpus
 from .readers import FORMATS, MRPC_HEADER, PAWS_HEADER, detect_format
-from .saving import MetadataKeyCap, import_pairs, import_rows
+from .saving import ImportResult, MetadataKeyCap, RejectedRow, import_pairs, import_rows
 from .validation import PairRow, validated_row
 
 __all__ = [
@@ -19,8 +19,10 @@ __all__ = [
     "PAWS_HEADER",
     "CorpusConflictError",
     "CorpusImportError",
+    "ImportResult",
     "MetadataKeyCap",
     "PairRow",
+    "RejectedRow",
     "detect_format",
     "import_pairs",
     "import_rows",

@@ -3,10 +3,12 @@
 `import_pairs` streams a file through `parsing.iter_corpus` and inserts chunks of rows
 inside one transaction, so a large file is never held in memory and a bad file, even one
 bad on its last line, imports nothing; `import_rows` does the same for rows given as dicts.
+The write owns its result: the rows it inserted and those a filter left out, each with its
+line, built as it goes and returned whole.
 """
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import DataError, IntegrityError, transaction
@@ -27,12 +29,26 @@ from .validation import PairRow, rows_of_records
 NUMBERED_ID_MAX_DIGITS = 18
 
 
-@dataclass
+@dataclass(frozen=True)
+class RejectedRow:
+    """A row a filter left out (ParaTag's BLEU range and lengths), at its line in the file as given."""
+
+    location: str  # "line 7" (a file) or "row 7" (rows given as dicts)
+    reason: str
+
+    def __str__(self):
+        return f"{self.location}: {self.reason}"
+
+
+@dataclass(frozen=True)
 class ImportResult:
-    count: int
+    count: int  # pairs inserted
     corpora: list[str]
-    # Rows left out by a filter (ParaTag's BLEU range): (location, reason).
-    rejected: list[tuple[str, str]] = field(default_factory=list)
+    rejected: tuple[RejectedRow, ...] = ()
+
+
+# What the write reads: each row with the reason a filter leaves it out, or None to insert it.
+Verdicts = Iterable[tuple[PairRow, str | None]]
 
 
 def import_pairs(
@@ -43,61 +59,86 @@ def import_pairs(
     `data` is the file's bytes or a seekable binary file, streamed either way;
     `progress(bytes_read)` reports how far the reading got. With `bleu_range` (low, high),
     ParaTag's filters (section 4.1) apply: only pairs whose BLEU lies strictly inside and whose
-    lengths pass are imported; the others are returned in `rejected` with the reason.
+    lengths pass are imported; the others are in the result's `rejected`, with their lines.
     """
-    rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
-    rejected = []
-    if bleu_range is not None:
-        problem = bleu_range_problem(*bleu_range)
-        if problem:
-            raise CorpusImportError(problem)
-        rows = _passing_paratag_filters(rows, *bleu_range, rejected)
-    result = _save_rows(campaign, rows)
-    if result.count == 0 and rejected:
-        location, reason = rejected[0]
+    if bleu_range is not None and (problem := bleu_range_problem(*bleu_range)):
+        raise CorpusImportError(problem)
+
+    def verdicts():
+        rows = iter_corpus(data, format=format, filename=filename, default_corpus=corpus, progress=progress)
+        return _paratag_verdicts(rows, *bleu_range) if bleu_range is not None else _all_kept(rows)
+
+    result = _save_rows(campaign, verdicts)
+    if result.count == 0 and result.rejected:
         raise CorpusImportError(
             f"no pair passes ParaTag's filters (BLEU inside ({bleu_range[0]:g}, {bleu_range[1]:g}), lengths); "
-            f"first: {location}: {reason}"
+            f"first: {result.rejected[0]}"
         )
-    result.rejected = rejected
     return result
 
 
-def _passing_paratag_filters(rows, low, high, rejected):
-    """Rows with BLEU strictly inside (low, high) and ParaTag's lengths; (location, reason) of others to `rejected`."""
+def _all_kept(rows) -> Iterator[tuple[PairRow, None]]:
+    return ((row, None) for row in rows)
+
+
+def _paratag_verdicts(rows, low, high) -> Iterator[tuple[PairRow, str | None]]:
+    """Each row with why ParaTag's filters leave it out (BLEU not strictly inside (low, high), lengths), or None."""
     for row in rows:
         try:
-            reason = paratag_reason(row.source, row.hypothesis, low, high)
+            yield row, paratag_reason(row.source, row.hypothesis, low, high)
         except ValueError as error:
             raise CorpusImportError(str(error)) from None
-        if reason is None:
-            yield row
-        else:
-            rejected.append((row.location, reason))
 
 
 def import_rows(campaign, rows, *, corpus="") -> ImportResult:
     """Import pairs given as dicts (as in JSONL: source, hypothesis, id, label, corpus, metadata)."""
     # Counted whole first: a row past the limit is refused before any row is checked.
     records = list(limit_rows((f"row {number}", row) for number, row in enumerate(rows, start=1)))
-    parsed = rows_of_records(records, default_corpus=corpus, empty_message="no pairs were given")
-    return _save_rows(campaign, parsed)
+    return _save_rows(
+        campaign,
+        lambda: _all_kept(rows_of_records(records, default_corpus=corpus, empty_message="no pairs were given")),
+    )
 
 
-def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
-    """Insert rows chunk by chunk in one transaction: any error, even on the last row, rolls all back."""
-    count, corpora, pair_pks = 0, set(), []
+class _NumberNamedLater(Exception):
+    """A row names an id this import already gave to an earlier id-less row."""
+
+    def __init__(self, named_ids):
+        self.named_ids = named_ids
+
+
+def _save_rows(campaign, verdicts: Callable[[], Verdicts]) -> ImportResult:
+    """Insert the kept rows in one transaction: any error, even on the last row, rolls all back.
+
+    Id-less rows take, in file order, the next numbers that neither the campaign nor any row
+    of the file names, and no stored row is ever renumbered. Rows stream past, so the ids named
+    later are known only at the end: in the rare file whose later row names a number already
+    given, that first write is rolled back and the rows (`verdicts()` reads them again) are
+    written once more, numbered around every id the file names.
+    """
+    try:
+        return _write(campaign, verdicts(), named_ids=frozenset())
+    except _NumberNamedLater as clash:
+        return _write(campaign, verdicts(), named_ids=clash.named_ids)
+
+
+def _write(campaign, verdicts: Verdicts, named_ids) -> ImportResult:
+    """One attempt: the rows chunk by chunk, the kept ones inserted, the others noted with their lines."""
+    corpora, pair_pks, rejected = set(), [], []
+    verdicts = iter(verdicts)
     try:
         with transaction.atomic():
-            ids = _IdAllocator(campaign)
+            ids = _IdAllocator(campaign, named_ids)
             chunk_rows = readers.IMPORT_CHUNK_ROWS
-            for chunk in _chunks(rows, chunk_rows):
-                created = Pair.objects.bulk_create([ids.pair_of(row) for row in chunk], batch_size=chunk_rows)
-                ids.chunk_stored()
+            for chunk in _chunks(verdicts, chunk_rows):
+                rejected += [RejectedRow(row.location, reason) for row, reason in chunk if reason is not None]
+                kept = [row for row, reason in chunk if reason is None]
+                pairs = [ids.pair_of(row) for row in kept]
+                if ids.clash is not None:
+                    raise _NumberNamedLater(ids.named_ids_to_the_end(row for row, reason in verdicts if reason is None))
+                pair_pks += [pair.pk for pair in Pair.objects.bulk_create(pairs, batch_size=chunk_rows)]
                 forget_logged_queries()
-                pair_pks += [pair.pk for pair in created]
-                count += len(chunk)
-                corpora.update(row.corpus for row in chunk)
+                corpora.update(row.corpus for row in kept)
             pairs_created.send(sender=Pair, campaign=campaign, pair_pks=pair_pks)
     except IntegrityError:
         # Only a concurrent import into the same campaign can get here: ids were checked above.
@@ -109,7 +150,7 @@ def _save_rows(campaign, rows: Iterable[PairRow]) -> ImportResult:
         # uploader's file, so a message rather than a 500; the transaction wrote nothing.
         reason = str(error).splitlines()[0][:200]
         raise CorpusImportError(f"the database refused a value in this file ({reason}); nothing was imported") from None
-    return ImportResult(count=count, corpora=sorted(corpora))
+    return ImportResult(count=len(pair_pks), corpora=sorted(corpora), rejected=tuple(rejected))
 
 
 def _chunks(items, size):
@@ -124,22 +165,21 @@ def _chunks(items, size):
 
 
 class _IdAllocator:
-    """Rejects ids the campaign already has and numbers rows without one after the largest numeric id.
+    """Rejects ids the campaign already has and numbers rows without one after the largest numeric id,
+    skipping the ids the campaign has, the rows so far name, and `named_ids` (every id the file names,
+    once known). A row naming a number already given sets `clash`: the caller writes again."""
 
-    Rows stream past, so a number given to an earlier row may turn out to be the id a
-    later row names: the named id wins and the earlier row moves to the next free number.
-    """
-
-    def __init__(self, campaign):
+    def __init__(self, campaign, named_ids):
         self.campaign = campaign
         self.existing = set(campaign.pairs.values_list("external_id", flat=True))
-        self.taken = set(self.existing)
+        self.taken = self.existing | named_ids
         numbered = (
             pair_id for pair_id in self.existing if pair_id.isdecimal() and len(pair_id) <= NUMBERED_ID_MAX_DIGITS
         )
         self.next_id = max((int(pair_id) for pair_id in numbered), default=0) + 1
-        self.pending = {}  # numbers given to rows of the chunk not yet inserted -> their Pair
-        self.stored = set()  # numbers given to rows already inserted
+        self.given = set()  # numbers given to id-less rows
+        self.named = set()  # ids the rows so far name
+        self.clash = None
         self.metadata_keys = MetadataKeyCap(campaign)
 
     def pair_of(self, row: PairRow) -> Pair:
@@ -147,14 +187,17 @@ class _IdAllocator:
         external_id = row.external_id
         if external_id is None:
             external_id = self._next_free()
+            self.given.add(external_id)
         elif external_id in self.existing:
             raise CorpusConflictError(
                 f"{row.location}: id {external_id!r} already exists in campaign {self.campaign.slug!r}"
             )
         else:
-            self._move_numbered_row(external_id)
+            self.named.add(external_id)
             self.taken.add(external_id)
-        pair = Pair.build(
+            if external_id in self.given:
+                self.clash = external_id
+        return Pair.build(
             self.campaign,
             external_id=external_id,
             corpus=row.corpus,
@@ -164,24 +207,10 @@ class _IdAllocator:
             metadata=row.metadata,
             gold_tags=row.gold_tags,
         )
-        if row.external_id is None:
-            self.pending[external_id] = pair
-        return pair
 
-    def chunk_stored(self):
-        self.stored.update(self.pending)
-        self.pending = {}
-
-    def _move_numbered_row(self, number):
-        if number in self.pending:
-            pair = self.pending.pop(number)
-            pair.external_id = self._next_free()
-            self.pending[pair.external_id] = pair
-        elif number in self.stored:
-            self.stored.discard(number)
-            new_id = self._next_free()
-            Pair.objects.filter(campaign=self.campaign, external_id=number).update(external_id=new_id)
-            self.stored.add(new_id)
+    def named_ids_to_the_end(self, rows) -> frozenset:
+        """Every id the file names: those seen so far and those of the rows not read yet (still checked)."""
+        return frozenset(self.named | {row.external_id for row in rows if row.external_id is not None})
 
     def _next_free(self):
         while str(self.next_id) in self.taken:

@@ -18,7 +18,6 @@ from reports.analysis.common import (
     closest_first,
     corpora,
     evenly_spaced_positions,
-    is_parapluie,
     labelled_scores,
     orient,
     safe_divide,
@@ -26,7 +25,8 @@ from reports.analysis.common import (
 )
 from reports.analysis.labels import CLASS_NAMES
 from reports.analysis.vocabulary import title_for
-from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
+from scoring.metrics.base import called_paraphrase
+from scoring.metrics.registry import natural_threshold_of
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
 
@@ -195,7 +195,8 @@ def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max
 
 
 def _table3_rows(scanned, directions, answers):
-    """Best a-posteriori threshold of one metric and corpus, and ParaPLUIE's at the a-priori 0.
+    """Best a-posteriori threshold of one metric and corpus, and the a-priori one at the metric's natural
+    threshold, for a metric the registry gives one (ParaPLUIE's 0).
 
     `answers` maps a ParaPLUIE metric to its yes/no answer setting (PARAPLUIE_ANSWER), shown
     beside its threshold-0 rows because the setting moves what 0 means.
@@ -203,8 +204,9 @@ def _table3_rows(scanned, directions, answers):
     metric, corpus, scores, labels, scan = scanned
     counts = _counts(labels)
     rows = [{"metric": metric, "corpus": corpus, "threshold_kind": "a_posteriori", **best_threshold(scan), **counts}]
-    if is_parapluie(metric):
-        prior = at_threshold(scores, labels, directions[metric], NATURAL_THRESHOLD)
+    natural = natural_threshold_of(metric)
+    if natural is not None:
+        prior = at_threshold(scores, labels, directions[metric], natural)
         answer = (answers or {}).get(metric, "")
         rows.append(
             {"metric": metric, "corpus": corpus, "threshold_kind": "a_priori", **prior, "answer": answer, **counts}
@@ -334,12 +336,13 @@ def mixed_balanced(
         rows.append(
             {"metric": metric, "corpus": MBD, "threshold_kind": "a_posteriori", **_mean_ci(best), **pick, **counts}
         )
-        if is_parapluie(metric):
-            predicted = called_paraphrase(oriented, orient([NATURAL_THRESHOLD], directions[metric])[0], HIGHER)
+        natural = natural_threshold_of(metric)
+        if natural is not None:
+            predicted = called_paraphrase(oriented, orient([natural], directions[metric])[0], HIGHER)
             tp = (predicted & drawn_labels).sum(axis=1)
             fp = (predicted & ~drawn_labels).sum(axis=1)
             prior = rates(tp, fp, counts["n_paraphrase"] - tp, counts["n_non_paraphrase"] - fp)
-            prior["threshold"] = np.full(n_draws, NATURAL_THRESHOLD)
+            prior["threshold"] = np.full(n_draws, natural)
             answer = {"answer": (answers or {}).get(metric, "")}
             rows.append(
                 {"metric": metric, "corpus": MBD, "threshold_kind": "a_priori", **_mean_ci(prior), **answer, **counts}

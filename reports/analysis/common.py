@@ -71,11 +71,6 @@ def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.nd
     return scores, labels
 
 
-def is_parapluie(metric: str) -> bool:
-    """ParaPLUIE metrics have an a-priori threshold at 0 (log-ratio of yes over no)."""
-    return metric.startswith("parapluie")
-
-
 def safe_divide(numerator, denominator):
     numerator = np.asarray(numerator, dtype=float)
     denominator = np.asarray(denominator, dtype=float)

@@ -1,7 +1,7 @@
 """Figures as PNG, SVG or PDF bytes (matplotlib's Agg canvas, no pyplot global state).
 
 - `figure2`: each metric's score against the edit distance, paraphrases as blue circles,
-  non-paraphrases as orange squares, ParaPLUIE's natural threshold as a red line at 0.
+  non-paraphrases as orange squares, a metric's natural threshold (the registry's: ParaPLUIE's 0) as a red line.
 - `curves_figure`: accuracy, F1, recall and precision as functions of the threshold
   (paper, Figures 3-8) or of the rank (Figures 9-14) for one corpus or Global.
 """
@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 
-from reports.analysis.common import evenly_spaced, is_parapluie
+from reports.analysis.common import evenly_spaced
 from reports.analysis.labels import GLOBAL
 from reports.analysis.vocabulary import metric_title, title_for
+from scoring.metrics.registry import natural_threshold_of
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}
@@ -120,8 +121,9 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
                 linewidths=0,
                 rasterized=True,
             )
-        if is_parapluie(metric):
-            axis.axhline(0, color="red", linewidth=1)
+        natural = natural_threshold_of(metric)
+        if natural is not None:
+            axis.axhline(natural, color="red", linewidth=1)
         axis.set_title(metric_title(metric, directions[metric]))
         axis.set_xlabel("edit distance")
         axis.set_ylabel("score")

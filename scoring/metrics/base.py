@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from scoring.metrics.registry import HIGHER, LOWER, direction_of
+from scoring.metrics.registry import HIGHER, LOWER, direction_of, natural_threshold_of
 
 __all__ = [
     "HIGHER",
@@ -21,13 +21,9 @@ __all__ = [
     "MetricUnavailable",
     "called_paraphrase",
     "format_signature",
-    "NATURAL_THRESHOLD",
     "parse_signature",
     "setting",
 ]
-
-# ParaPLUIE's a-priori threshold (paper, 3.1): log p(yes) = log p(no).
-NATURAL_THRESHOLD = 0.0
 
 
 def called_paraphrase(scores, threshold, direction):
@@ -81,14 +77,17 @@ class Metric:
 
     name: ClassVar[str]
     direction: ClassVar[str]  # HIGHER or LOWER, read from the registry
+    # The paper's threshold between paraphrase and not (ParaPLUIE: 0), or None; read from the registry.
+    natural_threshold: ClassVar[float | None] = None
     # Bump when a change to the code can change a score: stored scores carry it.
     version: ClassVar[str] = "1"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        # The registry states each metric's direction; a class naming itself takes it from there.
+        # The registry states each metric's direction and threshold; a class naming itself takes them from there.
         if "name" in cls.__dict__:
             cls.direction = direction_of(cls.name)
+            cls.natural_threshold = natural_threshold_of(cls.name)
 
     def score(self, *, sources: Sequence[str], hypotheses: Sequence[str]) -> list[float]:
         """One score per (source, hypothesis) pair, in input order."""

@@ -1,9 +1,9 @@
 """Metric names mapped to dotted paths and the facts about each; each metric is imported on first use.
 
 Importing this module loads no metric: ``torch`` and the models are imported only
-when a metric that needs them is asked for. A metric's direction, queue and whether
-it is scored by default are written here only, so reports, workers and settings know
-them without importing the metric, and the class reads its direction back.
+when a metric that needs them is asked for. A metric's direction, queue, natural threshold
+and whether it is scored by default are written here only, so reports, workers and settings
+know them without importing the metric, and the class reads its direction and threshold back.
 """
 
 from dataclasses import dataclass
@@ -14,6 +14,9 @@ LOWER = "lower"  # a lower score means closer (distances)
 
 CPU = "cpu"  # the Celery queue of metrics that run no language model
 GPU = "gpu"  # the Celery queue of metrics that run a language model (seconds per batch)
+
+# ParaPLUIE's natural threshold (paper, 3.1): log p(yes) = log p(no), the model as sure of yes as of no.
+LOG_ODDS_EVEN = 0.0
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,10 @@ class Entry:
     # Asks a chat LLM through a backend (`scoring.metrics.backends`) that each campaign chooses,
     # so it is built per campaign too: one deployment serves researchers using different models.
     llm_backend: bool = False
+    # The score the metric's own paper puts between paraphrase and non-paraphrase before seeing
+    # any data (ParaPLUIE's "natural threshold"), or None where it gives none. Reports then add
+    # this threshold's "a priori" rows beside the best one fitted on the labels, and Figure 2 draws it.
+    natural_threshold: float | None = None
 
 
 METRICS = {
@@ -43,13 +50,28 @@ METRICS = {
     "parascore": Entry("scoring.metrics.parascore.ParaScore", HIGHER, "ParaScore"),
     "sbert": Entry("scoring.metrics.sbert.SBert", HIGHER, "SBERT"),
     "parapluie_direct": Entry(
-        "scoring.metrics.parapluie.ParaPluieDirect", HIGHER, "ParaPLUIE Direct", queue=GPU, llm_backend=True
+        "scoring.metrics.parapluie.ParaPluieDirect",
+        HIGHER,
+        "ParaPLUIE Direct",
+        queue=GPU,
+        llm_backend=True,
+        natural_threshold=LOG_ODDS_EVEN,
     ),
     "parapluie_indirect": Entry(
-        "scoring.metrics.parapluie.ParaPluieIndirect", HIGHER, "ParaPLUIE Indirect", queue=GPU, llm_backend=True
+        "scoring.metrics.parapluie.ParaPluieIndirect",
+        HIGHER,
+        "ParaPLUIE Indirect",
+        queue=GPU,
+        llm_backend=True,
+        natural_threshold=LOG_ODDS_EVEN,
     ),
     "parapluie_fs_direct": Entry(
-        "scoring.metrics.parapluie.ParaPluieFewShotDirect", HIGHER, "ParaPLUIE FS-Direct", queue=GPU, llm_backend=True
+        "scoring.metrics.parapluie.ParaPluieFewShotDirect",
+        HIGHER,
+        "ParaPLUIE FS-Direct",
+        queue=GPU,
+        llm_backend=True,
+        natural_threshold=LOG_ODDS_EVEN,
     ),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency", queue=GPU),
@@ -88,6 +110,13 @@ def title_of(name) -> str:
     """The metric's printed name; a name the registry does not know (an old score) is shown as it is."""
     entry = METRICS.get(name)
     return entry.title if entry else str(name)
+
+
+def natural_threshold_of(name) -> float | None:
+    """The registered metric's natural threshold; None where it has none, or for a name the registry
+    does not know (an old score): such a metric only gets thresholds fitted on the labels."""
+    entry = METRICS.get(name)
+    return entry.natural_threshold if entry else None
 
 
 def queue_of(name) -> str:

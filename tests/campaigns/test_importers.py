@@ -1,8 +1,19 @@
 import json
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
-from campaigns.importers import CorpusImportError, PairRow, detect_format, import_pairs, import_rows, parse_corpus
+from campaigns.importers import (
+    CorpusImportError,
+    PairRow,
+    RejectedRow,
+    detect_format,
+    import_pairs,
+    import_rows,
+    parse_corpus,
+    readers,
+)
 from campaigns.models import Pair
 
 BOM = b"\xef\xbb\xbf"
@@ -157,6 +168,51 @@ def test_it_generates_ids_after_existing_ones_without_collisions(campaign):
     assert list(campaign.pairs.values_list("external_id", "source")) == [
         ("1", "A."), ("3", "C."), ("4", "E."), ("5", "G."), ("6", "I."), ("7", "K."),
     ]  # fmt: skip
+
+
+CAT = "The cat sleeps on the old sofa in the living room."
+REWORDED = "A cat is asleep on the old couch in the lounge."  # BLEU inside ParaTag's (5, 20)
+
+
+def test_it_returns_the_rows_a_filter_left_out_with_their_lines_in_the_file(campaign):
+    copy = {"id": "copy", "source": CAT, "hypothesis": CAT}
+    data = jsonl({"source": CAT, "hypothesis": REWORDED}) + b"\n" + jsonl(copy)
+
+    result = import_pairs(campaign, data, bleu_range=(5, 20))
+
+    assert result.count == 1 and len(result.rejected) == 1
+    assert result.rejected[0].location == "line 3"  # the blank line 2 counts: the file's own numbering
+    assert str(result.rejected[0]).startswith("line 3: BLEU 100.0 is not below 20")
+    assert list(campaign.pairs.values_list("source", "hypothesis")) == [(CAT, REWORDED)]
+
+
+def test_a_clash_writes_again_from_the_start_and_reports_each_rejection_once(campaign, monkeypatch):
+    """Row 1 gets 1 and its chunk is written; row 4 names 1: the first write is rolled back, not patched."""
+    monkeypatch.setattr(readers, "IMPORT_CHUNK_ROWS", 2)
+    rows = [
+        {"source": CAT, "hypothesis": REWORDED},
+        {"source": CAT, "hypothesis": CAT},  # left out by the filter
+        {"source": CAT, "hypothesis": REWORDED + " Twice."},
+        {"id": "1", "source": CAT, "hypothesis": REWORDED + " Named."},
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        result = import_pairs(campaign, jsonl(*rows), bleu_range=(5, 20))
+
+    assert result.rejected == (RejectedRow("line 2", result.rejected[0].reason),)
+    assert result.count == 3 and campaign.pairs.count() == 3
+    ids = dict(campaign.pairs.values_list("hypothesis", "external_id"))
+    assert ids == {REWORDED: "2", REWORDED + " Twice.": "3", REWORDED + " Named.": "1"}
+    assert not [query for query in queries if query["sql"].lstrip().upper().startswith("UPDATE")]
+
+
+def test_a_bad_line_after_a_clash_still_imports_nothing(campaign, monkeypatch):
+    monkeypatch.setattr(readers, "IMPORT_CHUNK_ROWS", 2)
+    data = b"id,source,hypothesis\n,A.,a.\n,B.,b.\n1,C.,c.\n,D.,d.\n,E.\n"
+
+    with pytest.raises(CorpusImportError, match="line 6: expected 3 comma-separated fields, found 2"):
+        import_pairs(campaign, data)
+
+    assert not campaign.pairs.exists()
 
 
 def test_it_ignores_training_pairs_when_generating_ids(campaign):

@@ -14,7 +14,9 @@ from reports.analysis.classification import (
     threshold_tables,
 )
 from reports.analysis.common import closest_first
-from scoring.metrics.base import NATURAL_THRESHOLD, called_paraphrase
+from scoring.metrics import registry
+from scoring.metrics.base import called_paraphrase
+from scoring.metrics.registry import HIGHER, Entry
 
 
 def brute_force(scores, labels, direction):
@@ -116,7 +118,7 @@ def test_the_a_priori_rows_use_the_one_rule_and_show_the_answer_setting():
     answers = {"parapluie_direct": "Yes/No:1/2"}
     table = threshold_tables(frame, ["parapluie_direct"], {"parapluie_direct": "higher"}, answers)["table3"]
     prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "c")].iloc[0]
-    expected = called_paraphrase([-1.0, 0.0, 2.0, -3.0], NATURAL_THRESHOLD, "higher")
+    expected = called_paraphrase([-1.0, 0.0, 2.0, -3.0], 0.0, "higher")
     assert expected.tolist() == [False, True, True, False]
     assert prior["accuracy"] == 0.75 and prior["answer"] == "Yes/No:1/2"
 
@@ -170,7 +172,7 @@ def corpus_frame(sizes, seed=0):
                     "corpus": name,
                     "label": pd.array(labels.astype(int), dtype="Int64"),
                     "m": m,
-                    "parapluie_x": 5 * m - 2,
+                    "parapluie_fs_direct": 5 * m - 2,
                     "d": -m,
                 }
             )
@@ -178,20 +180,39 @@ def corpus_frame(sizes, seed=0):
     return pd.concat(parts, ignore_index=True)
 
 
-DIRECTIONS = {"m": "higher", "parapluie_x": "higher", "d": "lower"}
+DIRECTIONS = {"m": "higher", "parapluie_fs_direct": "higher", "d": "lower"}
 
 
 def test_table3_has_a_global_row_and_parapluies_a_priori_row():
     frame = corpus_frame({"A": (30, 20), "B": (10, 25)})
     table = threshold_tables(frame, list(DIRECTIONS), DIRECTIONS)["table3"]
     assert set(table["corpus"]) == {"A", "B", "Global"}
-    assert set(table.loc[table["metric"] == "parapluie_x", "threshold_kind"]) == {"a_posteriori", "a_priori"}
+    assert set(table.loc[table["metric"] == "parapluie_fs_direct", "threshold_kind"]) == {"a_posteriori", "a_priori"}
     assert set(table.loc[table["metric"] == "m", "threshold_kind"]) == {"a_posteriori"}
     # a distance is the negated score: same accuracy, negated threshold
     m = table[(table["metric"] == "m")].set_index("corpus")
     d = table[(table["metric"] == "d")].set_index("corpus")
     assert d["accuracy"].tolist() == pytest.approx(m["accuracy"].tolist())
     assert d["threshold"].tolist() == pytest.approx((-m["threshold"]).tolist())
+
+
+def test_the_a_priori_rows_come_from_the_registry_not_from_the_name(monkeypatch):
+    """A registered metric with a natural threshold gets a-priori rows at it (MBD too); a look-alike name without
+    an entry gets none: the registry decides, never a prefix."""
+    toy = Entry("tests.toy.Margin", HIGHER, "Toy margin", natural_threshold=0.5)
+    monkeypatch.setitem(registry.METRICS, "toy_margin", toy)
+    frame = corpus_frame({"A": (30, 20), "B": (10, 25)}).rename(columns={"parapluie_fs_direct": "parapluie_lookalike"})
+    frame["toy_margin"] = frame["m"]
+    directions = {"toy_margin": "higher", "parapluie_lookalike": "higher"}
+    table = threshold_tables(frame, list(directions), directions)["table3"]
+    mbd, _ = mixed_balanced(frame, list(directions), directions, n_draws=5, seed=1)
+    for found in (table, mbd):
+        kinds = found.groupby("metric")["threshold_kind"].agg(set).to_dict()
+        assert kinds == {"toy_margin": {"a_posteriori", "a_priori"}, "parapluie_lookalike": {"a_posteriori"}}
+        assert (found.loc[found["threshold_kind"] == "a_priori", "threshold"] == 0.5).all()
+    prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "Global")].iloc[0]
+    expected = at_threshold(frame["m"], frame["label"].astype(int), "higher", 0.5)
+    assert prior["accuracy"] == expected["accuracy"]
 
 
 def test_best_rows_matches_the_one_dimensional_scan():

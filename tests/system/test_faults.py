@@ -24,7 +24,7 @@ from bench import load_judges
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from generation.models import GenerationOutput, GenerationRun
-from generation.tasks import resume_run, start_run
+from generation.tasks import batches_waiting, resume_run, start_run
 from scoring.models import Score
 from tests import servers
 from tests.servers import use_broker, wait_until
@@ -265,7 +265,10 @@ def test_no_generation_output_is_duplicated_when_the_worker_is_killed_mid_run(br
         resume_run(run)  # queues what is missing; the batches still queued from the start run as well
         done = wait_until(lambda: GenerationRun.objects.get(pk=run.pk).status == "done", timeout=180, interval=0.2)
         assert done, GenerationRun.objects.get(pk=run.pk).progress()
-        time.sleep(1.5)  # a duplicate batch still in flight would land now
+        # A duplicate batch still queued must add nothing: once none waits for its turn, a marker
+        # queued behind every batch runs after them all.
+        assert wait_until(lambda: batches_waiting(run.pk) == 0, timeout=180, interval=0.2), "batches kept waiting"
+        servers.run_marker("generation", timeout=180)
     finally:
         servers.stop(worker)
     assert outputs.count() == len(subjects)

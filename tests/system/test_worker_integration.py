@@ -9,6 +9,8 @@ from django.db import connection
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from parasol.celery import app as celery_app
+from scoring import dispatch
+from scoring.metrics.registry import METRICS
 from scoring.models import Score
 from tests import servers
 
@@ -46,19 +48,22 @@ def worker(broker):
 
 
 def wait_for_scores(expected, timeout=180):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if Score.objects.count() >= expected:
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{Score.objects.count()} scores after {timeout}s, expected {expected}")
+    scored = servers.wait_until(lambda: Score.objects.count() >= expected, timeout=timeout, interval=0.2)
+    assert scored, f"{Score.objects.count()} scores after {timeout}s, expected {expected}"
+
+
+def every_pass_closed(campaign):
+    """No batch of the campaign queued or running, for any metric (`scoring.dispatch` closes a pass when its
+    last batch ends, after that batch stored its scores): no score of it can still come."""
+    return all(dispatch.batches_in_flight(campaign.pk, metric) == 0 for metric in METRICS)
 
 
 def test_imported_pairs_are_scored_by_the_worker(worker):
     campaign = Campaign.objects.create(slug="live", name="Live")
     import_pairs(campaign, CORPUS, format="csv")
     wait_for_scores(24)
-    time.sleep(0.5)  # anything extra would show up now
+    assert servers.wait_until(lambda: every_pass_closed(campaign), timeout=180), "a scoring pass never closed"
+    assert Score.objects.count() == 24
     assert Score.objects.filter(metric="lev").count() == 12
     assert Score.objects.filter(metric="bleu").count() == 12
 

@@ -58,8 +58,8 @@ class Command(BaseCommand):
                 bar.close()
         if created:
             self.stdout.write(f"Created campaign {target.slug!r} ({target.name!r}), {owned_by(target)}.")
-        for location, reason in result.rejected:
-            self.stdout.write(f"Rejected {location}: {reason}.")
+        for rejection in result.rejected:
+            self.stdout.write(f"Rejected {rejection}.")
         corpora = ", ".join(name or "(none)" for name in result.corpora)
         self.stdout.write(
             self.style.SUCCESS(f"Imported {result.count} pairs into campaign {target.slug!r} (corpus: {corpora}).")

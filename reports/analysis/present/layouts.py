@@ -8,6 +8,7 @@ import pandas as pd
 
 from reports.analysis.classification import RATE_NAMES
 from reports.analysis.vocabulary import metric_title, title_for
+from scoring.metrics.registry import natural_threshold_of
 
 from .cells import PRECISION, interval, metric_labels, missing, number, sentence_case
 from .shown import Shown, as_is, best_cells, best_in_row, corpus_order, grid, metrics_by_corpus
@@ -66,9 +67,9 @@ TABLE3_MEASURES = ("threshold", *RATE_NAMES)
 
 
 def _table3_block(report, metric, kind):
-    """The stub of one metric's block of rows: its printed name, "at 0" for ParaPLUIE's natural threshold."""
+    """The stub of one metric's block of rows: its printed name, and its natural threshold (ParaPLUIE's 0)."""
     title = metric_title(metric, report.directions.get(metric))
-    return f"{title}, threshold 0" if kind == "a_priori" else title
+    return f"{title}, threshold {natural_threshold_of(metric):g}" if kind == "a_priori" else title
 
 
 def table3_layout(report, frame):

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import service
-from scoring.metrics.base import NATURAL_THRESHOLD, MetricUnavailable, called_paraphrase
+from scoring.metrics.base import MetricUnavailable, called_paraphrase
 
 TEMPLATES = {"direct": "parapluie_direct", "indirect": "parapluie_indirect", "fs-direct": "parapluie_fs_direct"}
 
@@ -26,7 +26,7 @@ class Command(BaseCommand):
             value = scorer.score(sources=[source], hypotheses=[hypothesis])[0]
         except MetricUnavailable as error:
             raise CommandError(str(error)) from None
-        paraphrase = called_paraphrase(value, NATURAL_THRESHOLD, scorer.direction)
-        verdict = "paraphrase" if paraphrase else "not a paraphrase"
+        threshold = scorer.natural_threshold
+        verdict = "paraphrase" if called_paraphrase(value, threshold, scorer.direction) else "not a paraphrase"
         answer = scorer.signature()["answer"]
-        self.stdout.write(f"{value:.4f}  ({verdict} at threshold {NATURAL_THRESHOLD:g}; answer {answer})")
+        self.stdout.write(f"{value:.4f}  ({verdict} at threshold {threshold:g}; answer {answer})")
