@@ -17,7 +17,7 @@ from scoring.metrics.registry import title_of
 
 # The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
 TABLE_NAMES = [table.name for table in TABLES]
-POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
+POINT_COLUMNS = ["pair_id", "corpus", "paraphrase", "edit_distance"]
 # The step groups that take longest on a large corpus (each sorts every metric), handed out first.
 LONGEST_GROUPS = ("classification", "auc")
 
@@ -43,7 +43,7 @@ class Report:
     directions: dict[str, str]
     corpora: list[str]
     tables: dict[str, pd.DataFrame]
-    points: pd.DataFrame  # per pair (a random sample on large corpora): label, edit distance and scores
+    points: pd.DataFrame  # per pair (a random sample on large corpora): paraphrase, edit distance and scores
     summary: dict
     notes: list[str] = field(default_factory=list)
     # Each table's declaration (`present.Table`): the report's own, and those its task type adds.
@@ -130,7 +130,7 @@ def _scored_metrics(frame, directions):
 def _summary(frame, judgments, directions, points, n_labelled):
     return {
         "n_pairs": len(frame),
-        "n_labelled": int(frame["label"].notna().sum()),
+        "n_labelled": int(frame["paraphrase"].notna().sum()),
         "n_judgments": len(judgments),
         "n_judges": int(judgments["judge"].nunique()) if len(judgments) else 0,
         "n_scored": {m: int(frame[m].notna().sum()) if m in frame else 0 for m in directions},
@@ -208,7 +208,7 @@ class _Steps:
         s = self.settings
         system_tables, system_notes = self.run(
             "systems",
-            ["pair_id", "source", "system", "label"],
+            ["pair_id", "source", "system", "paraphrase"],
             lambda part: systems.system_report(
                 part, self.judgments, self.metrics, self.directions, n_bootstrap=s.n_bootstrap, seed=s.seed,
                 max_comparisons=s.max_system_comparisons,
@@ -222,7 +222,7 @@ class _Steps:
         s = self.settings
         estimates, notes = self.run(
             "estimates",
-            ["pair_id", "system", "label", "choice_probability", "chosen"],
+            ["pair_id", "system", "paraphrase", "choice_probability", "chosen"],
             lambda part: ppi.estimates_table(
                 part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
             ),
@@ -230,7 +230,7 @@ class _Steps:
         )
         selection, selection_notes = self.run(
             "selection",
-            ["pair_id", "label", "generator", "template", "selected"],
+            ["pair_id", "paraphrase", "generator", "template", "selected"],
             lambda part: ppi.selection_table(
                 part, self.metrics, self.directions, predictor=s.ppi_predictor, seed=s.seed
             ),
@@ -238,7 +238,7 @@ class _Steps:
         )
         rounds = self.run(
             "collection_rounds",
-            ["label", "selected", "sent_to_judges", *ROUND_KEYS],
+            ["paraphrase", "selected", "sent_to_judges", *ROUND_KEYS],
             lambda part: collection.rounds_table(part),
             metrics=[],
         )
@@ -247,7 +247,7 @@ class _Steps:
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
-        s, d, labelled = self.settings, self.directions, ["corpus", "label"]
+        s, d, labelled = self.settings, self.directions, ["corpus", "paraphrase"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
         thresholds, _ = self.per_metric(
             "thresholds",
@@ -275,7 +275,7 @@ class _Steps:
         s, d = self.settings, self.directions
         auc, auc_tests = self.run(
             "auc",
-            ["corpus", "label"],
+            ["corpus", "paraphrase"],
             lambda part: ranking.auc_tables(part, self.metrics, d, n_bootstrap=s.n_bootstrap, seed=s.seed),
             settings=(s.n_bootstrap, s.seed),
         )
@@ -306,12 +306,12 @@ class _Steps:
         )  # fmt: skip
         by_group, group_notes = self.run(
             "by_group",
-            ["corpus", "label", "generator", "template"],
+            ["corpus", "paraphrase", "generator", "template"],
             lambda part: _by_group(part, self.metrics, self.directions, self.judgments, pair_columns, self.frame),
             judgments=True, also_reads=pair_columns,
         )  # fmt: skip
         result = {
-            "table2": self.run("table2", ["corpus", "label", "is_tie"], tables.table2, metrics=[]),
+            "table2": self.run("table2", ["corpus", "paraphrase", "is_tie"], tables.table2, metrics=[]),
             "labels": label_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
             "agreement": agreement_frame,
             "cohen": cohen,
@@ -331,7 +331,7 @@ def _by_group(part, metrics, directions, judgments, pair_columns, frame):
 
 def _figure_points(points, settings):
     """The labelled points Figure 2 draws (a seeded random sample above `figure_points`) and how many there were."""
-    labelled = points[points["label"].notna()]
+    labelled = points[points["paraphrase"].notna()]
     if len(labelled) <= settings.figure_points:
         return labelled.copy(), len(labelled)
     return labelled.sample(settings.figure_points, random_state=settings.seed).sort_index(), len(labelled)
@@ -344,9 +344,9 @@ def _scale_notes(frame, settings):
             f"Curve tables keep {settings.curve_points:,} evenly spaced points per metric and corpus "
             "(ends kept); ask for full curves (report --full-curves) to get one row per pair."
         )
-    if int(frame["label"].notna().sum()) > settings.figure_points:
+    if int(frame["paraphrase"].notna().sum()) > settings.figure_points:
         notes.append(f"Figure 2 draws a random sample of {settings.figure_points:,} labelled pairs.")
-    if any(int(rows["label"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
+    if any(int(rows["paraphrase"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
         notes.append(
             f"AUC intervals and tests of subsets over {ranking.BOOTSTRAP_MAX_PAIRS:,} labelled pairs use DeLong's "
             "method (n_bootstrap 0) instead of the bootstrap."
