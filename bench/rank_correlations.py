@@ -28,7 +28,7 @@ def corpus_frame(n, n_metrics, seed=0):
     gold = rng.integers(0, 2, n)
     columns = {
         "corpus": np.where(rng.random(n) < 0.5, "qqp", "paws"),
-        "label": gold.astype(float),
+        "paraphrase": gold.astype(float),
         "mean_ordinal": rng.integers(1, 5, n) + rng.integers(0, 3, n) / 3,
     }
     directions = {}

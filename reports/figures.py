@@ -78,7 +78,7 @@ def _drawing(report, spec: FigureSpec):
         points = report.points
         if spec.corpus != GLOBAL:
             points = points[points["corpus"] == spec.corpus]
-        points = points[["corpus", "label", "edit_distance", *report.metrics]]
+        points = points[["corpus", "paraphrase", "edit_distance", *report.metrics]]
         sampled_from = report.summary.get("n_points_sampled_from")
         return (
             figure2,

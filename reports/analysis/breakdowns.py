@@ -119,7 +119,7 @@ def by_group(frame: pd.DataFrame, metrics, directions, columns=("generator", "te
         if column not in frame or not frame[column].notna().any():
             notes.append(f"No pair records a {column}: the breakdown by {column} is empty.")
             continue
-        labelled = frame[frame["label"].notna() & frame[column].notna()]
+        labelled = frame[frame["paraphrase"].notna() & frame[column].notna()]
         for value, part in labelled.groupby(labelled[column].astype(str), sort=True):
             rows += _metric_rows(part, metrics, directions, group_by=column, group=value)
     return pd.DataFrame(rows, columns=GROUP_COLUMNS), notes
@@ -132,9 +132,9 @@ def by_english_level_metrics(frame: pd.DataFrame, judgments: pd.DataFrame, metri
         return pd.DataFrame(rows, columns=GROUP_COLUMNS)
     levels = judgments["english_level"].fillna("").replace("", "unknown")
     frame = judged_rows(frame, judgments["pair_id"].astype(str))  # an inner join keeps no other pair
-    pairs = frame.drop(columns="label").set_index(frame["pair_id"].astype(str))
+    pairs = frame.drop(columns="paraphrase").set_index(frame["pair_id"].astype(str))
     for level, part in judgments.groupby(levels, sort=True):
-        labelled = pairs.join(human_labels(part)["human_label"].rename("label"), how="inner")
-        labelled = labelled[labelled["label"].notna()]
+        labelled = pairs.join(human_labels(part)["human_label"].rename("paraphrase"), how="inner")
+        labelled = labelled[labelled["paraphrase"].notna()]
         rows += _metric_rows(labelled, metrics, directions, group_by="english_level", group=level)
     return pd.DataFrame(rows, columns=GROUP_COLUMNS)

@@ -309,7 +309,7 @@ def mixed_balanced(
     The half-width is 1.96 x the standard deviation over draws / sqrt(n_draws): a confidence
     interval of the mean, as the paper's small ±0.00 suggest.
     """
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     notes, any_larger = _mbd_notes(labelled, per_label)
     rows = []
     draws_of_mask = {}
@@ -317,7 +317,7 @@ def mixed_balanced(
         eligible = labelled[labelled[metric].notna()]
         if eligible.empty:
             continue
-        labels = eligible["label"].to_numpy(dtype=float) == 1
+        labels = eligible["paraphrase"].to_numpy(dtype=float) == 1
         key = eligible.index.to_numpy().tobytes()
         if key not in draws_of_mask:
             draws_of_mask[key] = draw_balanced(
@@ -360,7 +360,7 @@ def _mbd_notes(labelled, per_label):
     for corpus in corpora(labelled):
         rows_of_corpus = labelled[labelled["corpus"] == corpus]
         for value, name in CLASS_NAMES.items():
-            available = int((rows_of_corpus["label"] == value).sum())
+            available = int((rows_of_corpus["paraphrase"] == value).sum())
             any_larger = any_larger or available > per_label
             if available < per_label:
                 notes.append(

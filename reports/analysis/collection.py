@@ -14,7 +14,7 @@ def rounds_table(frame) -> pd.DataFrame:
     """Per round: the detector that filtered it (training pairs, held-out span F1), how many candidates it
     selected, how many went to judges, and the judges' paraphrase rate of the selected ones judged so far.
 
-    `frame`: collection_round, detector, detector_train_pairs, detector_f1, selected, sent_to_judges, label.
+    `frame`: collection_round, detector, detector_train_pairs, detector_f1, selected, sent_to_judges, paraphrase.
     """
     if "collection_round" not in frame or not frame["collection_round"].notna().any():
         return pd.DataFrame(columns=ROUND_COLUMNS)
@@ -23,7 +23,7 @@ def rounds_table(frame) -> pd.DataFrame:
     for number, part in in_rounds.groupby(in_rounds["collection_round"].astype(int), sort=True):
         selected = part["selected"].fillna(False).astype(bool).to_numpy()
         sent = part["sent_to_judges"].fillna(False).astype(bool).to_numpy()
-        labels = part["label"].to_numpy(float)[selected]
+        labels = part["paraphrase"].to_numpy(float)[selected]
         judged = labels[~np.isnan(labels)]
         first = part.iloc[0]
         rows.append(

@@ -65,9 +65,9 @@ def closest_first(oriented) -> np.ndarray:
 
 def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Scores and boolean labels (True: paraphrase) of the rows that are both labelled and scored."""
-    keep = frame["label"].notna().to_numpy() & frame[metric].notna().to_numpy()
+    keep = frame["paraphrase"].notna().to_numpy() & frame[metric].notna().to_numpy()
     scores = frame[metric].to_numpy(dtype=float, na_value=np.nan)[keep]
-    labels = frame["label"].to_numpy(dtype=float, na_value=np.nan)[keep] == 1
+    labels = frame["paraphrase"].to_numpy(dtype=float, na_value=np.nan)[keep] == 1
     return scores, labels
 
 

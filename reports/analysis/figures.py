@@ -100,7 +100,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
 
     `sampled_from`: how many labelled pairs `points` were drawn from, when they are a sample (said in the title).
     """
-    labelled = points[points["label"].notna()]
+    labelled = points[points["paraphrase"].notna()]
     if corpus != GLOBAL:
         labelled = labelled[labelled["corpus"] == corpus]
     figure, axes = _grid(len(metrics))
@@ -109,7 +109,7 @@ def figure2(points, metrics, directions, *, corpus=GLOBAL, fmt="png", sampled_fr
             (1, "tab:blue", "o", title_for("paraphrase")),
             (0, "tab:orange", "s", title_for("non_paraphrase")),
         ):
-            part = labelled[(labelled["label"] == value) & labelled[metric].notna()]
+            part = labelled[(labelled["paraphrase"] == value) & labelled[metric].notna()]
             axis.scatter(
                 part["edit_distance"],
                 part[metric],

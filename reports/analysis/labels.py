@@ -62,7 +62,7 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: str) -> tuple[pd.DataFrame, list[str]]:
-    """`pairs` with vote columns, `mean_ordinal` and `label` (Int64 0/1, empty when unlabelled) from `label_source`."""
+    """`pairs` with vote columns, `mean_ordinal` and `paraphrase` (Int64 0/1, empty: unlabelled) from `label_source`."""
     if label_source not in LABEL_SOURCES:
         raise ValueError(f"label_source must be one of {LABEL_SOURCES}, got {label_source!r}")
     notes = []
@@ -74,7 +74,7 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
         frame[column] = frame[column].fillna(0).astype("int64")
     frame["is_tie"] = frame["is_tie"].fillna(False).astype(bool)
     if label_source == "human":
-        frame["label"] = frame["human_label"].astype("Int64")
+        frame["paraphrase"] = frame["human_label"].astype("Int64")
         n_ties = int(frame["is_tie"].sum())
         if n_ties:
             notes.append(
@@ -85,11 +85,11 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
         if n_unjudged:
             notes.append(f"{n_unjudged} pair(s) have no judgment yet.")
     else:
-        frame["label"] = pd.array(frame["gold_label"], dtype="Int64")
-        n_missing = int(frame["label"].isna().sum())
+        frame["paraphrase"] = pd.array(frame["gold_label"], dtype="Int64")
+        n_missing = int(frame["paraphrase"].isna().sum())
         if n_missing:
             notes.append(f"{n_missing} pair(s) have no gold label and are excluded.")
-    if not frame["label"].notna().any():
+    if not frame["paraphrase"].notna().any():
         notes.append(f"No pair has a {label_source} label yet: no statistic can be computed.")
     return frame.drop(columns="human_label"), notes
 

@@ -1,6 +1,6 @@
 """The LLM oracle and its checker against the labels (Zeng, Wang and Ibbetson, section 5.2, tables 2, 3 and 5).
 
-Inputs are plain frames: the labelled pairs (`pair_id`, `label` 0/1 or empty) and one
+Inputs are plain frames: the labelled pairs (`pair_id`, `paraphrase` 0/1 or empty) and one
 row per pair and oracle metric with the verdict the metric stored in its details
 (`verdicts_frame` flattens those). The output is one tidy table, written as oracle.csv.
 """
@@ -64,13 +64,13 @@ def _row(metric, part, n, count, *, label="all", verdict="all", checker="", grou
 def verdicts_by_label(metric, frame) -> list[dict]:
     """Table 2's shape: per label, the share of oracle yes / no / no verdict; then overall agreement."""
     rows = []
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     for value, name in CLASS_NAMES.items():
-        of_label = labelled[labelled["label"] == value]
+        of_label = labelled[labelled["paraphrase"] == value]
         for verdict in (YES, NO, NO_VERDICT):
             count = (of_label["verdict"] == verdict).sum()
             rows.append(_row(metric, "verdict_by_label", len(of_label), count, label=name, verdict=verdict))
-    agree = (labelled["verdict"] == labelled["label"].map(VERDICT_OF_LABEL)).sum()
+    agree = (labelled["verdict"] == labelled["paraphrase"].map(VERDICT_OF_LABEL)).sum()
     rows.append(_row(metric, "agreement", len(labelled), agree))
     return rows
 
@@ -78,13 +78,13 @@ def verdicts_by_label(metric, frame) -> list[dict]:
 def accepted_by_label(metric, frame) -> list[dict]:
     """Table 3's shape: of the verdicts a checker ran on, the share it accepted, by label and by verdict."""
     rows = []
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     for checker in (*CHECKERS, "accepted"):
         ran = labelled[labelled[checker].notna()]
         if ran.empty:
             continue
         for value, name in CLASS_NAMES.items():
-            of_label = ran[ran["label"] == value]
+            of_label = ran[ran["paraphrase"] == value]
             count = of_label[checker].astype(bool).sum()
             rows.append(_row(metric, "accepted_by_label", len(of_label), count, label=name, checker=checker))
         for verdict in (YES, NO):
@@ -98,12 +98,12 @@ def table3(metric, frame) -> list[dict]:
     """Table 3 as the paper counts it (section 5.2.2), when the yes-checker ran on every pair (LLM_CHECK_YES_ON=all):
     of all labelled-yes / labelled-no pairs, and of all the oracle's yes / no among them, the share proved."""
     rows = []
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     for checker in YES_CHECKERS:
         if labelled.empty or labelled[checker].isna().any():
             continue  # proved on yes verdicts only: the paper's denominators cannot be had
         for value, name in CLASS_NAMES.items():
-            of_label = labelled[labelled["label"] == value]
+            of_label = labelled[labelled["paraphrase"] == value]
             rows.append(
                 _row(
                     metric,
@@ -140,8 +140,8 @@ def table5(metric, frame) -> list[dict]:
 def accuracy_by_acceptance(metric, frame) -> list[dict]:
     """Share of verdicts that match the label, among verdicts the checker accepted and among those it rejected."""
     rows = []
-    decided = frame[frame["label"].notna() & frame["verdict"].isin([YES, NO]) & frame["accepted"].notna()]
-    right = decided["verdict"] == decided["label"].map(VERDICT_OF_LABEL)
+    decided = frame[frame["paraphrase"].notna() & frame["verdict"].isin([YES, NO]) & frame["accepted"].notna()]
+    right = decided["verdict"] == decided["paraphrase"].map(VERDICT_OF_LABEL)
     for group, mask in (
         ("accepted", decided["accepted"].astype(bool)),
         ("rejected", ~decided["accepted"].astype(bool)),
@@ -162,11 +162,11 @@ def consistency_histogram(metric, frame) -> list[dict]:
 def oracle_table(pairs: pd.DataFrame, verdicts: pd.DataFrame) -> pd.DataFrame:
     """Every oracle figure for each oracle metric, in the tidy long form of ORACLE_COLUMNS.
 
-    `pairs`: pair_id, label (0/1, empty when unlabelled); `verdicts`: from `verdicts_frame`.
+    `pairs`: pair_id, paraphrase (0/1, empty when unlabelled); `verdicts`: from `verdicts_frame`.
     """
     if verdicts is None or verdicts.empty:
         return pd.DataFrame(columns=ORACLE_COLUMNS)
-    frame = verdicts.merge(pairs[["pair_id", "label"]], on="pair_id", how="inner")
+    frame = verdicts.merge(pairs[["pair_id", "paraphrase"]], on="pair_id", how="inner")
     rows = []
     for metric, of_metric in frame.groupby("metric", sort=False):
         rows += verdicts_by_label(metric, of_metric)

@@ -195,17 +195,19 @@ def _calibrated(x, y, train, binary):
 # --- the report's table ---------------------------------------------------------------------
 
 
-def estimates_table(frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS, estimand="paraphrase_rate"):
+def estimates_table(
+    frame, metrics, directions, *, predictor=None, seed=0, folds=FOLDS, estimand="paraphrase_rate", target="paraphrase"
+):
     """The paraphrase rate of all pairs, of each system and the difference of every two systems:
     human-only and prediction-powered, side by side; and notes.
 
-    `frame`: pair_id, label (1 paraphrase, 0 not, NaN unlabelled), system, one column per metric.
-    Another `estimand` (a criterion's name): `label` holds each pair's mean rating, calibrated linearly.
+    `frame`: pair_id, `target` (`paraphrase`: 1 paraphrase, 0 not, NaN unlabelled), system, one column per metric.
+    Another `estimand` (a criterion's name): `target` names the column of each pair's mean rating, calibrated linearly.
     """
     binary = estimand == "paraphrase_rate"
     notes = []
     rows = frame[frame[metrics].notna().any(axis=1)] if metrics else frame.iloc[0:0]
-    y = rows["label"].to_numpy(float) if len(rows) else np.array([])
+    y = rows[target].to_numpy(float) if len(rows) else np.array([])
     n_labelled = int((~np.isnan(y)).sum())
     if not metrics or n_labelled < MIN_LABELLED or len(np.unique(y[~np.isnan(y)])) < 2:
         return pd.DataFrame(columns=COLUMNS), _why_none(metrics, n_labelled, estimand)
@@ -341,7 +343,7 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     """The paraphrase rate of a generation run's selected candidates against its unselected ones, by generator
     and template, human-only and prediction-powered; and notes.
 
-    `frame`: pair_id, label, generator, template, `selected` (True/False; NA for pairs no selection decided),
+    `frame`: pair_id, paraphrase, generator, template, `selected` (True/False; NA for pairs no selection decided),
     one column per metric; with active choice drawn within what the selection sent, `choice_probability`
     (the selection's chance times active choice's) and `chosen`. Judges got every selected candidate and a
     uniform random share of the unselected ones, so within each of the two groups the labelled pairs are a
@@ -353,7 +355,7 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
     if "selected" not in frame or not frame["selected"].notna().any():
         return pd.DataFrame(columns=SELECTION_COLUMNS), []
     rows = frame[frame["selected"].notna()].reset_index(drop=True)
-    y = rows["label"].to_numpy(float)
+    y = rows["paraphrase"].to_numpy(float)
     labelled = ~np.isnan(y)
     if not labelled.any():
         return pd.DataFrame(columns=SELECTION_COLUMNS), [

@@ -103,8 +103,8 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
     """
     auc_rows, test_rows = [], []
     for corpus, rows_of_corpus in subsets(frame):
-        labelled = rows_of_corpus[rows_of_corpus["label"].notna()]
-        labels = labelled["label"].to_numpy(dtype=float) == 1
+        labelled = rows_of_corpus[rows_of_corpus["paraphrase"].notna()]
+        labels = labelled["paraphrase"].to_numpy(dtype=float) == 1
         oriented = {
             m: orient(labelled[m].to_numpy(dtype=float, na_value=np.nan), directions[m])
             for m in metrics
@@ -282,7 +282,9 @@ def paired_p_value(auc_a, auc_b, boot_a, boot_b) -> dict[str, float]:
 
 # What the scores are ranked against, per label source: the human report uses the pair's
 # mean 4-point answer (finer than the majority label); the gold report the 0/1 gold label.
-RANK_TARGETS = {"human": "mean_ordinal", "gold": "label"}
+RANK_TARGETS = {"human": "mean_ordinal", "gold": "paraphrase"}
+# The target as the `against` column of rank_correlation.csv names it (a published file keeps `label`).
+AGAINST = {"mean_ordinal": "mean_ordinal", "paraphrase": "label"}
 
 
 def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="human") -> tuple[pd.DataFrame, list[str]]:
@@ -312,7 +314,7 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
             scores = orient(rows_of_corpus[metric].to_numpy(dtype=float)[scored], directions[metric])
             if not scored.all():
                 labels = labels[scored]
-            row = {"metric": metric, "corpus": corpus, "against": target, "n": len(scores)}
+            row = {"metric": metric, "corpus": corpus, "against": AGAINST[target], "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
                 score_ranks = Ranks(scores)
                 if not scored.all():

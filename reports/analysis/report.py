@@ -16,7 +16,7 @@ from scoring.metrics.registry import title_of
 
 # The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
 TABLE_NAMES = [table.name for table in TABLES]
-POINT_COLUMNS = ["pair_id", "corpus", "label", "edit_distance"]
+POINT_COLUMNS = ["pair_id", "corpus", "paraphrase", "edit_distance"]
 # The step groups that take longest on a large corpus (each sorts every metric), handed out first.
 LONGEST_GROUPS = ("classification", "auc")
 
@@ -62,7 +62,7 @@ class Report:
     directions: dict[str, str]
     corpora: list[str]
     tables: dict[str, pd.DataFrame]
-    points: pd.DataFrame  # per pair (a random sample on large corpora): label, edit distance and scores
+    points: pd.DataFrame  # per pair (a random sample on large corpora): paraphrase, edit distance and scores
     summary: dict
     notes: list[str] = field(default_factory=list)
     # The notes (also in `notes`) each step of the analysis wrote, by the step's name: a page shows a
@@ -150,7 +150,7 @@ def _scored_metrics(frame, directions):
 def _summary(frame, judgments, directions, points, n_labelled):
     return {
         "n_pairs": len(frame),
-        "n_labelled": int(frame["label"].notna().sum()),
+        "n_labelled": int(frame["paraphrase"].notna().sum()),
         "n_judgments": len(judgments),
         "n_judges": int(judgments["judge"].nunique()) if len(judgments) else 0,
         "n_scored": {m: int(frame[m].notna().sum()) if m in frame else 0 for m in directions},
@@ -218,7 +218,7 @@ class _Steps:
         s = self.settings
         system_tables, system_notes = self.runner.call(
             systems.system_report,
-            self.part(["pair_id", "source", "system", "label"], coded_corpus=False),
+            self.part(["pair_id", "source", "system", "paraphrase"], coded_corpus=False),
             self.judgments, self.metrics, self.directions_of(),
             n_bootstrap=s.n_bootstrap, seed=s.seed, max_comparisons=s.max_system_comparisons,
         )  # fmt: skip
@@ -229,21 +229,21 @@ class _Steps:
         s, run = self.settings, self.runner.call
         estimates, notes = run(
             ppi.estimates_table,
-            self.part(["pair_id", "system", "label", "choice_probability", "chosen"]),
+            self.part(["pair_id", "system", "paraphrase", "choice_probability", "chosen"]),
             self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
         )  # fmt: skip
         selection, selection_notes = run(
             ppi.selection_table,
-            self.part(["pair_id", "label", "generator", "template", "selected", "choice_probability", "chosen"]),
+            self.part(["pair_id", "paraphrase", "generator", "template", "selected", "choice_probability", "chosen"]),
             self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
         )  # fmt: skip
-        rounds = run(collection.rounds_table, self.part(["label", "selected", "sent_to_judges", *ROUND_KEYS], []))
+        rounds = run(collection.rounds_table, self.part(["paraphrase", "selected", "sent_to_judges", *ROUND_KEYS], []))
         tables = {"estimates": estimates, "selection": selection, "collection_rounds": rounds}
         return tables, {"estimates": notes + selection_notes}
 
     def _classification(self, _verdicts):
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
-        s, labelled = self.settings, ["corpus", "label"]
+        s, labelled = self.settings, ["corpus", "paraphrase"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
         thresholds = self.per_metric(classification.threshold_tables, labelled, self.answers, s.curve_points)
         mbd, mbd_notes = self.runner.call(
@@ -261,7 +261,8 @@ class _Steps:
         s = self.settings
         auc, auc_tests = self.runner.call(
             ranking.auc_tables,
-            self.part(["corpus", "label"]), self.metrics, self.directions_of(), n_bootstrap=s.n_bootstrap, seed=s.seed,
+            self.part(["corpus", "paraphrase"]), self.metrics, self.directions_of(),
+            n_bootstrap=s.n_bootstrap, seed=s.seed,
         )  # fmt: skip
         return {"auc": auc, "auc_tests": auc_tests}, {}
 
@@ -285,11 +286,11 @@ class _Steps:
         )
         by_group, group_notes = self.runner.call(
             by_group_and_level,
-            self.part(["corpus", "label", "generator", "template"], coded_corpus=False),
+            self.part(["corpus", "paraphrase", "generator", "template"], coded_corpus=False),
             self.metrics, self.directions_of(), self.judgments, self.frame[[*pair_columns, *self.metrics]],
         )  # fmt: skip
         result = {
-            "table2": self.runner.call(tables.table2, self.part(["corpus", "label", "is_tie"], [])),
+            "table2": self.runner.call(tables.table2, self.part(["corpus", "paraphrase", "is_tie"], [])),
             "labels": label_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
             "agreement": agreement_frame,
             "cohen": cohen,
@@ -314,7 +315,7 @@ def by_group_and_level(part, metrics, directions, judgments, frame):
 
 def _figure_points(points, settings):
     """The labelled points Figure 2 draws (a seeded random sample above `figure_points`) and how many there were."""
-    labelled = points[points["label"].notna()]
+    labelled = points[points["paraphrase"].notna()]
     if len(labelled) <= settings.figure_points:
         return labelled.copy(), len(labelled)
     return labelled.sample(settings.figure_points, random_state=settings.seed).sort_index(), len(labelled)
@@ -327,9 +328,9 @@ def _scale_notes(frame, settings):
             f"Curve tables keep {settings.curve_points:,} evenly spaced points per metric and corpus "
             "(ends kept); ask for full curves (report --full-curves) to get one row per pair."
         )
-    if int(frame["label"].notna().sum()) > settings.figure_points:
+    if int(frame["paraphrase"].notna().sum()) > settings.figure_points:
         notes.append(f"Figure 2 draws a random sample of {settings.figure_points:,} labelled pairs.")
-    if any(int(rows["label"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
+    if any(int(rows["paraphrase"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
         notes.append(
             f"AUC intervals and tests of subsets over {ranking.BOOTSTRAP_MAX_PAIRS:,} labelled pairs use DeLong's "
             "method (n_bootstrap 0) instead of the bootstrap."

@@ -90,14 +90,14 @@ def _interval(values: np.ndarray, level=0.95) -> tuple[float, float]:
 def systems_table(frame, judgments, metrics, n_bootstrap=1000, seed=0) -> pd.DataFrame:
     """Per system: pairs, labelled pairs, paraphrase rate [95% CI over sources], mean answer, Don't know share, metrics.
 
-    `frame`: one row per pair with `pair_id`, `source`, `system` and `label` (0/1, empty when
+    `frame`: one row per pair with `pair_id`, `source`, `system` and `paraphrase` (0/1, empty when
     unlabelled), plus one column per metric; `judgments`: `pair_id` and `label` (answers).
     """
     frame = frame[frame["system"].fillna("") != ""].copy()
-    frame["label"] = frame["label"].astype(float)
+    frame["paraphrase"] = frame["paraphrase"].astype(float)
     answers = _answers_by_pair(judgments)
     frame = frame.join(answers, on="pair_id")
-    draws = bootstrap_system_means(frame, "label", n_bootstrap, seed)
+    draws = bootstrap_system_means(frame, "paraphrase", n_bootstrap, seed)
     rows = []
     for system, part in frame.groupby("system", sort=True):
         low, high = _interval(draws.get(system, np.array([])))
@@ -106,8 +106,8 @@ def systems_table(frame, judgments, metrics, n_bootstrap=1000, seed=0) -> pd.Dat
             {
                 "system": system,
                 "n_pairs": len(part),
-                "n_labelled": int(part["label"].notna().sum()),
-                "paraphrase_rate": part["label"].mean(),
+                "n_labelled": int(part["paraphrase"].notna().sum()),
+                "paraphrase_rate": part["paraphrase"].mean(),
                 "ci_low": low,
                 "ci_high": high,
                 "mean_ordinal": part["ordinal_sum"].sum() / part["n_ordinal"].sum()
@@ -163,10 +163,10 @@ def pairwise_systems(frame, n_bootstrap=1000, seed=0, max_comparisons=None) -> p
     resamples shared sources; its two-sided p-value is twice the smaller share of draws on
     either side of 0 (capped at 1). `max_comparisons` bounds the work (`compared_systems`).
     """
-    labelled = frame[frame["label"].notna() & (frame["system"].fillna("") != "")]
+    labelled = frame[frame["paraphrase"].notna() & (frame["system"].fillna("") != "")]
     labelled = labelled[labelled["system"].isin(compared_systems(labelled, max_comparisons))]
-    rate = labelled.assign(label=labelled["label"].astype(float)).pivot_table(
-        index="source", columns="system", values="label", aggfunc="mean"
+    rate = labelled.assign(paraphrase=labelled["paraphrase"].astype(float)).pivot_table(
+        index="source", columns="system", values="paraphrase", aggfunc="mean"
     )
     rows = []
     for first, second in combinations(sorted(rate.columns), 2):
@@ -195,7 +195,7 @@ def _paired_tests(difference: np.ndarray, n_bootstrap: int, seed: int) -> dict:
     }
 
 
-def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, human="label") -> pd.DataFrame:
+def system_correlation(frame, metrics, directions, n_bootstrap=1000, seed=0, human="paraphrase") -> pd.DataFrame:
     """Per metric: Pearson, Spearman and Kendall between system means of the (oriented) metric and of `human`.
 
     `human` is the paraphrase label (0/1: the paraphrase rate) by default; a criteria campaign
@@ -254,8 +254,8 @@ def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=
     """
     has_system = "system" in frame and frame["system"].fillna("").astype(str).ne("").any()
     if not has_system:
-        frame = frame.iloc[0:0].assign(system="", label=pd.Series(dtype=float))
-    frame = frame[["pair_id", "source", "system", "label", *metrics]]
+        frame = frame.iloc[0:0].assign(system="", paraphrase=pd.Series(dtype=float))
+    frame = frame[["pair_id", "source", "system", "paraphrase", *metrics]]
     systems = systems_table(frame, judgments, metrics, n_bootstrap, seed)
     pairwise = pairwise_systems(frame, n_bootstrap, seed, max_comparisons)
     correlation = system_correlation(frame, metrics, directions, n_bootstrap, seed)
@@ -269,7 +269,7 @@ def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=
 
 
 def _comparison_notes(frame, max_comparisons) -> list[str]:
-    labelled = frame[frame["label"].notna() & (frame["system"].fillna("") != "")]
+    labelled = frame[frame["paraphrase"].notna() & (frame["system"].fillna("") != "")]
     n = labelled["system"].nunique()
     kept = compared_systems(labelled, max_comparisons)
     if len(kept) == n:

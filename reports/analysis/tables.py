@@ -24,12 +24,14 @@ def edit_distances(sources, hypotheses) -> np.ndarray:
 def table1(frame: pd.DataFrame, metrics, directions) -> pd.DataFrame:
     """Mean and standard deviation (ddof=1) of each metric per corpus (+ Global) and label."""
     rows = []
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     parts = list(subsets(labelled))
     for metric in metrics:
         for corpus, rows_of_corpus in parts:
             for value, name in CLASS_NAMES.items():
-                values = rows_of_corpus.loc[rows_of_corpus["label"] == value, metric].dropna().to_numpy(dtype=float)
+                values = (
+                    rows_of_corpus.loc[rows_of_corpus["paraphrase"] == value, metric].dropna().to_numpy(dtype=float)
+                )
                 rows.append(
                     {
                         "metric": metric,
@@ -48,8 +50,8 @@ def table2(frame: pd.DataFrame) -> pd.DataFrame:
     """Size and paraphrase / non-paraphrase counts and shares (of the labelled pairs) per corpus and Global."""
     rows = []
     for corpus, rows_of_corpus in subsets(frame):
-        n_paraphrase = int((rows_of_corpus["label"] == 1).sum())
-        n_non_paraphrase = int((rows_of_corpus["label"] == 0).sum())
+        n_paraphrase = int((rows_of_corpus["paraphrase"] == 1).sum())
+        n_non_paraphrase = int((rows_of_corpus["paraphrase"] == 0).sum())
         labelled = n_paraphrase + n_non_paraphrase
         rows.append(
             {
@@ -87,10 +89,10 @@ def pearson(x, y) -> tuple[float, float]:
 def table4(frame: pd.DataFrame, metrics) -> tuple[pd.DataFrame, list[str]]:
     """Pearson correlation of each metric with the edit distance inside each class, per corpus (+ Global)."""
     rows, notes = [], []
-    labelled = frame.loc[frame["label"].notna(), ["corpus", "label", "edit_distance", *metrics]]
+    labelled = frame.loc[frame["paraphrase"].notna(), ["corpus", "paraphrase", "edit_distance", *metrics]]
     # The rows of each corpus and class, selected once for every metric.
     classes = [
-        (corpus, name, rows_of_corpus[rows_of_corpus["label"] == value])
+        (corpus, name, rows_of_corpus[rows_of_corpus["paraphrase"] == value])
         for corpus, rows_of_corpus in subsets(labelled)
         for value, name in CLASS_NAMES.items()
     ]
@@ -114,9 +116,9 @@ def table4(frame: pd.DataFrame, metrics) -> tuple[pd.DataFrame, list[str]]:
 
 def corpus_notes(frame: pd.DataFrame) -> list[str]:
     notes = []
-    labelled = frame[frame["label"].notna()]
+    labelled = frame[frame["paraphrase"].notna()]
     for corpus in corpora(labelled):
-        present = set(labelled.loc[labelled["corpus"] == corpus, "label"].astype(int))
+        present = set(labelled.loc[labelled["corpus"] == corpus, "paraphrase"].astype(int))
         if len(present) == 1:
             only = CLASS_NAMES[present.pop()]
             notes.append(

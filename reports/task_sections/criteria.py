@@ -118,8 +118,8 @@ def _estimates(judgments, pairs, metrics, directions) -> pd.DataFrame:
     means = judgments.groupby(judgments["pair_id"].astype(str))[list(CRITERIA)].mean()
     tables = []
     for name in CRITERIA:
-        frame = pairs.assign(label=pairs["pair_id"].astype(str).map(means[name]).astype(float))
-        table, _notes = ppi.estimates_table(frame, metrics, directions, estimand=name)
+        frame = pairs.assign(rating=pairs["pair_id"].astype(str).map(means[name]).astype(float))
+        table, _notes = ppi.estimates_table(frame, metrics, directions, estimand=name, target="rating")
         tables.append(table)
     return pd.concat(tables, ignore_index=True) if any(len(t) for t in tables) else tables[0]
 

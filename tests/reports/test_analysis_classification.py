@@ -82,7 +82,7 @@ def test_a_distance_reports_its_tied_interval_with_the_strictest_as_the_threshol
     best = best_threshold(scan_thresholds(scores, labels, "lower"))
     assert best["accuracy"] == pytest.approx(5 / 6)
     assert (best["threshold"], best["threshold_low"], best["threshold_high"], best["n_tied"]) == (0.3, 0.3, 0.5, 2)
-    frame = pd.DataFrame({"corpus": "c", "label": labels, "lev": scores})
+    frame = pd.DataFrame({"corpus": "c", "paraphrase": labels, "lev": scores})
     row = threshold_tables(frame, ["lev"], {"lev": "lower"})["table3"].iloc[0]
     assert (row["threshold"], row["threshold_low"], row["threshold_high"]) == (0.3, 0.3, 0.5)
 
@@ -114,7 +114,7 @@ def test_the_a_priori_threshold_counts_zero_as_paraphrase():
 
 
 def test_the_a_priori_rows_use_the_one_rule_and_show_the_answer_setting():
-    frame = pd.DataFrame({"corpus": "c", "label": [0, 1, 1, 1], "parapluie_direct": [-1.0, 0.0, 2.0, -3.0]})
+    frame = pd.DataFrame({"corpus": "c", "paraphrase": [0, 1, 1, 1], "parapluie_direct": [-1.0, 0.0, 2.0, -3.0]})
     answers = {"parapluie_direct": "Yes/No:1/2"}
     table = threshold_tables(frame, ["parapluie_direct"], {"parapluie_direct": "higher"}, answers)["table3"]
     prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "c")].iloc[0]
@@ -151,7 +151,7 @@ def test_the_equal_error_rate_is_undefined_with_one_class():
 
 
 def test_the_rank_curve_predicts_the_top_k_pairs():
-    frame = pd.DataFrame({"corpus": "C", "label": pd.array([1, 0, 1], dtype="Int64"), "m": [0.9, 0.5, 0.1]})
+    frame = pd.DataFrame({"corpus": "C", "paraphrase": pd.array([1, 0, 1], dtype="Int64"), "m": [0.9, 0.5, 0.1]})
     ranks = threshold_tables(frame, ["m"], {"m": "higher"})["curves_rank"]
     global_rows = ranks[ranks["corpus"] == "Global"]
     assert global_rows["rank"].tolist() == [1, 2, 3]
@@ -170,7 +170,7 @@ def corpus_frame(sizes, seed=0):
             pd.DataFrame(
                 {
                     "corpus": name,
-                    "label": pd.array(labels.astype(int), dtype="Int64"),
+                    "paraphrase": pd.array(labels.astype(int), dtype="Int64"),
                     "m": m,
                     "parapluie_fs_direct": 5 * m - 2,
                     "d": -m,
@@ -211,7 +211,7 @@ def test_the_a_priori_rows_come_from_the_registry_not_from_the_name(monkeypatch)
         assert kinds == {"toy_margin": {"a_posteriori", "a_priori"}, "parapluie_lookalike": {"a_posteriori"}}
         assert (found.loc[found["threshold_kind"] == "a_priori", "threshold"] == 0.5).all()
     prior = table[(table["threshold_kind"] == "a_priori") & (table["corpus"] == "Global")].iloc[0]
-    expected = at_threshold(frame["m"], frame["label"].astype(int), "higher", 0.5)
+    expected = at_threshold(frame["m"], frame["paraphrase"].astype(int), "higher", 0.5)
     assert prior["accuracy"] == expected["accuracy"]
 
 
@@ -252,7 +252,7 @@ def test_the_mbd_is_reproducible_and_notes_short_corpora():
 def test_the_mbd_mean_and_ci_match_a_loop_over_the_draws():
     frame = corpus_frame({"A": (60, 50), "B": (50, 70)})
     table, _ = mixed_balanced(frame, ["m"], DIRECTIONS, n_draws=20, seed=3)
-    labels = frame["label"].to_numpy(dtype=int) == 1
+    labels = frame["paraphrase"].to_numpy(dtype=int) == 1
     draws = draw_balanced(frame["corpus"].to_numpy(), labels, per_label=45, n_draws=20, seed=3)
     accuracies = [
         best_threshold(scan_thresholds(frame["m"].to_numpy()[d], labels[d], "higher"))["accuracy"] for d in draws

@@ -56,7 +56,7 @@ def test_it_takes_the_binary_majority_and_leaves_ties_and_dont_know_out():
 def test_it_counts_ties_in_a_note_and_excludes_them():
     judgments = judgments_of([("a", "j1", "", "same_meaning"), ("a", "j2", "", "very_different")])
     frame, notes = attach_labels(pairs_of(["a", "b"]), judgments, "human")
-    assert frame["label"].isna().all()
+    assert frame["paraphrase"].isna().all()
     assert frame["is_tie"].tolist() == [True, False]
     assert any("1 pair(s) have as many paraphrase as non-paraphrase votes" in note for note in notes)
     assert table2(frame).loc[0, "n_ties"] == 1
@@ -64,7 +64,7 @@ def test_it_counts_ties_in_a_note_and_excludes_them():
 
 def test_it_uses_the_gold_label_when_asked():
     frame, notes = attach_labels(pairs_of(["a", "b", "c"], gold=[1, 0, None]), judgments_of([]), "gold")
-    assert frame["label"].tolist() == [1, 0, pd.NA]
+    assert frame["paraphrase"].tolist() == [1, 0, pd.NA]
     assert any("1 pair(s) have no gold label" in note for note in notes)
 
 

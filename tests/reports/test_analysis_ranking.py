@@ -16,7 +16,7 @@ def frame_of(n=120, seed=0):
     return pd.DataFrame(
         {
             "corpus": np.where(np.arange(n) % 3 == 0, "A", "B"),
-            "label": pd.array(labels, dtype="Int64"),
+            "paraphrase": pd.array(labels, dtype="Int64"),
             "good": np.round(good, 1),  # ties
             "dist": -good + rng.normal(0, 0.3, n),
             "weak": labels * 0.2 + rng.normal(0, 1, n),
@@ -27,7 +27,7 @@ def frame_of(n=120, seed=0):
 
 def test_the_weighted_auc_with_unit_weights_is_sklearns():
     frame = frame_of()
-    labels = frame["label"].to_numpy(dtype=int) == 1
+    labels = frame["paraphrase"].to_numpy(dtype=int) == 1
     assert weighted_auc(frame["good"].to_numpy(), labels, np.ones((len(frame), 1)))[0] == pytest.approx(
         roc_auc_score(labels, frame["good"])
     )
@@ -36,7 +36,7 @@ def test_the_weighted_auc_with_unit_weights_is_sklearns():
 def test_auc_is_oriented_by_direction_and_its_ci_is_the_bootstrap_of_sklearn():
     frame = frame_of()
     auc, _ = auc_tables(frame, list(DIRECTIONS), DIRECTIONS, n_bootstrap=60, seed=11)
-    labels = frame["label"].to_numpy(dtype=int)
+    labels = frame["paraphrase"].to_numpy(dtype=int)
     row = auc.set_index(["metric", "corpus"]).loc[("dist", "Global")]
     assert row["auc"] == pytest.approx(roc_auc_score(labels, -frame["dist"]))
     indices = np.concatenate(list(bootstrap_indices(len(frame), 60, 11)))
@@ -44,13 +44,13 @@ def test_auc_is_oriented_by_direction_and_its_ci_is_the_bootstrap_of_sklearn():
     assert (row["ci95_low"], row["ci95_high"]) == pytest.approx(tuple(np.percentile(resampled, [2.5, 97.5])))
     per_corpus = auc.set_index(["metric", "corpus"]).loc[("good", "A"), "auc"]
     part = frame[frame["corpus"] == "A"]
-    assert per_corpus == pytest.approx(roc_auc_score(part["label"].astype(int), part["good"]))
+    assert per_corpus == pytest.approx(roc_auc_score(part["paraphrase"].astype(int), part["good"]))
 
 
 def test_the_paired_test_uses_the_same_resamples_for_both_metrics():
     frame = frame_of(n=300)
     _, tests = auc_tables(frame, list(DIRECTIONS), DIRECTIONS, n_bootstrap=200, seed=5)
-    labels = frame["label"].to_numpy(dtype=int)
+    labels = frame["paraphrase"].to_numpy(dtype=int)
     indices = np.concatenate(list(bootstrap_indices(len(frame), 200, 5)))
     differences = np.array(
         [
@@ -74,10 +74,14 @@ def test_a_metric_scored_on_part_of_the_pairs_is_compared_on_the_common_pairs():
     kept = frame["weak"].notna()
     row = auc.set_index(["metric", "corpus"]).loc[("weak", "Global")]
     assert row["n"] == kept.sum()
-    assert row["auc"] == pytest.approx(roc_auc_score(frame.loc[kept, "label"].astype(int), frame.loc[kept, "weak"]))
+    assert row["auc"] == pytest.approx(
+        roc_auc_score(frame.loc[kept, "paraphrase"].astype(int), frame.loc[kept, "weak"])
+    )
     test = tests.set_index(["corpus", "metric_a", "metric_b"]).loc[("Global", "good", "weak")]
     assert test["n"] == kept.sum()
-    assert test["auc_a"] == pytest.approx(roc_auc_score(frame.loc[kept, "label"].astype(int), frame.loc[kept, "good"]))
+    assert test["auc_a"] == pytest.approx(
+        roc_auc_score(frame.loc[kept, "paraphrase"].astype(int), frame.loc[kept, "good"])
+    )
 
 
 def test_rank_correlations_match_scipy_with_distances_negated():
@@ -95,7 +99,7 @@ def test_gold_rank_correlations_match_scipy_against_the_01_label():
     frame["mean_ordinal"] = np.nan  # a gold report may have no judgment at all
     table, notes = rank_correlations(frame, list(DIRECTIONS), DIRECTIONS, label_source="gold")
     assert notes == []
-    gold = frame["label"].to_numpy(dtype=float)
+    gold = frame["paraphrase"].to_numpy(dtype=float)
     for corpus, rows in [("A", frame["corpus"] == "A"), ("Global", frame["corpus"].notna())]:
         row = table.set_index(["metric", "corpus"]).loc[("dist", corpus)]
         assert row["against"] == "label" and row["n"] == rows.sum()

@@ -28,13 +28,13 @@ def fixture():
                     "pair_id": f"{system}{index}",
                     "source": f"s{index}",
                     "system": system,
-                    "label": label,
+                    "paraphrase": label,
                     "good": GOOD[system] + 0.01 * index,
                     "bad": BAD[system] - 0.01 * index,
                 }
             )
     frame = pd.DataFrame(rows)
-    frame["label"] = pd.array(frame["label"], dtype="Int64")
+    frame["paraphrase"] = pd.array(frame["paraphrase"], dtype="Int64")
     judgments = pd.DataFrame(
         [
             {"pair_id": "A0", "label": "same_meaning"},
@@ -62,7 +62,7 @@ def test_it_tabulates_each_system_against_a_direct_count():
 
 def test_its_interval_collapses_when_every_source_agrees_and_repeats_with_a_seed():
     frame, judgments = fixture()
-    frame.loc[frame["system"] == "A", "label"] = 1
+    frame.loc[frame["system"] == "A", "paraphrase"] = 1
     first = systems_table(frame, judgments, [], n_bootstrap=100, seed=3).set_index("system")
     second = systems_table(frame, judgments, [], n_bootstrap=100, seed=3).set_index("system")
     assert (first.loc["A", "ci_low"], first.loc["A", "ci_high"]) == (1.0, 1.0)
@@ -88,7 +88,7 @@ def test_it_correlates_system_means_with_the_paraphrase_rate_like_scipy():
     directions = {"good": "higher", "bad": "higher", "distance": "lower"}
     metrics = ["good", "bad", "distance"]
     table = system_correlation(frame, metrics, directions, n_bootstrap=200).set_index("metric")
-    rate = frame.assign(label=frame["label"].astype(float)).groupby("system")["label"].mean()
+    rate = frame.assign(paraphrase=frame["paraphrase"].astype(float)).groupby("system")["paraphrase"].mean()
     for metric, sign in (("good", 1), ("bad", 1), ("distance", -1)):
         means = sign * frame.groupby("system")[metric].mean()
         assert table.loc[metric, "pearson"] == pytest.approx(stats.pearsonr(rate, means)[0])
@@ -128,20 +128,22 @@ def test_it_averages_the_metric_over_the_same_pairs_as_the_judges():
         ("D", [1, 0], [0.5, 0.5], 0.0),
     ):
         for n, (label, score) in enumerate(zip(labels, scores)):
-            rows.append({"pair_id": f"{system}{n}", "source": f"s{n}", "system": system, "label": label, "m": score})
-        rows.append({"pair_id": f"{system}u", "source": "s9", "system": system, "label": None, "m": stray})
+            rows.append(
+                {"pair_id": f"{system}{n}", "source": f"s{n}", "system": system, "paraphrase": label, "m": score}
+            )
+        rows.append({"pair_id": f"{system}u", "source": "s9", "system": system, "paraphrase": None, "m": stray})
     frame = pd.DataFrame(rows)
     table = system_correlation(frame, ["m"], {"m": "higher"}, n_bootstrap=20)
     assert table.loc[0, "pearson"] == pytest.approx(1.0)
     # Averaging over every pair (the unlabelled ones too) gives 0.6, 0.667, 0.733, 0.333: Pearson below 0.
     everything = frame.groupby("system")["m"].mean()
-    rates = frame.dropna(subset=["label"]).groupby("system")["label"].mean()
+    rates = frame.dropna(subset=["paraphrase"]).groupby("system")["paraphrase"].mean()
     assert stats.pearsonr(rates, everything)[0] < 0
 
 
 def test_it_correlates_with_any_human_column_such_as_mean_overall():
     frame, _ = fixture()
-    frame["overall"] = frame["label"].astype(float) * 4 + 1
+    frame["overall"] = frame["paraphrase"].astype(float) * 4 + 1
     table = system_correlation(frame, ["good"], {"good": "higher"}, n_bootstrap=20, human="overall")
     reference = system_correlation(frame, ["good"], {"good": "higher"}, n_bootstrap=20)
     assert table.loc[0, "pearson"] == pytest.approx(reference.loc[0, "pearson"])
@@ -152,7 +154,7 @@ def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note()
 
     # System s<k> has k+1 labelled pairs (k = 0..9), all on two shared sources.
     rows = [
-        {"pair_id": f"{k}-{i}", "source": f"src{i % 2}", "system": f"s{k}", "label": float(i % 2)}
+        {"pair_id": f"{k}-{i}", "source": f"src{i % 2}", "system": f"s{k}", "paraphrase": float(i % 2)}
         for k in range(10)
         for i in range(k + 1 if k else 2)
     ]

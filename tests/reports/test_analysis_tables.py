@@ -14,7 +14,7 @@ def frame_of(seed=0, n=80):
     return pd.DataFrame(
         {
             "corpus": np.where(np.arange(n) < n // 2, "A", "B"),
-            "label": pd.array(labels, dtype="Int64"),
+            "paraphrase": pd.array(labels, dtype="Int64"),
             "edit_distance": distance,
             "m": labels - distance + rng.normal(0, 0.2, n),
             "flat": 1.0,
@@ -35,7 +35,7 @@ def test_table1_is_the_mean_and_sample_std_per_corpus_and_label():
     table = table1(frame, ["m"], {"m": "higher"}).set_index(["corpus", "label"])
     for corpus, rows in [("A", frame[frame["corpus"] == "A"]), ("B", frame[frame["corpus"] == "B"]), ("Global", frame)]:
         for value, name in ((1, "paraphrase"), (0, "non_paraphrase")):
-            values = rows.loc[rows["label"] == value, "m"].dropna().to_numpy()
+            values = rows.loc[rows["paraphrase"] == value, "m"].dropna().to_numpy()
             assert table.loc[(corpus, name), "mean"] == pytest.approx(np.mean(values))
             assert table.loc[(corpus, name), "std"] == pytest.approx(np.std(values, ddof=1))
             assert table.loc[(corpus, name), "n"] == len(values)
@@ -53,7 +53,7 @@ def test_table4_correlates_inside_each_class_and_notes_constant_scores():
     frame = frame_of()
     table, notes = table4(frame, ["m", "flat"])
     rows = table.set_index(["metric", "corpus", "label"])
-    part = frame[(frame["corpus"] == "B") & (frame["label"] == 0)]
+    part = frame[(frame["corpus"] == "B") & (frame["paraphrase"] == 0)]
     assert rows.loc[("m", "B", "non_paraphrase"), "pearson_r"] == pytest.approx(
         stats.pearsonr(part["m"], part["edit_distance"]).statistic
     )

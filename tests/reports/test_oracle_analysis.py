@@ -18,7 +18,7 @@ def checked(verdict, consistency, accepted, phi=None, no=None):
 PAIRS = pd.DataFrame(
     {
         "pair_id": ["p1", "p2", "p3", "p4", "p5", "p6", "p7"],
-        "label": pd.array([1, 1, 1, 0, 0, None, 0], dtype="Int64"),
+        "paraphrase": pd.array([1, 1, 1, 0, 0, None, 0], dtype="Int64"),
     }
 )
 DETAILS = [
@@ -123,7 +123,7 @@ def checked_all(label_verdict, phi, no=None):
     return details
 
 
-ALL_PAIRS = pd.DataFrame({"pair_id": ["q1", "q2", "q3", "q4", "q5", "q6"], "label": [1, 1, 1, 0, 0, 0]})
+ALL_PAIRS = pd.DataFrame({"pair_id": ["q1", "q2", "q3", "q4", "q5", "q6"], "paraphrase": [1, 1, 1, 0, 0, 0]})
 ALL_DETAILS = [
     ("q1", "llm_checked", checked_all("yes", (True, True))),
     ("q2", "llm_checked", checked_all("no", (True, False), no=("AI", False))),

@@ -90,7 +90,7 @@ def _campaign(separation, n=1500, labelled=250, seed=1):
     return pd.DataFrame(
         {
             "pair_id": [str(i) for i in range(n)],
-            "label": label,
+            "paraphrase": label,
             "system": np.where(rng.random(n) < 0.5, "Copy", "Rephrase"),
             "metric": separation * truth + rng.normal(size=n),
         }

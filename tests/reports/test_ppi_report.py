@@ -35,7 +35,7 @@ def _campaign(researcher, task_type, n=80, labelled=40, seed=5):
     frame = pd.DataFrame(
         {
             "pair_id": [f"p{i}" for i in range(n)],
-            "label": [float(truth[i]) if i < labelled else np.nan for i in range(n)],
+            "paraphrase": [float(truth[i]) if i < labelled else np.nan for i in range(n)],
             "system": ["AB"[i % 2] for i in range(n)],
             METRIC: scores,
         }

@@ -75,7 +75,7 @@ def test_the_table_is_scipys_on_corpora_with_nan_and_all_tied_scores(label_sourc
     frame = pd.DataFrame(
         {
             "corpus": np.where(rng.random(n) < 0.4, "A", "B"),
-            "label": pd.array(y["gold"].astype(int), dtype="Int64"),
+            "paraphrase": pd.array(y["gold"].astype(int), dtype="Int64"),
             "mean_ordinal": np.where(rng.random(n) < 0.1, np.nan, y["mean_ordinal"]),
             **scores(rng, n, y["gold"]),
             "tied": np.full(n, 0.5),
@@ -90,7 +90,7 @@ def test_the_table_is_scipys_on_corpora_with_nan_and_all_tied_scores(label_sourc
         "tied": "higher",
     }
     table, _ = rank_correlations(frame, list(directions), directions, label_source)
-    target = "label" if label_source == "gold" else "mean_ordinal"
+    target = "paraphrase" if label_source == "gold" else "mean_ordinal"
     assert list(table["metric"]) == [m for m in directions for _ in ("A", "B", "Global")]
     for row in table.itertuples():
         rows = frame if row.corpus == "Global" else frame[frame["corpus"] == row.corpus]

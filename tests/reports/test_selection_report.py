@@ -26,7 +26,7 @@ def test_the_analysis_gives_both_groups_an_interval_and_their_difference():
     frame = pd.DataFrame(
         {
             "pair_id": [f"p{i}" for i in range(n)],
-            "label": np.where(judged, truth, np.nan),
+            "paraphrase": np.where(judged, truth, np.nan),
             "generator": "embedded",
             "template": "naive",
             "selected": pd.array(selected, dtype="boolean"),
@@ -45,7 +45,7 @@ def test_the_analysis_gives_both_groups_an_interval_and_their_difference():
 
 
 def test_the_analysis_says_why_there_is_no_table_yet():
-    frame = pd.DataFrame({"pair_id": ["a"], "label": [np.nan], "selected": pd.array([True], dtype="boolean")})
+    frame = pd.DataFrame({"pair_id": ["a"], "paraphrase": [np.nan], "selected": pd.array([True], dtype="boolean")})
     table, notes = selection_table(frame, [], {})
     assert table.empty and "no candidate judged yet" in notes[0]
     assert selection_table(frame.drop(columns="selected"), [], {})[0].empty
