@@ -9,7 +9,7 @@ from annotation.tasktypes.criteria.scale import CRITERIA
 from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
-from scoring.metrics.registry import METRICS
+from scoring.metrics.registry import METRICS, natural_threshold_of
 from scoring.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 
@@ -57,8 +57,8 @@ def _score(metric, position, gold):
     closeness = 0.4 * gold + 0.6 * spread
     if METRICS[metric].direction == "lower":
         return round(20 * (1 - closeness), 3)
-    if metric.startswith("parapluie"):
-        return round(6 * closeness - 3, 3)
+    if (threshold := natural_threshold_of(metric)) is not None:  # a log-odds around its threshold (ParaPLUIE's 0)
+        return round(threshold + 6 * closeness - 3, 3)
     if metric in ("llm_vote", "llm_checked"):
         return float(closeness > 0.5)
     return round(closeness, 3)
