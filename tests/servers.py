@@ -144,6 +144,22 @@ def start_worker(redis_url, database_env, queues=None, extra_env=None, name=None
     return subprocess.Popen(command, cwd=REPO, env=env)
 
 
+@contextmanager
+def broker_with_worker(connection, queues=None, extra_env=None):
+    """A throwaway Redis as this process's broker and result backend, and one worker on it; yields (url, worker)."""
+    from parasol.celery import app
+
+    old = app.conf.broker_url, app.conf.result_backend
+    with redis_server() as url:
+        use_broker(url, results=url)
+        worker = start_worker(url, database_env(connection), queues=queues, extra_env=extra_env)
+        try:
+            yield url, worker
+        finally:
+            stop(worker)
+            use_broker(*old)
+
+
 def database_env(connection):
     """Environment that points a child process at the database this test uses."""
     settings = connection.settings_dict

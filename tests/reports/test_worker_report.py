@@ -10,7 +10,6 @@ from reports.tasks import report_or_status
 from scoring import service
 from tests import servers
 from tests.factories import add_pairs
-from tests.servers import use_broker
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -27,22 +26,9 @@ def gold_campaign(campaign):
 
 @pytest.fixture
 def worker(settings, shared_cache):
-    old = celery_app_urls()
-    with servers.redis_server() as url:
-        use_broker(url, results=url)
-        env = {"PARASOL_CACHE_DIR": str(shared_cache), "PARASOL_METRICS": "lev"}
-        process = servers.start_worker(url, servers.database_env(connection), queues="reports", extra_env=env)
-        try:
-            yield process
-        finally:
-            servers.stop(process)
-            use_broker(*old)
-
-
-def celery_app_urls():
-    from parasol.celery import app
-
-    return app.conf.broker_url, app.conf.result_backend
+    env = {"PARASOL_CACHE_DIR": str(shared_cache), "PARASOL_METRICS": "lev"}
+    with servers.broker_with_worker(connection, queues="reports", extra_env=env) as (_url, process):
+        yield process
 
 
 def get(client, url, htmx=False):

@@ -18,14 +18,13 @@ from django.urls import reverse
 from campaigns.models import Campaign, Pair
 from generation.models import GenerationRun
 from generation.tasks import start_run
-from parasol.celery import app
 from parasol.queues import recent_events
 from scoring.metrics.backends import parse_backends
 from scoring.metrics.loading import embedded_smollm2_path, model_revision
 from scoring.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
-from tests.servers import CuttableLink, use_broker, wait_until
+from tests.servers import CuttableLink, wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -69,20 +68,13 @@ def declared_backends(links):
 
 @pytest.fixture
 def broker(settings, links, shared_cache):
-    old = app.conf.broker_url, app.conf.result_backend
     declared = declared_backends(links)
     settings.PARASOL_LLM_BACKENDS = parse_backends(declared)
     settings.PARASOL_METRICS = METRICS
     settings.PARASOL_SCORING_BATCH_SIZE = 2
-    with servers.redis_server() as url:
-        use_broker(url, results=url)
-        env = {**WORKER_SETTINGS, "PARASOL_LLM_BACKENDS": declared, "PARASOL_CACHE_DIR": str(shared_cache)}
-        worker = servers.start_worker(url, servers.database_env(connection), queues="gpu,generation", extra_env=env)
-        try:
-            yield url
-        finally:
-            servers.stop(worker)
-            use_broker(*old)
+    env = {**WORKER_SETTINGS, "PARASOL_LLM_BACKENDS": declared, "PARASOL_CACHE_DIR": str(shared_cache)}
+    with servers.broker_with_worker(connection, queues="gpu,generation", extra_env=env) as (url, _worker):
+        yield url
 
 
 def scored_campaign(researcher):
