@@ -103,7 +103,7 @@ def test_a_step_must_be_a_function_of_a_module():
 
     memory = Memory()
     assert memory.call(len, [1, 2]) == 2 and memory.computed == ["len"]
-    frame = pd.DataFrame({"corpus": ["a"], "label": pd.array([1], dtype="Int64"), "is_tie": [False]})
+    frame = pd.DataFrame({"corpus": ["a"], "paraphrase": pd.array([1], dtype="Int64"), "is_tie": [False]})
     assert len(memory.call(tables.table2, frame)) == 2  # its corpus, then Global
     for not_a_step in (lambda: 1, test_a_step_must_be_a_function_of_a_module.__code__.replace, memory.call):
         with pytest.raises(TypeError, match="not a step"):

@@ -68,7 +68,7 @@ def test_a_group_too_small_for_the_normal_interval_gets_wilsons_and_the_differen
     frame = pd.DataFrame(
         {
             "pair_id": [f"p{i}" for i in range(n)],
-            "label": label,
+            "paraphrase": label,
             "selected": pd.array(selected, dtype="boolean"),
             "bleu": rng.random(n),
         }
@@ -101,7 +101,7 @@ def test_under_active_choice_each_group_weights_its_judged_pairs_by_their_probab
     frame = pd.DataFrame(
         {
             "pair_id": [f"p{i}" for i in range(n)],
-            "label": np.where(chosen, truth, np.nan),
+            "paraphrase": np.where(chosen, truth, np.nan),
             "selected": pd.array(selected, dtype="boolean"),
             "choice_probability": probability,
             "chosen": pd.array(chosen, dtype="boolean"),
