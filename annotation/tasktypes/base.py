@@ -96,7 +96,8 @@ class TaskType:
 
     # --- Guidelines (the guidelines page and the panel above every pair) ---
     # The explanation and worked examples; the template gets `guideline_examples()` as `examples`.
-    # The default says only what the welcome page says (`introduction`).
+    # The default says what the welcome page says (`introduction`), and, where there are keys (a
+    # `key-hint`), that the keys shown on the answers answer too.
     guidelines_template = "annotation/_guidelines_content.html"
 
     # --- The campaign page (`annotation.researcher_views.show_campaign`) ---

@@ -6,8 +6,9 @@ default type) and `reports/task_sections/` (their reports). Read as strings: Pyt
 literals (docstrings aside: prose may name a type), and quoted strings in templates and
 JavaScript (comments aside); a type's title (its display name) is looked for too. Out of scope:
 migrations (they record history), tests (a test may name what it checks) and third-party code
-(static/vendor). The registry holds the default type (`DEFAULT_TASK_TYPE`): `campaigns` reads it
-from there (`campaigns.models.default_task_type`), so no settings or model default names one.
+(static/vendor, and the installed packages of a virtualenv inside the project). The registry
+holds the default type (`DEFAULT_TASK_TYPE`): `campaigns` reads it from there
+(`campaigns.models.default_task_type`), so no settings or model default names one.
 `EXEMPT` lists the strings that may stay, each with its reason.
 """
 
@@ -40,8 +41,14 @@ COMMENTS = {
 
 def app_folders():
     """The project's own apps, its settings package, and the templates and static folders."""
-    folders = [Path(config.path) for config in apps.get_app_configs() if Path(config.path).is_relative_to(ROOT)]
+    folders = [Path(config.path) for config in apps.get_app_configs() if own_code(Path(config.path))]
     return [*folders, ROOT / "parasol", ROOT / "templates", ROOT / "static"]
+
+
+def own_code(path: Path) -> bool:
+    # The virtualenv usually sits in the project (`make install` makes .venv): its apps (Django's admin,
+    # DRF) are third-party code, whose strings would fail a type named like one of their words.
+    return path.is_relative_to(ROOT) and "site-packages" not in path.parts
 
 
 def in_scope(path: Path) -> bool:
@@ -130,6 +137,12 @@ def test_no_task_type_name_appears_in_app_code_outside_its_packages():
 def test_the_check_finds_a_name_as_a_word_of_a_string(value, found):
     pattern = naming(["similarity", "criteria", "spans", "similarity+spans"], ["Similarity (5-way)"])
     assert bool(pattern.search(value)) is found
+
+
+def test_the_check_reads_parasols_apps_and_no_installed_package():
+    folders = app_folders()
+    assert ROOT / "annotation" in folders and ROOT / "campaigns" in folders
+    assert [folder for folder in folders if "site-packages" in folder.parts] == []
 
 
 def test_the_check_reads_template_and_script_strings_but_not_their_comments():
