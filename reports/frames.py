@@ -418,14 +418,15 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, scores=None) -> Frames:
+def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, scores=None, selection=None) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
     `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
     `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
     `pairs` ((frame, pks) as `pairs_frame` gives them) and `scores` (a function giving `Scores`, called
-    once the judgments are read): when the caller read them otherwise (the live report, from its cache).
+    once the judgments are read): when the caller read them otherwise (the live report, from its cache);
+    `selection` likewise (`generation_selection`: it reads every pair's metadata).
     """
     campaigns = list(campaigns)
     if pairs is None:
@@ -440,7 +441,8 @@ def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, score
     directions, notes = _directions(scores.signatures)
     pairs = pairs.join(scores.wide.reindex(pks).set_axis(pairs.index))
     pairs = _with_active_choice(campaigns, pairs, pks)
-    pairs = _with_generation_selection(campaigns, pairs, pks)
+    found = generation_selection(campaigns) if selection is None else selection
+    pairs = _with_generation_selection(pairs, pks, found)
     overlap_notes = [note for note in (campaign.overlap_note() for campaign in campaigns) if note]
     details = latest_metric_details(campaigns, scores.signatures)
     verdicts = verdicts_frame(zip(details["pair_pk"].map(pair_id_of_pk), details["metric"], details["details"]))
@@ -468,11 +470,16 @@ def _with_active_choice(campaigns, pairs, pks):
     )
 
 
-def _with_generation_selection(campaigns, pairs, pks):
-    """Candidates of a generation run's selection stage: whether each was `selected` and `sent_to_judges`
-    (NA for other pairs), and a ParaTag collection round's facts (`ROUND_KEYS`)."""
+def generation_selection(campaigns) -> dict:
+    """pk -> metadata of the candidates a generation run's selection stage decided (a scan of every pair's
+    metadata: the live report keeps it with the pairs, under their version)."""
     decided = Pair.objects.filter(campaign__in=campaigns, metadata__has_key="selected")
-    found = {pk: _as_dict(metadata) for pk, metadata in decided.values_list("pk", "metadata")}
+    return {pk: _as_dict(metadata) for pk, metadata in decided.values_list("pk", "metadata")}
+
+
+def _with_generation_selection(pairs, pks, found):
+    """Candidates of a generation run's selection stage (`found`): whether each was `selected` and
+    `sent_to_judges` (NA for other pairs), and a ParaTag collection round's facts (`ROUND_KEYS`)."""
     if not found:
         return pairs
     empty = {}

@@ -90,18 +90,17 @@ def report_frames(campaigns, store=None, state=None, workers=None) -> ReportFram
     if store is None:
         scores = _scores_in_workers(state, workers) or _scores_read_here(state)  # started before the pairs are read
         return ReportFrames(frames.load_frames(campaigns, hypotheses=False, scores=scores), {})
-    pairs, pks, known_digests = kept(store, state, PAIRS_READS, _pairs_with_digests, campaigns)
+    pairs, pks, known_digests, selection = kept(store, state, PAIRS_READS, _pairs_with_digests, campaigns)
     scores = partial(_kept_scores, state, store) if state.span is not None else None
-    return ReportFrames(
-        frames.load_frames(campaigns, hypotheses=False, pairs=(pairs, pks), scores=scores), known_digests
-    )
+    loaded = frames.load_frames(campaigns, hypotheses=False, pairs=(pairs, pks), scores=scores, selection=selection)
+    return ReportFrames(loaded, known_digests)
 
 
 def _pairs_with_digests(campaigns):
     """The pairs as the report reads them, with the digest of each column (`Digests.know`: the live report
-    then hashes none of them again)."""
+    then hashes none of them again), and the generation selection read from their metadata."""
     pairs, pks = frames.pairs_frame(campaigns, hypotheses=False)
-    return pairs, pks, {name: digest(pairs[name]) for name in pairs.columns}
+    return pairs, pks, {name: digest(pairs[name]) for name in pairs.columns}, frames.generation_selection(campaigns)
 
 
 def _scores_in_workers(state, workers):
