@@ -28,19 +28,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tests.servers import wait_until  # noqa: E402 (needs the repository on the path)
+
 METRICS = "lev,parapluie_direct"
 LLM = "parapluie_direct"
 B_PAIRS = 60
-
-
-def wait_until(condition, timeout=600, interval=0.05):
-    """True once `condition()` holds, False after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(interval)
-    return False
 
 
 def campaign_with(slug, n):
@@ -145,7 +137,9 @@ def main():
         try:
             from parasol.celery import app
 
-            wait_until(lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == 3, interval=0.5)
+            wait_until(
+                lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == 3, timeout=600, interval=0.5
+            )
             print(f"Fair shares: B = {B_PAIRS} pairs, A = {args.a_pairs} pairs, {METRICS}; one gpu, one cpu and one "
                   f"interactive worker; {os.cpu_count()} CPU(s), SQLite in {folder}", flush=True)  # fmt: skip
             scenario("B alone", 0, args.give_up)  # its first LLM batch loads the model
