@@ -82,10 +82,12 @@ def verdict(met):
     return "met" if met else "NOT met"
 
 
-def run(command, env, label, output=None):
-    """Run a child process; (seconds, peak RSS in MiB of that process). Its stdout is appended to `output`."""
+def run(command, env, label, output=None, root=REPO):
+    """Run a child process in checkout `root`; (seconds, peak RSS in MiB of that process).
+    Its stdout is appended to `output`."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    env = dict(env, PYTHONPATH=str(root))
+    process = subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     text = process.stdout.read().decode()
@@ -97,8 +99,13 @@ def run(command, env, label, output=None):
     return seconds, usage.ru_maxrss / 1024
 
 
-def manage(*args):
-    return [sys.executable, str(REPO / "manage.py"), *args]
+def manage(*args, root=REPO):
+    return [sys.executable, str(Path(root) / "manage.py"), *args]
+
+
+def checkouts(against):
+    """(name, root) of this checkout and, with --against, of the older one run beside it on the same database."""
+    return [("this", REPO)] + ([("against", Path(against).resolve())] if against else [])
 
 
 BASELINE = """
@@ -294,23 +301,36 @@ def add_synthetic_scores(env, seed=1):
 REPORT_RUNS = 3  # the command is run this many times in a row: one run on a shared machine says little
 
 
-def bench_report(env, n_pairs, before=None):
+def bench_report(env, n_pairs, before=None, against=None):
     add_synthetic_scores(env)
-    out = Path(env["SQLITE_PATH"]).parent / "report"
+    folder = Path(env["SQLITE_PATH"]).parent
     print(f"\n## report of {n_pairs:,} pairs x 9 metrics (gold labels; 7 metrics' scores synthetic)")
     for attempt in range(1, REPORT_RUNS + 1):
-        seconds, rss = run(manage("report", "bench", "--label-source", "gold", "--out", str(out)), env, "report")
-        print(
-            f"report --label-source gold (tables and figures, cold), run {attempt} of {REPORT_RUNS}: {seconds:6.1f} s "
-            f"(target < {TARGETS['report_seconds']:.0f} s: {verdict(seconds < TARGETS['report_seconds'])}), "
-            f"peak RSS {rss:.0f} MiB (target < {TARGETS['report_rss_mib']} MiB: "
-            f"{verdict(rss < TARGETS['report_rss_mib'])})"
-        )
+        for name, root in checkouts(against):  # side by side: each run of this checkout beside one of the other
+            command = manage(
+                "report", "bench", "--label-source", "gold", "--out", str(folder / f"report-{name}"), root=root
+            )
+            seconds, rss = run(command, env, "report", root=root)
+            _print_report_run(name if against else "", attempt, seconds, rss)
+    out = folder / "report-this"
     print(f"curves_rank.csv {(out / 'curves_rank.csv').stat().st_size / 2**20:.2f} MiB")
-    if before:
-        names = sorted(path.name for path in Path(before).glob("*.csv"))
-        differ = [name for name in names if (Path(before) / name).read_bytes() != (out / name).read_bytes()]
-        print(f"tables against {before}: {len(names) - len(differ)} of {len(names)} CSVs byte-identical {differ or ''}")
+    for other in (before, against and folder / "report-against"):
+        if other:
+            names = sorted(path.name for path in Path(other).glob("*.csv"))
+            differ = [n for n in names if (Path(other) / n).read_bytes() != (out / n).read_bytes()]
+            print(
+                f"tables against {other}: {len(names) - len(differ)} of {len(names)} CSVs byte-identical {differ or ''}"
+            )
+
+
+def _print_report_run(name, attempt, seconds, rss):
+    print(
+        f"{name + ': ' if name else ''}report --label-source gold (tables and figures, cold), "
+        f"run {attempt} of {REPORT_RUNS}: {seconds:6.1f} s "
+        f"(target < {TARGETS['report_seconds']:.0f} s: {verdict(seconds < TARGETS['report_seconds'])}), "
+        f"peak RSS {rss:.0f} MiB (target < {TARGETS['report_rss_mib']} MiB: "
+        f"{verdict(rss < TARGETS['report_rss_mib'])})"
+    )
 
 
 JUDGE = """
@@ -362,37 +382,46 @@ print(f"{computed - start:.2f} {paged - computed:.2f} {drawn - paged:.2f}")
 """
 
 
-def bench_live(env, n_pairs):
-    """The live page: cold on an empty cache, then warm after 100 new judgments, each in a new process."""
+def bench_live(env, n_pairs, against=None, rounds=1):
+    """The live page: cold on an empty cache, then warm after 100 new judgments (`rounds` times), each in a
+    new process; with `against`, the older checkout's page beside this one's on the same data, each with its cache."""
     run([sys.executable, "-c", JUDGE, "3", "1000", "0"], env, "judges")
     print(f"\n## live report page of {n_pairs:,} pairs x 9 metrics (3,000 judgments on 1,000 pairs, then 100 more)")
     target = TARGETS["live_page_seconds"]
     for label_source in ("gold", "human"):
-        live_env = dict(env, PARASOL_CACHE_DIR=str(Path(env["PARASOL_CACHE_DIR"]) / f"live-{label_source}"))
-        times = {}
-        for state in ("cold", "after 100 new judgments"):
+        for state in ["cold"] + ["after 100 new judgments"] * rounds:
             if state != "cold":
                 run([sys.executable, "-c", JUDGE, "1", "100", "950"], env, "new judgments")
-            output = []
-            _seconds, rss = run([sys.executable, "-c", LIVE, label_source], live_env, "live", output)
-            compute, page, figures = (float(x) for x in output[0].split())
-            times[state] = compute + page
-            print(
-                f"{label_source:5} labels, {state:24}: report {compute:6.2f} s + page {page:5.2f} s = "
-                f"{compute + page:6.2f} s; figures {figures:5.2f} s; peak RSS {rss:5.0f} MiB"
-                + (f"  (target < {target:.0f} s: {verdict(compute + page < target)})" if state != "cold" else "")
-            )
+            for name, root in checkouts(against):
+                cache = Path(env["PARASOL_CACHE_DIR"]) / f"live-{label_source}-{name}"
+                output = []
+                _seconds, rss = run(
+                    [sys.executable, "-c", LIVE, label_source],
+                    dict(env, PARASOL_CACHE_DIR=str(cache)),
+                    "live",
+                    output,
+                    root,
+                )
+                compute, page, figures = (float(x) for x in output[0].split())
+                print(
+                    f"{name + ': ' if against else ''}{label_source:5} labels, {state:24}: report {compute:6.2f} s + "
+                    f"page {page:5.2f} s = {compute + page:6.2f} s; figures {figures:5.2f} s; peak RSS {rss:5.0f} MiB"
+                    + (f"  (target < {target:.0f} s: {verdict(compute + page < target)})" if state != "cold" else "")
+                )
 
 
-def bench_export(env, n_pairs):
+def bench_export(env, n_pairs, against=None):
     """The pairs CSV with 9 metric columns, written page by page: time and peak RSS of the command."""
-    out = Path(env["SQLITE_PATH"]).parent / "pairs.csv"
-    seconds, rss = run(manage("export_pairs", "bench", "--out", str(out)), env, "export_pairs")
     print(f"\n## export of {n_pairs:,} pairs x 9 metrics")
-    print(
-        f"export_pairs (streamed, pages of 5,000 rows) {seconds:6.1f} s = {n_pairs / seconds:8,.0f} rows/s, "
-        f"peak RSS {rss:.0f} MiB; {out.stat().st_size / 2**20:.0f} MiB of CSV"
-    )
+    for name, root in checkouts(against):
+        out = Path(env["SQLITE_PATH"]).parent / f"pairs-{name}.csv"
+        seconds, rss = run(
+            manage("export_pairs", "bench", "--out", str(out), root=root), env, "export_pairs", root=root
+        )
+        print(
+            f"{name + ': ' if against else ''}export_pairs (streamed, pages of 5,000 rows) {seconds:6.1f} s = "
+            f"{n_pairs / seconds:8,.0f} rows/s, peak RSS {rss:.0f} MiB; {out.stat().st_size / 2**20:.0f} MiB of CSV"
+        )
 
 
 TRIGGERS_SWITCH = """
@@ -401,8 +430,11 @@ django.setup()
 from django.apps import apps
 from django.db import connection
 triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
+from reports.models import ScoreSeal
 with connection.schema_editor() as editor:
     (triggers.create_triggers if sys.argv[1] == "on" else triggers.drop_triggers)(apps, editor)
+# Off: no seal row either, so a scoring batch does none of its counting (an UPDATE of no row is left).
+ScoreSeal.objects.get_or_create(pk=1) if sys.argv[1] == "on" else ScoreSeal.objects.all().delete()
 """
 
 
@@ -437,6 +469,10 @@ def main():
     parser.add_argument("--skip-triggers", action="store_true", help="skip the runs with and without the triggers")
     parser.add_argument("--only-triggers", action="store_true", help="only the runs with and without the triggers")
     parser.add_argument("--report-before", help="a report folder of the same run on older code: diff its CSVs")
+    parser.add_argument(
+        "--against", help="an older checkout: its report, live page and export run beside this one's, on the same data"
+    )
+    parser.add_argument("--live-rounds", type=int, default=1, help="rounds of 100 new judgments and a warm live page")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parasol-scale-"))
     env = dict(
@@ -470,9 +506,9 @@ def main():
         if small != corpus:
             write_corpus(small, args.worker_pairs)
         bench_workers(small, env, min(args.worker_pairs, args.pairs))
-    bench_report(env, args.pairs, args.report_before)
-    bench_live(env, args.pairs)
-    bench_export(env, args.pairs)
+    bench_report(env, args.pairs, args.report_before, args.against)
+    bench_live(env, args.pairs, args.against, args.live_rounds)
+    bench_export(env, args.pairs, args.against)
 
 
 if __name__ == "__main__":

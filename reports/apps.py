@@ -9,7 +9,12 @@ class ReportsConfig(AppConfig):
     name = "reports"
 
     def ready(self):
+        from campaigns import data_version
+
+        from .models import ScoreSeal
+
         post_migrate.connect(refresh_data_version_triggers, sender=self)
+        data_version.provide_score_sealer(ScoreSeal.counting)
 
 
 def refresh_data_version_triggers(sender, using="default", apps=None, **kwargs):

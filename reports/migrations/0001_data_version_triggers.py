@@ -26,11 +26,11 @@ STEP = {
 START = {"sqlite": "(random() & 2147483647)", "postgresql": "floor(random() * 2147483648)::bigint"}
 
 
-def _bump(vendor, part, campaigns):
-    return (
-        f"UPDATE reports_dataversion SET version = version + {STEP[vendor]} "
-        f"WHERE part = '{part}' AND campaign_id IN ({campaigns})"
-    )
+def _bump(vendor, part, campaigns, single=False):
+    """Advance `part` of the `campaigns` (a SELECT); `single`: it gives one row at most, compared with `=`
+    (a SQLite trigger runs this once per row, and `=` costs it a third of what `IN` does)."""
+    match = f"= ({campaigns})" if single else f"IN ({campaigns})"
+    return f"UPDATE reports_dataversion SET version = version + {STEP[vendor]} WHERE part = '{part}' AND campaign_id {match}"
 
 
 def _campaigns_of_pairs(rows):
@@ -84,17 +84,33 @@ def _campaign_columns(apps):
     return [f.column for f in campaign._meta.concrete_fields if f.column not in CAMPAIGN_COLUMNS_IGNORED]
 
 
+# SQLite: a score whose pair lies in the range a scoring batch has sealed is counted by that batch
+# (`reports.models.ScoreSeal`), not once more by the trigger. No seal (NULL range): every row counts.
+SEALED = (
+    "coalesce(NEW.pair_id BETWEEN (SELECT lo FROM reports_scoreseal) AND (SELECT hi FROM reports_scoreseal), 0)"
+)
+
+
 def sqlite_statements(apps):
     """CREATE TRIGGER statements for SQLite: one row-level trigger per table and event."""
     statements = []
     for table, part, event, campaigns_of in BULK:
-        campaigns = _written(campaigns_of, event, "NEW", "OLD")
+        bump = _bump("sqlite", part, _written(campaigns_of, event, "NEW", "OLD"), single=event != "UPDATE")
+        when = f"WHEN NOT {SEALED} " if (table, event) == ("scoring_score", "INSERT") and _sealable(apps) else ""
         statements.append(
-            f"CREATE TRIGGER {_name(table, event)} AFTER {event} ON {table} FOR EACH ROW "
-            f"BEGIN {_bump('sqlite', part, campaigns)}; END"
+            f"CREATE TRIGGER {_name(table, event)} AFTER {event} ON {table} FOR EACH ROW {when}BEGIN {bump}; END"
         )
     statements += _row_triggers("sqlite", apps)
     return statements
+
+
+def _sealable(apps):
+    """Whether the schema has the seal yet (migration 0002 makes it; this one runs again after every migrate)."""
+    try:
+        apps.get_model("reports", "ScoreSeal")
+    except LookupError:
+        return False
+    return True
 
 
 def _row_triggers(vendor, apps):
@@ -113,7 +129,7 @@ def _row_triggers(vendor, apps):
             f"UPDATE OF {columns}",
             _bump(vendor, "pairs", "SELECT OLD.id UNION SELECT NEW.id"),
         ),
-        ("annotation_judge", "INSERT", _bump(vendor, "judgments", "SELECT NEW.campaign_id")),
+        ("annotation_judge", "INSERT", _bump(vendor, "judgments", "SELECT NEW.campaign_id", single=True)),
         (
             "annotation_judge",
             f"UPDATE OF {judge_columns}",

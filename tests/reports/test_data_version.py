@@ -5,7 +5,7 @@ changed in raw SQL; and results are keyed on the digest of the code that compute
 import importlib
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Campaign, Pair
@@ -178,3 +178,59 @@ def test_the_live_report_is_exact_after_a_scoring_batch(live_campaign):
     Score.objects.filter(pair__campaign=live_campaign, metric="sbert").delete()
     store_scores("sbert", "metric:sbert|again", pks, [(pk % 7) / 7 for pk in pks])
     assert live_tables(live_campaign, "gold") == scratch_tables(live_campaign, "gold")
+
+
+INSERT_SCORE = "INSERT INTO scoring_score (pair_id, metric, signature, value, created_at) VALUES (%s, 'x', 'y', 1, 'z')"
+
+
+def _seal():
+    from reports.models import ScoreSeal
+
+    return ScoreSeal.objects.values_list("lo", "hi", "holder_id").get()
+
+
+@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals: PostgreSQL counts a batch once")
+def test_a_sealed_batch_is_counted_and_leaves_no_seal_behind(live_campaign):
+    """`store_scores` on SQLite seals its pairs' range: its campaign's `scores_added` moves, the seal is gone after,
+    and a score inserted in raw SQL once the batch is over counts through the trigger again."""
+    from scoring.service import store_scores
+
+    pks = list(Pair.objects.filter(campaign=live_campaign).order_by("pk").values_list("pk", flat=True))
+    assert moved(live_campaign, lambda: store_scores("lev", "metric:lev|sealed", pks, [0.5] * len(pks))) == {
+        "scores_added"
+    }
+    assert _seal() == (None, None, None)
+    assert moved(live_campaign, lambda: _sql(INSERT_SCORE, [pks[0]])) == {"scores_added"}
+
+
+@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals")
+def test_under_a_seal_every_campaign_owning_a_pair_in_the_range_is_counted(live_campaign):
+    """Another campaign's pair inside the sealed range: a score on it written under the seal still moves its
+    version (the seal advances every campaign in the range), and a pair outside the range counts by its trigger."""
+    from reports.models import ScoreSeal
+
+    inside = Campaign.objects.create(slug="inside", name="Inside")
+    outside = Campaign.objects.create(slug="outside", name="Outside")
+    a, b = (Pair.objects.create(campaign=inside, source=f"s{i}", hypothesis="h", external_id=str(i)) for i in range(2))
+    far = Pair.objects.create(campaign=outside, source="far", hypothesis="h", external_id="far")
+    own = Pair.objects.create(campaign=live_campaign, source="own", hypothesis="h", external_id="own")
+    before = {c.slug: versions(c) for c in (inside, outside)}
+    with transaction.atomic(), ScoreSeal.counting([a.pk, own.pk]):
+        _sql(INSERT_SCORE, [b.pk])
+        _sql(INSERT_SCORE, [far.pk])
+    assert versions(inside)["scores_added"] != before["inside"]["scores_added"]
+    assert versions(outside)["scores_added"] != before["outside"]["scores_added"]
+    assert _seal() == (None, None, None)
+
+
+@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals")
+@pytest.mark.django_db(transaction=True)
+def test_a_seal_cannot_be_committed(campaign):
+    """Whatever code forgets to unseal: the COMMIT fails on the seal's deferred foreign key; nothing stays sealed."""
+    from django.db import IntegrityError
+
+    from reports.models import ScoreSeal
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ScoreSeal.objects.update(lo=1, hi=10**9, holder_id=0)
+    assert _seal() == (None, None, None)
