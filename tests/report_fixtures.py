@@ -68,7 +68,7 @@ def report_campaign(researcher, task_type="similarity", slug=None):
     """A campaign of `task_type` with 24 pairs of four systems, every registered metric, and its judges' answers."""
     slug = slug or f"report-{task_type.replace('+', '-')}"
     campaign = Campaign.objects.create(
-        slug=slug, name=f"Report {task_type}", task_type=task_type, created_by=researcher
+        slug=slug, name=f"Report of {get_task_type(task_type).title}", task_type=task_type, created_by=researcher
     )
     without_controls(campaign)
     import_pairs(campaign, _pairs_csv(), filename="pairs.csv")

@@ -1,7 +1,7 @@
 """The report of each task type, registered under the task type's name (`annotation.tasktypes.registry`).
 
 Task type names map to the dotted path of a `base.TaskSection`, imported on first use: one
-module per task family here (`similarity`, `criteria`, `spans`). `reports.sections` asks
+module per task family here (one per package of `annotation/tasktypes/`). `reports.sections` asks
 the registry which sections a campaign's report shows and which tables its type adds;
 it never branches on a type's name.
 """

@@ -11,7 +11,7 @@ from annotation.controls import controls_per_judge
 from annotation.models import Judgment
 from annotation.scale import ANSWERS
 from annotation.tasktypes.base import AnswerForm, TaskType
-from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_of
+from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
 from annotation.tasktypes.similarity.tasktype import Similarity
 from campaigns.models import TRAINING_TRIAL_SIZE, load_default_training_rows
 from tests.factories import add_pairs, make_judge, remember, without_controls
@@ -42,6 +42,8 @@ def test_every_task_type_keeps_the_contract(task_type):
     judgment_fields = {field.name for field in Judgment._meta.get_fields()}
     assert set(task_type.stored_fields) <= judgment_fields
     assert len(load_default_training_rows(name)) == TRAINING_TRIAL_SIZE, "the type's own training trial"
+    others = [get_task_type(other) for other in task_type_names() if other != name]
+    assert str(task_type.title) not in {str(other.title) for other in others}, "pages name a type by its title"
 
 
 def test_a_task_type_without_its_training_trial_fails_the_system_checks_naming_it(toy_task_type, tmp_path):

@@ -38,7 +38,7 @@ class Table:
     title: str  # what it shows, without a number: LaTeX numbers its tables itself
     build: str = ""  # the step group of `report._Steps` computing it; "" for a table a task type reads itself
     layout: Callable | None = None  # (report, frame) -> Shown or frame, as the page and LaTeX print it; None: as is
-    section: str | None = None  # the slug of the page section showing it in the 5-way report; None: a download only
+    section: str | None = None  # the slug of the page `Section` showing it (any type's); None: a download only
     paper: str = ""  # the ParaPLUIE paper's table it reproduces ("Table 3"), if any
     # (column, the reader's words) for columns the vocabulary does not name: a task type's own; the CSV keeps names.
     column_titles: tuple[tuple[str, str], ...] = ()
