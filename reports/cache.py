@@ -16,9 +16,9 @@ from django.utils import timezone
 from campaigns.models import Campaign, Pair
 from parasol.queues import QUEUED
 from reports.analysis import build_report
-from reports.figures import FigureSpec, draw_figure
+from reports.figures import FigureSpec, drawing
 from reports.frames import report_work
-from reports.machinery.digests import digest
+from reports.machinery.digests import Digests
 from reports.machinery.loading import DataState, data_state, report_frames
 from reports.machinery.store import CACHE_SECONDS, Store
 from reports.models import DataVersion
@@ -198,17 +198,10 @@ def compute_and_cache(campaign_ids, label_source) -> str | None:
 
 def figure_bytes(cached: CachedReport, spec: FigureSpec, fmt: str) -> bytes:
     """A figure of the report, drawn once per state of what it draws (not per state of the report:
-    a new judgment leaves the figures against gold labels alone)."""
-    key = Store.key("figure", spec.name, fmt, _figure_digest(cached.report, spec))
-    return cache.get_or_set(key, lambda: draw_figure(cached.report, spec, fmt), CACHE_SECONDS)
-
-
-def _figure_digest(report, spec) -> str:
-    """A digest of everything `draw_figure` reads for `spec`."""
-    if spec.kind == "systems":
-        inputs = [report.tables["systems"]]
-    elif spec.kind == "figure2":
-        inputs = [report.points, report.metrics, report.directions, report.summary.get("n_points_sampled_from")]
-    else:
-        inputs = [report.tables[f"curves_{'threshold' if spec.kind == 'thresholds' else 'rank'}"], report.metrics]
-    return digest(repr([spec, *(digest(value) for value in inputs)]))
+    a new judgment leaves the figures against gold labels alone). Keyed, as a report step is, on the drawing
+    function and the digests of the very arguments it is called with (`reports.figures.drawing`)."""
+    draw, args, kwargs = drawing(cached.report, spec)
+    called = f"{draw.__module__}.{draw.__qualname__}"
+    digests = Digests()
+    key = Store.key("figure", called, fmt, digests.of(list(args)), digests.of(dict(sorted(kwargs.items()))))
+    return cache.get_or_set(key, lambda: draw(*args, fmt=fmt, **kwargs), CACHE_SECONDS)

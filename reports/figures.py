@@ -70,7 +70,7 @@ def skipped_figures(report, kinds=None) -> list[str]:
     return [f"Not drawn ({reason}): {'; '.join(titles)}." for reason, titles in skipped.items()]
 
 
-def _drawing(report, spec: FigureSpec):
+def drawing(report, spec: FigureSpec):
     """(drawing function, arguments) of `spec`, with only the rows and columns it draws."""
     if spec.kind == "systems":
         return systems_figure, (report.tables["systems"],), {}
@@ -92,7 +92,7 @@ def _drawing(report, spec: FigureSpec):
 
 def draw_figure(report, spec: FigureSpec, fmt: str | None) -> bytes:
     """One figure in `fmt` (png, svg or pdf; None: the matplotlib Figure itself)."""
-    draw, args, kwargs = _drawing(report, spec)
+    draw, args, kwargs = drawing(report, spec)
     return draw(*args, fmt=fmt, **kwargs)
 
 
@@ -114,7 +114,7 @@ def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSp
     `workers`: how many (0 or 1: draw here), default one per CPU. `draw_figures_later` draws them
     in processes started earlier (the `report` command's).
     """
-    drawings = [_drawing(report, spec) for spec in specs]
+    drawings = [drawing(report, spec) for spec in specs]
     workers = _workers(len(specs)) if workers is None else workers
     drawn = run_forked([partial(_draw_in_formats, drawing, formats) for drawing in drawings], workers)
     return _by_spec_and_format(specs, drawn)
@@ -123,7 +123,7 @@ def draw_figures(report, specs, formats, *, workers=None) -> dict[tuple[FigureSp
 def draw_figures_later(report, specs, formats, pool):
     """`draw_figures` started now in `pool` (`report_workers`), each worker sent only its figure's data:
     returns the function that waits for them, so that the caller writes its tables meanwhile."""
-    drawn = pool.map(_draw_in_formats, [_drawing(report, spec) for spec in specs], [formats] * len(specs))
+    drawn = pool.map(_draw_in_formats, [drawing(report, spec) for spec in specs], [formats] * len(specs))
     return lambda: _by_spec_and_format(specs, list(drawn))
 
 

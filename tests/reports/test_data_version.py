@@ -234,3 +234,30 @@ def test_a_seal_cannot_be_committed(campaign):
     with pytest.raises(IntegrityError), transaction.atomic():
         ScoreSeal.objects.update(lo=1, hi=10**9, holder_id=0)
     assert _seal() == (None, None, None)
+
+
+def test_a_figure_is_drawn_again_when_what_it_draws_changes_and_only_then(live_campaign, monkeypatch):
+    """A figure's key is its drawing function and the digests of the arguments it is drawn from
+    (`reports.figures.drawing`): nothing listed by hand, so a score changed in SQL redraws the curves."""
+    import functools
+
+    from reports import figures
+
+    def thresholds(report):
+        return next(spec for spec in figures.figure_specs(report) if spec.kind == "thresholds")
+
+    cached = report_cache.get_report([live_campaign], "gold")
+    first = report_cache.figure_bytes(cached, thresholds(cached.report), "png")
+
+    @functools.wraps(figures.curves_figure)
+    def never(*args, **kwargs):
+        raise AssertionError("drawn again with nothing changed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(figures, "curves_figure", never)
+        cached = report_cache.get_report([live_campaign], "gold")
+        assert report_cache.figure_bytes(cached, thresholds(cached.report), "png") == first
+    _sql("UPDATE scoring_score SET value = (pair_id %% 7) / 7.0", [])
+    cached = report_cache.get_report([live_campaign], "gold")
+    again = report_cache.figure_bytes(cached, thresholds(cached.report), "png")
+    assert again == figures.draw_figure(full(live_campaign, "gold"), thresholds(cached.report), "png") != first
