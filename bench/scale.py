@@ -24,6 +24,9 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   clock starts): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000
   pairs before), against the gold labels and against the judges';
 - export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
+
+With --against CHECKOUT (an older checkout of Parasol), the report, the live page and the export are run by
+both checkouts alternately on the same database, each with its own cache: a before/after in one run.
 """
 
 import argparse
