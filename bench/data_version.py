@@ -5,7 +5,7 @@ row. A scoring batch counts its own scores once under a seal (`reports.models.Sc
 measures three states of one database, in turn, each on a freshly imported campaign that is deleted after:
 
 - `none`: no triggers, no seal (what the app cost before the data version);
-- `row triggers`: the triggers, no seal row (every score counted by its trigger, as before the seal);
+- `row triggers`: the triggers, no seal (every score counted by its trigger, as before the seal);
 - `as shipped`: the triggers and the seal.
 
 Each figure is the process's CPU time (not wall time: the machine is shared, and the triggers' cost is CPU),
@@ -51,10 +51,11 @@ def set_up(directory):
 
 
 def switch(state):
-    """Put the database in `state`: triggers dropped or made, the seal row there or not."""
+    """Put the database in `state`: triggers dropped or made; scoring batches sealing or not."""
     from django.apps import apps
     from django.db import connection
 
+    from campaigns import data_version
     from reports.models import ScoreSeal
 
     triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
@@ -63,9 +64,9 @@ def switch(state):
         if state != "none":
             triggers.create_triggers(apps, editor)
     if state == "as shipped":
-        ScoreSeal.objects.get_or_create(pk=1)
+        data_version.provide_score_sealer(ScoreSeal.counting)
     else:
-        ScoreSeal.objects.all().delete()
+        data_version._sealers.clear()  # no seal: what the app did before the seal (and without the data version)
 
 
 def cpu_seconds(work):

@@ -20,7 +20,7 @@ import importlib
 import random
 from contextlib import contextmanager
 
-from django.db import connection, models
+from django.db import connection, models, transaction
 
 from campaigns.models import Campaign
 
@@ -47,6 +47,7 @@ class DataVersion(models.Model):
         A missing row (deleted by hand) is made again at a random version.
         """
         pks = sorted({campaign.pk for campaign in campaigns})
+        ScoreSeal.undo_a_committed_seal()
         found = cls._read(pks, parts)
         if len(found) < len(pks) * len(parts):
             missing = [
@@ -75,10 +76,12 @@ class ScoreSeal(models.Model):
     unseals. The score INSERT trigger skips a row whose pair lies in the sealed range.
 
     Nothing else can pass under a seal. SQLite lets one transaction write at a time and shows other connections
-    committed rows only, so no other writer ever sees a seal; and a seal cannot be committed: `holder` then
-    points at a row that never exists (pk 0), a deferred foreign key that fails the COMMIT (Django turns SQLite's
-    foreign keys on). A missing seal row leaves every insert to the trigger. PostgreSQL's statement-level
-    triggers count a batch once already: it never seals.
+    committed rows only, so no other writer ever sees a seal; and a seal is not committed: `holder` then points
+    at a row that never exists (pk 0), a deferred foreign key that fails the COMMIT (Django turns SQLite's
+    foreign keys on for every connection). Should one be committed all the same (foreign keys off), the next
+    reader of a version finds it, clears it and advances `scores_added` of every campaign
+    (`undo_a_committed_seal`), before reading any version. A seal row deleted (`flush`) is made again by the
+    next batch. PostgreSQL's statement-level triggers count a batch once already: it never seals.
     """
 
     lo = models.BigIntegerField(null=True)
@@ -100,15 +103,31 @@ class ScoreSeal(models.Model):
             yield
             return
         with connection.cursor() as cursor:
-            cursor.execute(f"UPDATE {cls._meta.db_table} SET lo = %s, hi = %s, holder_id = 0", [lo, hi])
-            if cursor.rowcount:
-                cursor.execute(_BUMP_PAIR_RANGE, [lo, hi])
+            cursor.execute(
+                f"INSERT INTO {cls._meta.db_table} (id, lo, hi, holder_id) VALUES (1, %s, %s, 0) "
+                "ON CONFLICT (id) DO UPDATE SET lo = excluded.lo, hi = excluded.hi, holder_id = 0",
+                [lo, hi],
+            )
+            cursor.execute(_BUMP_PAIR_RANGE, [lo, hi])
         yield
         with connection.cursor() as cursor:
             cursor.execute(f"UPDATE {cls._meta.db_table} SET lo = NULL, hi = NULL, holder_id = NULL")
 
+    @classmethod
+    def undo_a_committed_seal(cls):
+        """A seal other connections can see was committed (foreign keys off): scores inserted since may have gone
+        uncounted, so clear it and advance `scores_added` of every campaign. A read of one row when there is none."""
+        if connection.vendor != "sqlite" or not cls.objects.filter(lo__isnull=False).exists():
+            return
+        with transaction.atomic(), connection.cursor() as cursor:
+            if cursor.execute(f"UPDATE {cls._meta.db_table} SET lo = NULL, hi = NULL, holder_id = NULL").rowcount:
+                cursor.execute(_BUMP_EVERY_CAMPAIGN)
 
-# The triggers' own UPDATE (one fact: their step and their table), over every campaign owning a pair in [lo, hi].
-_BUMP_PAIR_RANGE = importlib.import_module("reports.migrations.0001_data_version_triggers")._bump(
+
+# The triggers' own UPDATE (one fact: their step and their table), over every campaign owning a pair in
+# [lo, hi], and over every campaign.
+_TRIGGERS = importlib.import_module("reports.migrations.0001_data_version_triggers")
+_BUMP_PAIR_RANGE = _TRIGGERS._bump(
     "sqlite", "scores_added", "SELECT DISTINCT campaign_id FROM campaigns_pair WHERE id BETWEEN %s AND %s"
 )
+_BUMP_EVERY_CAMPAIGN = _TRIGGERS._bump("sqlite", "scores_added", "SELECT campaign_id FROM reports_dataversion")
