@@ -1,7 +1,5 @@
 """Two real Celery worker processes on one queue share the scoring without overlap."""
 
-import time
-
 import pytest
 from django.db import connection
 
@@ -34,12 +32,7 @@ def start(broker, name, queues="cpu"):
 
 
 def wait_until(condition, timeout=300):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return False
+    return servers.wait_until(condition, timeout, interval=0.2)
 
 
 def nodes_answering():
