@@ -33,8 +33,10 @@ STATES = ("none", "row triggers", "as shipped")
 WORKS = ("import_pairs --create", "lev scoring loop", "bleu scoring loop")
 
 
-def set_up(directory):
+def set_up(directory, n_pairs):
     os.environ.update(
+        PARASOL_IMPORT_MAX_ROWS=str(n_pairs + 1),  # the corpus is larger than an upload may be
+        PARASOL_IMPORT_MAX_BYTES=str(2**31),
         DJANGO_SETTINGS_MODULE="parasol.settings",
         DJANGO_DEBUG="true",
         SQLITE_PATH=str(Path(directory) / "bench.sqlite3"),
@@ -102,7 +104,7 @@ def main():
     from bench.scale import write_corpus
 
     with tempfile.TemporaryDirectory(prefix="parasol-data-version-") as directory:
-        set_up(directory)
+        set_up(directory, args.pairs)
         corpus = str(Path(directory) / "corpus.tsv")
         write_corpus(corpus, args.pairs)
         print(f"The data version's cost on SQLite: {args.pairs:,} pairs, least CPU time of {args.runs} runs a state")
