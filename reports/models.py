@@ -120,7 +120,8 @@ class ScoreSeal(models.Model):
         if connection.vendor != "sqlite" or not cls.objects.filter(lo__isnull=False).exists():
             return
         with transaction.atomic(), connection.cursor() as cursor:
-            if cursor.execute(f"UPDATE {cls._meta.db_table} SET lo = NULL, hi = NULL, holder_id = NULL").rowcount:
+            cursor.execute(f"UPDATE {cls._meta.db_table} SET lo = NULL, hi = NULL, holder_id = NULL")
+            if cursor.rowcount:  # another reader may have undone it meanwhile
                 cursor.execute(_BUMP_EVERY_CAMPAIGN)
 
 
