@@ -110,16 +110,20 @@ def csv_chunks(frames: Iterable[pd.DataFrame], columns: list[str]) -> Iterator[s
         yield buffer.getvalue()
 
 
-def guarded_chunks(chunks: Iterable[str], name: str) -> Iterator[str]:
-    """`chunks` as sent over HTTP; if one fails after the response has started, log it and end with FAILED_EXPORT_LINE.
+def guarded_chunks(chunks: Iterable[str], name: str) -> Iterator[bytes]:
+    """`chunks` as sent over HTTP, encoded here; if one fails after the response has started, log it and end
+    with FAILED_EXPORT_LINE.
 
     The status line (200) is already sent by then: this line is the only way left to say the file is short.
+    Each chunk is encoded inside the guard: left to the response, a text UTF-8 cannot hold (a lone
+    surrogate) would cut the file after the guard, without its failure line.
     """
     try:
-        yield from chunks
+        for chunk in chunks:
+            yield chunk.encode("utf-8")
     except Exception:
         logger.exception("The export %s failed midway; the client got a truncated file marked as such.", name)
-        yield FAILED_EXPORT_LINE
+        yield FAILED_EXPORT_LINE.encode("utf-8")
 
 
 def _mode_for_new_files():

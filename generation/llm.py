@@ -8,12 +8,13 @@ hosted API). Researchers never give a server path or URL: a path would let them 
 server's files, a URL reach its network.
 """
 
+import logging
 from functools import lru_cache
 
 from django.conf import settings
 
 from scoring.metrics.backends import ServerClient
-from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.base import MetricUnavailable, PairFailed
 from scoring.metrics.loading import (
     EMBEDDED,
     chat_model_path,
@@ -26,6 +27,7 @@ from scoring.metrics.loading import (
 from .errors import GenerationError
 
 SETTING = "GENERATION_MODELS"
+logger = logging.getLogger(__name__)
 
 
 def server_backend(model):
@@ -159,8 +161,14 @@ class ServerGenerator:
             options.update(temperature=0)
 
         def one(job):
+            """A candidate (its text cleaned by the client); a refused or unusable answer is an empty,
+            unfinished candidate, rejected as such: that candidate fails, never the run."""
             prompt, candidate_seed = job
-            choice = self.client.completion(prompt, seed=candidate_seed, **options)
+            try:
+                choice = self.client.completion(prompt, seed=candidate_seed, **options)
+            except PairFailed as error:
+                logger.warning("A candidate of model %s failed: %s", self.model, error)
+                return "", False
             return choice["text"], choice.get("finish_reason") == "stop"
 
         answers = self.client.map(one, [(prompt, seed + k) for prompt in prompts for k in range(n)])

@@ -24,7 +24,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 # Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
 # neither imports a metric or a model library.
-from scoring.metrics.backends import IN_PROCESS, parse_backends
+from scoring.metrics.backends import IN_PROCESS, MAX_ANSWER_BYTES, MAX_TEXT_CHARS, parse_backends
 from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import METRICS, default_metrics
 
@@ -376,8 +376,17 @@ METRIC_OPTIONS = {
 # "api_key_env": "LAB_VLLM_KEY", "tokenizer": "/models/Mistral-7B-Instruct"}}. "in-process"
 # (transformers in the worker, the embedded model) is always there. Campaigns name a backend
 # per LLM metric; PARASOL_LLM_BACKEND is the default. Names only: no URL or key reaches a page.
+# Every answer of an LLM server is read up to PARASOL_LLM_MAX_ANSWER_BYTES (past it, that request
+# fails: its pair, or its generation candidate) and its text kept up to PARASOL_LLM_MAX_TEXT_CHARS
+# characters (cut, marked with an ellipsis). docs/operations/llm-servers.md, "Bounded requests".
+PARASOL_LLM_MAX_ANSWER_BYTES = env_int("PARASOL_LLM_MAX_ANSWER_BYTES", MAX_ANSWER_BYTES, minimum=1024)
+PARASOL_LLM_MAX_TEXT_CHARS = env_int("PARASOL_LLM_MAX_TEXT_CHARS", MAX_TEXT_CHARS, minimum=100)
 try:
-    PARASOL_LLM_BACKENDS = parse_backends(env_str("PARASOL_LLM_BACKENDS", ""))
+    PARASOL_LLM_BACKENDS = parse_backends(
+        env_str("PARASOL_LLM_BACKENDS", ""),
+        max_answer_bytes=PARASOL_LLM_MAX_ANSWER_BYTES,
+        max_text_chars=PARASOL_LLM_MAX_TEXT_CHARS,
+    )
 except ValueError as error:
     raise ImproperlyConfigured(str(error)) from None
 PARASOL_LLM_BACKEND = env_str("PARASOL_LLM_BACKEND", IN_PROCESS).strip() or IN_PROCESS
@@ -391,6 +400,10 @@ if PARASOL_LLM_BACKEND not in PARASOL_LLM_BACKENDS:
 # is about a day), before it is given up; the periodic sweep queues scoring again anyway.
 PARASOL_LLM_BACKEND_WAIT_RETRIES = env_int("PARASOL_LLM_BACKEND_WAIT_RETRIES", 288, minimum=0)
 PARASOL_LLM_BACKEND_WAIT_SECONDS = env_int("PARASOL_LLM_BACKEND_WAIT_SECONDS", 10, minimum=1)
+# A pair a metric fails to score (a server's refusal or unusable answer, a non-finite score) is
+# tried this many times in all, then given up: the sweep leaves it, the campaign's page says why
+# (scoring.models.ScoreFailure; `manage.py score --retry-failed` tries it again).
+PARASOL_SCORING_PAIR_TRIES = env_int("PARASOL_SCORING_PAIR_TRIES", 3, minimum=1)
 # Queue the scoring of new pairs as soon as they are committed (import, API, generation run).
 PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and

@@ -11,7 +11,7 @@ from functools import cache
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns import data_version
@@ -30,9 +30,10 @@ from scoring.metrics.registry import (
     title_of,
     uses_llm_backend,
 )
+from scoring.metrics.untrusted import shown
 
 from .campaign_metrics import campaign_options, llm_backend_options
-from .models import Score
+from .models import Score, ScoreFailure
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +76,7 @@ def scorable_pairs():
 
 
 def pairs_missing(metric, signature, pair_pks=None, campaign=None):
-    """Pairs without a score for this metric and signature.
+    """Pairs without a score for this metric and signature, less those it gave up on (`ScoreFailure`).
 
     Only `scorable_pairs`: PEM's fixed-score controls are, as the analysis compares the metrics
     with their fixed ratings.
@@ -89,7 +90,10 @@ def pairs_missing(metric, signature, pair_pks=None, campaign=None):
     if campaign is not None:
         pairs = pairs.filter(campaign=campaign)
     scored = Score.objects.filter(pair_id=OuterRef("pk"), metric=metric, signature=signature)
-    return pairs.filter(~Exists(scored))
+    given_up = ScoreFailure.objects.filter(
+        pair_id=OuterRef("pk"), metric=metric, signature=signature, tries__gte=settings.PARASOL_SCORING_PAIR_TRIES
+    )
+    return pairs.filter(~Exists(scored), ~Exists(given_up))
 
 
 def score_pairs(metric, pair_pks):
@@ -99,43 +103,108 @@ def score_pairs(metric, pair_pks):
     and skips a campaign it cannot score yet (no detector of its own), as the sweep does.
     """
     if not is_per_campaign(metric):
-        return _score_missing(scorer(metric), metric, pair_pks)
+        return _score_missing(scorer(metric), metric, pair_pks)[0]
     stored = 0
     for campaign in Campaign.objects.filter(pairs__pk__in=pair_pks).distinct().order_by("pk"):
         try:
-            scored = _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
+            scored, tried = _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
         except BackendUnavailable as error:
-            llm_backends.note_down(error)  # the scoring panel says so
+            llm_backends.note_down(error, campaign.pk)  # this campaign's scoring panel says so
             raise  # the task retries later: the batch waits for the server
         except MetricUnavailable as error:
             logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
             continue
-        if scored and uses_llm_backend(metric):
-            llm_backends.note_answered(campaign.llm_backend_name(metric))  # any judge or ParaPLUIE variant
+        if tried and uses_llm_backend(metric):  # the server answered (scores or failures of its own): not down
+            llm_backends.note_answered(campaign.llm_backend_name(metric), campaign.pk)
         stored += scored
     return stored
 
 
 def _score_missing(metric_scorer, metric, pair_pks, campaign=None):
+    """(stored, tried): how many of the pairs lacking a score were stored, and how many were tried."""
     signature = metric_scorer.signature_string()
     todo = pairs_missing(metric, signature, pair_pks, campaign).order_by("pk").values_list("pk", "source", "hypothesis")
-    return _score_and_store(metric_scorer, metric, signature, list(todo))
+    todo = list(todo)
+    return _score_and_store(metric_scorer, metric, signature, todo), len(todo)
 
 
 def _score_and_store(metric_scorer, metric, signature, rows):
-    """One metric call and one bulk upsert for a batch of (pk, source, hypothesis) rows."""
+    """One metric call and one bulk upsert for a batch of (pk, source, hypothesis) rows; returns how many were
+    stored. A pair the metric hands back as failed is recorded (`record_failures`), the others stored."""
     if not rows:
         return 0
-    values, details = metric_scorer.score_with_details(
+    values, details, failures = metric_scorer.score_each(
         sources=[row[1] for row in rows], hypotheses=[row[2] for row in rows]
     )
-    store_scores(metric, signature, [row[0] for row in rows], values, details)
-    return len(rows)
+    kept = [i for i in range(len(rows)) if i not in failures]
+    if kept:
+        kept_details = [details[i] for i in kept] if details is not None else None
+        store_scores(metric, signature, [rows[i][0] for i in kept], [values[i] for i in kept], kept_details)
+        failed_before = ScoreFailure.objects.filter(metric=metric, signature=signature)
+        if failed_before.exists():  # a pair scored at last is no longer failing
+            failed_before.filter(pair_id__in=[rows[i][0] for i in kept]).delete()
+    if failures:
+        record_failures(metric, signature, {rows[i][0]: reason for i, reason in failures.items()})
+    return len(kept)
+
+
+# The reason kept for a failed pair: the start of the server's message (pages escape it).
+REASON_CHARS = 500
+
+
+def record_failures(metric, signature, reasons):
+    """Count one more try of each pair of `reasons` ({pair pk: why}) that `metric` could not score."""
+    for pair_pk, reason in reasons.items():
+        reason = shown(reason, REASON_CHARS)
+        failed = ScoreFailure.objects.filter(pair_id=pair_pk, metric=metric, signature=signature)
+        if not failed.update(tries=F("tries") + 1, reason=reason, failed_at=timezone.now()):
+            ScoreFailure.objects.bulk_create(
+                [ScoreFailure(pair_id=pair_pk, metric=metric, signature=signature, reason=reason)],
+                ignore_conflicts=True,  # a batch run twice at once: one row, as the score's
+            )
+        logger.warning("%s could not score pair %s: %s", metric, pair_pk, reason)
+
+
+def recent_failures(campaign, metric, limit=5):
+    """The campaign's latest pairs `metric` could not score, newest first: dicts with `pair_id` (the public
+    id), `reason` (the server's message, cleaned and cut: escape it on a page), `tries`, `given_up`
+    (the sweep no longer tries it) and `failed_at`; and how many of its pairs are failing or given up.
+
+    {"failing": int, "given_up": int, "recent": [...]}: counts over every signature of the metric.
+    """
+    failures = ScoreFailure.objects.filter(pair__campaign=campaign, metric=metric)
+    limit_tries = settings.PARASOL_SCORING_PAIR_TRIES
+    counts = failures.aggregate(failing=Count("pk"), given_up=Count("pk", filter=Q(tries__gte=limit_tries)))
+    rows = failures.order_by("-failed_at", "-pk").values("pair__external_id", "reason", "tries", "failed_at")[:limit]
+    recent = [
+        {
+            "pair_id": row["pair__external_id"],
+            "reason": row["reason"],
+            "tries": row["tries"],
+            "given_up": row["tries"] >= limit_tries,
+            "failed_at": row["failed_at"],
+        }
+        for row in rows
+    ]
+    return {"failing": counts["failing"], "given_up": counts["given_up"], "recent": recent}
+
+
+def forget_failures(metric=None, campaign=None):
+    """Let the sweep try again the pairs given up (all, or of one metric or campaign); returns how many."""
+    failures = ScoreFailure.objects.all()
+    if metric:
+        failures = failures.filter(metric=metric)
+    if campaign is not None:
+        failures = failures.filter(pair__campaign=campaign)
+    return failures.delete()[0]
 
 
 def backend_problem(metric, campaign):
-    """Why `metric`'s backend for `campaign` does not answer now, or None."""
-    return llm_backends.why_down(campaign.llm_backend_name(metric)) if uses_llm_backend(metric) else None
+    """Why `metric`'s backend does not answer `campaign` now, or None: this campaign's own note, never
+    another campaign's on the same backend."""
+    if not uses_llm_backend(metric):
+        return None
+    return llm_backends.why_down(campaign.llm_backend_name(metric), campaign.pk)
 
 
 def store_scores(metric, signature, pair_pks, values, details=None):

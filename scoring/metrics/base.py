@@ -13,12 +13,15 @@ from typing import ClassVar
 import numpy as np
 
 from scoring.metrics.registry import HIGHER, LOWER, direction_of, natural_threshold_of
+from scoring.metrics.untrusted import UntrustedAnswer, clean_json, finite
 
 __all__ = [
     "HIGHER",
     "LOWER",
     "Metric",
     "MetricUnavailable",
+    "PairFailed",
+    "ScoresFailed",
     "called_paraphrase",
     "format_signature",
     "parse_signature",
@@ -46,6 +49,27 @@ class MetricUnavailable(RuntimeError):
 
     The message names the setting to change or the setup command to run.
     """
+
+
+class PairFailed(ValueError):
+    """One pair cannot be scored (a server refused it or gave an unusable answer, a score is not finite).
+
+    A hook raises it (or returns it in place of a score) for that pair only: the other pairs
+    of the batch are scored, and the message says why, for the campaign's page.
+    """
+
+
+class ScoresFailed(ValueError):
+    """Some pairs of a ``score`` call could not be scored; ``failures`` maps their indexes to why."""
+
+    def __init__(self, failures):
+        self.failures = failures
+        first = min(failures)
+        super().__init__(f"{len(failures)} pair(s) could not be scored; pair {first}: {failures[first]}")
+
+
+# The longest text kept from a metric's per-pair details (an LLM's replies); the rest is cut, marked.
+DETAIL_TEXT_CHARS = 20_000
 
 
 def setting(name, default=None, *, choices=None, value=None):
@@ -94,7 +118,22 @@ class Metric:
         return self.score_with_details(sources=sources, hypotheses=hypotheses)[0]
 
     def score_with_details(self, *, sources: Sequence[str], hypotheses: Sequence[str]):
-        """(scores, details): details is one JSON-able dict per pair for inspection, or None for most metrics."""
+        """(scores, details): details is one JSON-able dict per pair for inspection, or None for most metrics.
+
+        ScoresFailed if any pair could not be scored (`score_each` scores the others all the same)."""
+        scores, details, failures = self.score_each(sources=sources, hypotheses=hypotheses)
+        if failures:
+            raise ScoresFailed(failures)
+        return scores, details
+
+    def score_each(self, *, sources: Sequence[str], hypotheses: Sequence[str]):
+        """(scores, details, failures): the one checked way out of every metric.
+
+        Every score is a finite float, every detail JSON-able with clean text and finite numbers;
+        a pair that fails (PairFailed, a non-finite score or detail) is None in ``scores`` and
+        ``details`` and its index maps to why in ``failures``. A hook that raises PairFailed for a
+        batch is run again pair by pair, so that only the pairs at fault fail.
+        """
         sources, hypotheses = list(sources), list(hypotheses)
         if len(sources) != len(hypotheses):
             raise ValueError(f"{len(sources)} sources but {len(hypotheses)} hypotheses")
@@ -102,9 +141,27 @@ class Metric:
             if not isinstance(text, str):
                 raise TypeError(f"sources and hypotheses must be strings, got {type(text).__name__}")
         if not sources:
-            return [], None
-        scores, details = self._score_batch_with_details(sources, hypotheses)
-        return [float(value) for value in scores], details
+            return [], None, {}
+        try:
+            scores, details = self._score_batch_with_details(sources, hypotheses)
+        except PairFailed as error:
+            if len(sources) == 1:
+                return [None], None, {0: str(error)}
+            return self._score_one_by_one(sources, hypotheses)
+        scores = list(scores)
+        if len(scores) != len(sources) or (details is not None and len(details) != len(sources)):
+            raise RuntimeError(f"{self.name} returned {len(scores)} scores for {len(sources)} pairs")
+        return _checked(self.name, scores, details)
+
+    def _score_one_by_one(self, sources, hypotheses):
+        scores, details, failures = [], [], {}
+        for index, (source, hypothesis) in enumerate(zip(sources, hypotheses)):
+            score, detail, failure = self.score_each(sources=[source], hypotheses=[hypothesis])
+            scores.append(score[0])
+            details.append(detail[0] if detail else None)
+            if failure:
+                failures[index] = failure[0]
+        return scores, (details if any(detail is not None for detail in details) else None), failures
 
     def signature(self) -> dict[str, str]:
         """What identifies this metric's scores: never mix scores whose signatures differ."""
@@ -130,3 +187,22 @@ class Metric:
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.signature_string()}>"
+
+
+def _checked(name, scores, details):
+    """`Metric.score_each`'s check: finite float scores, clean details; a pair that fails either is None."""
+    failures = {}
+    details = list(details) if details is not None else None
+    for index, value in enumerate(scores):
+        try:
+            if isinstance(value, PairFailed):
+                raise value
+            scores[index] = finite(value, f"{name}'s score")
+            if details is not None and details[index] is not None:
+                details[index] = clean_json(details[index], DETAIL_TEXT_CHARS, f"{name}'s details")
+        except (PairFailed, UntrustedAnswer) as error:
+            failures[index] = str(error)
+            scores[index] = None
+            if details is not None:
+                details[index] = None
+    return scores, details, failures

@@ -20,7 +20,7 @@ from typing import ClassVar
 import torch
 
 from scoring.metrics.backends import Backend, ServerClient
-from scoring.metrics.base import Metric, MetricUnavailable, setting
+from scoring.metrics.base import Metric, PairFailed, setting
 from scoring.metrics.loading import (
     EMBEDDED,
     default_device,
@@ -224,7 +224,8 @@ class ParaPluie(Metric):
 
     def _score_batch(self, sources, hypotheses):
         if self.client is not None:
-            return self.client.map(self.server_log_odds, [self.prompt(s, h) for s, h in zip(sources, hypotheses)])
+            prompts = [self.prompt(s, h) for s, h in zip(sources, hypotheses)]
+            return self.client.map(self.server_log_odds, prompts, each_alone=True)
         return self.score_sequences([self.sequence_ids(s, h) for s, h in zip(sources, hypotheses)])
 
     def server_log_odds(self, prompt):
@@ -239,9 +240,9 @@ class ParaPluie(Metric):
         if value is None and backend.logit_bias:
             bias = {str(i): ANSWER_BIAS for i in (*self.yes_ids, *self.no_ids)}
             value = answer_log_odds(self._top_logprobs(prompt, logprobs=len(bias), logit_bias=bias), *self._pieces)
-        if value is None:
-            raise MetricUnavailable(
-                f"{self.name} is unavailable through backend {backend.name!r}: the answer tokens "
+        if value is None:  # this pair's answer lacks them: that pair fails, with why
+            raise PairFailed(
+                f"{self.name} could not be read from backend {backend.name!r}: the answer tokens "
                 f"{self.yes_pieces + self.no_pieces} are not among its top log-probabilities "
                 f"(asked for {max(widest, backend.top_logprobs)} of {len(self.tokenizer)}: raise its max_logprobs)"
                 + ("" if backend.logit_bias else "; it does not take logit_bias")
@@ -257,7 +258,7 @@ class ParaPluie(Metric):
         try:
             return choice["logprobs"]["top_logprobs"][0] or {}
         except (KeyError, IndexError, TypeError):
-            raise MetricUnavailable(
+            raise PairFailed(
                 f"backend {self.backend.name!r} returned no log-probabilities: {self.name} needs them"
             ) from None
 
@@ -346,7 +347,7 @@ class ParaPluieIndirect(ParaPluie):
         explanations = self.explain(sources, hypotheses)
         if self.client is not None:
             prompts = [self.prompt(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)]
-            return self.client.map(self.server_log_odds, prompts)
+            return self.client.map(self.server_log_odds, prompts, each_alone=True)
         return self.score_sequences([self.sequence_ids(s, h, e) for s, h, e in zip(sources, hypotheses, explanations)])
 
     def explain_through_server(self, prompt):

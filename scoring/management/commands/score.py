@@ -26,6 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--inline", action="store_true", help="score in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
         parser.add_argument(
+            "--retry-failed",
+            action="store_true",
+            help="try again the pairs the metrics gave up on (PARASOL_SCORING_PAIR_TRIES failures each)",
+        )
+        parser.add_argument(
             "--llm-backend",
             action="append",
             default=[],
@@ -34,7 +39,7 @@ class Command(BaseCommand):
             "kept for later scoring; repeat for several metrics",
         )
 
-    def handle(self, *args, campaign, metrics, wait, inline, timeout, llm_backend=(), **options):
+    def handle(self, *args, campaign, metrics, wait, inline, timeout, llm_backend=(), retry_failed=False, **options):
         campaign = Campaign.objects.filter(slug=campaign).first()
         if campaign is None:
             raise CommandError(f"no campaign with slug {options.get('campaign') or 'given'!r}")
@@ -43,6 +48,9 @@ class Command(BaseCommand):
         metrics = metrics or service.enabled_metrics()
         try:
             service.check_metric_names(metrics)
+            if retry_failed:
+                forgotten = sum(service.forget_failures(metric, campaign) for metric in metrics)
+                self.stderr.write(f"{forgotten} failed pair(s) will be tried again.")
             if inline:
                 self._score_inline(campaign, metrics)
             else:
