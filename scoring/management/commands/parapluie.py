@@ -3,7 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import service
-from scoring.metrics.base import MetricUnavailable, called_paraphrase
+from scoring.metrics.backends import BackendUnavailable
+from scoring.metrics.base import MetricUnavailable, ScoresFailed, called_paraphrase
 
 TEMPLATES = {"direct": "parapluie_direct", "indirect": "parapluie_indirect", "fs-direct": "parapluie_fs_direct"}
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
         try:
             scorer = service.scorer_for(TEMPLATES[template], backend=backend)
             value = scorer.score(sources=[source], hypotheses=[hypothesis])[0]
-        except MetricUnavailable as error:
+        except (MetricUnavailable, BackendUnavailable, ScoresFailed) as error:
             raise CommandError(str(error)) from None
         threshold = scorer.natural_threshold
         verdict = "paraphrase" if called_paraphrase(value, threshold, scorer.direction) else "not a paraphrase"
