@@ -243,6 +243,7 @@ def _deadline_transport(max_connections):
         ssl_context=httpx.create_ssl_context(),
         max_connections=max_connections,
         max_keepalive_connections=max_connections,
+        keepalive_expiry=5.0,  # httpx's default
         network_backend=Backend(),
     )
     return transport
