@@ -53,24 +53,24 @@ def test_with_an_answer_missing_from_the_top_it_asks_for_more_and_reads_the_same
 
 
 def test_without_a_wider_ask_it_asks_again_biased_or_says_unavailable_never_guesses(server_url):
-    """llama-cpp-python 0.3.36 reports log-probabilities before logit_bias, so here it says unavailable;
+    """llama-cpp-python 0.3.36 reports log-probabilities before logit_bias, so here each pair fails, saying why;
     a server that applies the bias first gives the full-top score again."""
-    from scoring.metrics.base import MetricUnavailable
+    from scoring.metrics.base import ScoresFailed
 
     full = get_metric("parapluie_direct", backend=backend(server_url)).score(sources=SOURCES, hypotheses=HYPOTHESES)
     top_one = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1, max_logprobs=1))
     try:
         assert top_one.score(sources=SOURCES, hypotheses=HYPOTHESES) == pytest.approx(full, abs=1e-3)
-    except MetricUnavailable as error:
+    except ScoresFailed as error:
         assert "not among its top log-probabilities" in str(error)
 
 
-def test_without_logit_bias_a_missing_answer_makes_the_metric_unavailable_not_a_guess(server_url):
-    from scoring.metrics.base import MetricUnavailable
+def test_without_logit_bias_a_missing_answer_fails_the_pair_not_a_guess(server_url):
+    from scoring.metrics.base import ScoresFailed
 
     declared = {"top_logprobs": 1, "max_logprobs": 1, "logit_bias": False}
     metric = get_metric("parapluie_direct", backend=backend(server_url, **declared))
-    with pytest.raises(MetricUnavailable, match="not among its top log-probabilities .asked for 1 of"):
+    with pytest.raises(ScoresFailed, match="not among its top log-probabilities .asked for 1 of"):
         metric.score(sources=SOURCES, hypotheses=HYPOTHESES)
 
 
