@@ -1,7 +1,7 @@
 """Active choice: which pairs of a campaign judges will see, drawn in waves with known probabilities.
 
 Zrnic and Candès (2024), with the robust rule of Li, Zrnic and Candès (2025). The campaign's pairs are split
-into `WAVES` blocks, each a uniform random share of them taken when its wave is drawn, sized so that each wave
+into `ppi.WAVES` blocks, each a uniform random share of them taken when its wave is drawn, sized so that each wave
 spends an equal share of what is left of the budget. The first wave draws each pair of its block with the
 uniform chance; every later one fits a calibrated model to the labels so far (every metric's scores, cross-fitted:
 `ppi.cross_fitted`) and draws each pair of its block with a probability that grows with the model's uncertainty,
@@ -29,8 +29,6 @@ from reports.analysis.common import orient
 from reports.analysis.labels import attach_labels
 from reports.frames import load_frames
 from scoring.metrics.registry import METRICS
-
-WAVES = 3  # a uniform first wave, then two guided by the labels so far
 
 
 class ActiveChoiceError(ValueError):
@@ -74,7 +72,7 @@ def active_state(campaign: Campaign) -> ActiveState:
         blocker = str(error)
     return ActiveState(
         waves_drawn=waves,
-        waves=WAVES,
+        waves=ppi.WAVES,
         pairs=real.count(),
         in_waves=in_waves.count(),
         drawn=drawn.count(),
@@ -99,13 +97,11 @@ def draw_active_choice(campaign: Campaign, seed=None) -> dict:
     real = list(campaign.real_pairs.order_by("pk").values_list("pk", "choice_wave", "chosen", "choice_probability"))
     remaining = [pk for pk, wave, _c, _p in real if wave is None]
     spent = sum(1 for _pk, wave, chosen, _p in real if wave is not None and chosen)
-    left = max(campaign.active_budget - spent, 0)
     wave = waves_drawn + 1
-    share = 1.0 if wave == WAVES else 1 / (WAVES - waves_drawn)  # of what is left of the budget and the pairs
-    block = np.sort(rng.choice(remaining, int(round(len(remaining) * share)), replace=False))
+    size, wave_budget = ppi.wave_plan(len(remaining), campaign.active_budget - spent, wave)
+    block = np.sort(rng.choice(remaining, size, replace=False))
     sent = np.array([selection.get(pk, (1.0, True))[1] for pk in block], dtype=bool)
     chance = np.array([selection.get(pk, (1.0, True))[0] for pk in block])
-    wave_budget = left * share
     if wave == 1:
         probability = np.full(sent.sum(), min(1.0, wave_budget / max(sent.sum(), 1)))
         rho = 1.0
@@ -115,7 +111,7 @@ def draw_active_choice(campaign: Campaign, seed=None) -> dict:
     _store(campaign, wave, block, sent, chance, probability, drawn)
     return {
         "wave": wave,
-        "waves": WAVES,
+        "waves": ppi.WAVES,
         "pairs": int(sent.sum()),
         "held_back": int((~sent).sum()),
         "chosen": int(drawn.sum()),
@@ -167,8 +163,8 @@ def _check_can_draw(campaign, waves_drawn):
         raise ActiveChoiceError(f"{campaign.slug}: choose the predictor metric that guides active choice first.")
     if not campaign.active_budget:
         raise ActiveChoiceError(f"{campaign.slug}: set the budget (how many pairs to judge) first.")
-    if waves_drawn >= WAVES:
-        raise ActiveChoiceError(f"{campaign.slug}: every wave ({WAVES}) is drawn already.")
+    if waves_drawn >= ppi.WAVES:
+        raise ActiveChoiceError(f"{campaign.slug}: every wave ({ppi.WAVES}) is drawn already.")
     if not campaign.real_pairs.exists():
         raise ActiveChoiceError(f"{campaign.slug}: the campaign has no pairs yet; upload a corpus first.")
     if waves_drawn == 0 and campaign.judges.filter(judgments__is_training=False).exists():

@@ -11,7 +11,7 @@ from annotation.assignment import open_pairs
 from campaigns.models import Pair
 from generation import llm
 from generation.selection import select_candidates
-from reports import active
+from reports.analysis import ppi
 from reports.analysis.ppi import SELECTED, UNSELECTED, active_mean, proportional_probabilities
 from reports.cache import compute_report
 from scoring.service import score_inline
@@ -69,7 +69,7 @@ def test_the_draw_keeps_the_hold_backs_and_multiplies_the_probabilities(active_c
 
 @pytest.mark.django_db
 def test_the_selection_table_weights_each_judged_candidate_by_both_designs(active_campaign, monkeypatch):
-    monkeypatch.setattr(active, "WAVES", 1)  # one wave over every candidate: enough labels on 30 candidates
+    monkeypatch.setattr(ppi, "WAVES", 1)  # one wave over every candidate: enough labels on 30 candidates
     selected_run(active_campaign)
     call_command("draw_active_choice", active_campaign.slug, "--seed", "3")
     drawn = list(active_campaign.real_pairs.filter(chosen=True).order_by("pk"))
