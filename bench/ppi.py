@@ -57,7 +57,7 @@ CAMPAIGNS = 2000
 THRESHOLD = float(ndtri(1 - PARAPHRASE_SHARE))
 BLEU_ZEROS = 0.13  # MRPC: BLEU is exactly 0 on 13% of pairs
 PAIRS_AND_LABELS = [2000, 200]  # the run's --pairs and --labelled (the optimal rule's theory needs their ratio)
-CHUNK = 100  # campaigns computed as one array operation
+CHUNK = 50  # campaigns computed as one array operation
 SINGLES, EVERY = [0, 1, 2], [0, 1, 2, None]
 DESIGNS = ("judges only", "PPI++ best single", "PPI++ every metric", "active choice", "optimal rule")
 
@@ -76,19 +76,23 @@ def labelled_pairs(rng, n):
 
 def metric_scores(rng, s, strengths):
     """The three metrics' scores (n, 3) of pairs with latent `s`, at signal `strengths` (3,)."""
-    n = len(s)
-    bleu_raw = strengths[0] * s + rng.standard_normal(n)
-    zero_at = _bleu_zero_point(strengths[0])
-    bleu = np.clip((bleu_raw - zero_at) / 4, 0, 1) ** 1.5  # bounded, skewed, ties at exactly 0
-    similarity = expit(strengths[1] * s + rng.standard_normal(n) + 1.5) ** 3  # bounded, piled up near 1
-    llr = strengths[2] * s + rng.gumbel(size=n)  # unbounded, skewed noise
-    return np.stack([bleu, similarity, llr], axis=-1)
+    noise = rng.standard_normal((2, len(s))), rng.gumbel(size=len(s))
+    return np.stack([_metric(j, strengths[j], s, noise) for j in range(3)], axis=-1)
+
+
+def _metric(j, strength, s, noise):
+    """Metric `j`'s scores: 0 a BLEU-like score, 1 a similarity, 2 a log-likelihood ratio."""
+    if j == 0:  # bounded, skewed, ties at exactly 0
+        return np.clip((strength * s + noise[0][0] - _bleu_zero_point(strength)) / 4, 0, 1) ** 1.5
+    if j == 1:  # bounded, piled up near 1
+        return expit(strength * s + noise[0][1] + 1.5) ** 3
+    return strength * s + noise[1]  # unbounded, skewed noise
 
 
 @cache
 def _bleu_zero_point(strength):
     rng = np.random.default_rng(0)
-    raw = strength * rng.standard_normal(400_000) + rng.standard_normal(400_000)
+    raw = strength * rng.standard_normal(200_000) + rng.standard_normal(200_000)
     return float(np.quantile(raw, BLEU_ZEROS))
 
 
@@ -103,16 +107,16 @@ def auc(score, y):
 
 @cache
 def strengths_for(target):
-    """Each metric's signal strength whose AUC against the judges' majority is `target` (bisection, 400,000 pairs)."""
+    """Each metric's signal strength whose AUC against the judges' majority is `target` (bisection, 200,000 pairs)."""
     rng = np.random.default_rng(1)
-    s, y = labelled_pairs(rng, 400_000)
+    s, y = labelled_pairs(rng, 200_000)
+    noise = rng.standard_normal((2, len(s))), rng.gumbel(size=len(s))  # the same noise at every step: monotone
     found = []
     for metric in range(3):
         low, high = 0.0, 8.0
-        for _ in range(30):
+        for _ in range(22):
             middle = (low + high) / 2
-            score = metric_scores(np.random.default_rng(2), s, np.full(3, middle))[:, metric]
-            low, high = (middle, high) if auc(score, y) < target else (low, middle)
+            low, high = (middle, high) if auc(_metric(metric, middle, s, noise), y) < target else (low, middle)
         found.append((low + high) / 2)
     return tuple(found)
 
@@ -250,8 +254,11 @@ def _active_estimate(streams, y, z, sampled, probability):
 def run(args):
     chunks = [(start, min(CHUNK, args.campaigns - start)) for start in range(0, args.campaigns, CHUNK)]
     work = partial(_chunk, args.seed, pairs=args.pairs, labelled=args.labelled, aucs=tuple(args.aucs))
+    parts = []
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        parts = pool.map(work, chunks)
+        for part in pool.imap(work, chunks):  # in order: the same table for any number of workers
+            parts.append(part)
+            print(f"{sum(len(p[next(iter(p))]) for p in parts)} of {args.campaigns} campaigns", file=sys.stderr)
     return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
