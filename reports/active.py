@@ -8,7 +8,7 @@ uniform chance; every later one fits a calibrated model to the labels so far (ev
 mixed with the uniform chance by the robust rule (`ppi.robust_probabilities`). Each pair's probability, whether
 it was drawn and its wave are stored with it (and each assignment keeps the probability), so the report's
 estimates weight every judged pair by one over its probability (`ppi.active_mean`), its wave's non-response
-included (`ppi._active_design`).
+included (`ppi.active_design`).
 
 With generation's selection stage (`generation.selection`), only the candidates the selection sends to judges
 are drawn: the ones it held back stay held back (they still fall into the waves' blocks, undrawn), and a sent
@@ -139,7 +139,7 @@ def _guided(campaign, block, budget):
         )
     scores = pd.DataFrame({m: orient(pairs[m].to_numpy(float), frames.directions[m]) for m in metrics})
     out_of_fold, every_pair, _chosen = ppi.cross_fitted(y, scores, seed=int(labelled.sum()))
-    design, _notes = ppi._active_design(pairs.reset_index(drop=True), y)
+    design, _notes = ppi.active_design(pairs.reset_index(drop=True), y)
     where = pd.Index(pairs.index).get_indexer([pair_id_of_pk[pk] for pk in block])
     uncertainty = np.sqrt(every_pair * (1 - every_pair))
     return ppi.robust_probabilities(

@@ -416,7 +416,7 @@ def estimates_table(
     if predictor is not None and predictor not in metrics:
         notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
         predictor = None
-    design, design_notes = _active_design(rows, y)
+    design, design_notes = active_design(rows, y)
     notes += design_notes
     if design is not None:
         rows, y = rows[design[2]], np.where(design[1], y, np.nan)[design[2]]  # the waves' pairs, drawn labels
@@ -493,7 +493,7 @@ def _group_row(name, y, out_of_fold, every_pair, design=None):
     }
 
 
-def _active_design(rows, y):
+def active_design(rows, y):
     """(probability, labelled) per pair when the pairs were drawn by active choice, else None; and notes.
 
     Each wave's block of pairs is a uniform random share of the campaign's pairs, each pair of it drawn with its
@@ -592,7 +592,7 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
         return pd.DataFrame(columns=SELECTION_COLUMNS), [
             "Selected against unselected candidates: no candidate judged yet."
         ]
-    design, notes = _active_design(rows, y)
+    design, notes = active_design(rows, y)
     if design is not None:
         rows, y = rows[design[2]].reset_index(drop=True), np.where(design[1], y, np.nan)[design[2]]
         design = (design[0][design[2]], design[1][design[2]])

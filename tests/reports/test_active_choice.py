@@ -11,7 +11,6 @@ from annotation import assignment as assign
 from annotation.models import Judgment
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
-from reports import active
 from reports.cache import compute_report
 from scoring.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
