@@ -54,6 +54,7 @@ class Unavailable(models.TextChoices):
     CLOSED = "closed", "The campaign is closed"
     FULL = "full", "The campaign has all the judges it wants"
     EXHAUSTED = "exhausted", "Every pair has all the answers it needs"
+    OPENING = "opening", "Active choice: the next wave of pairs is not drawn yet"
     BUSY = "busy", "Too many joins from one network in the last hour"
 
 
@@ -65,7 +66,7 @@ def why_unavailable(campaign):
     if max_judges is not None and seated_judges(campaign).count() >= max_judges:
         return Unavailable.FULL
     if not assign.open_pairs(campaign).exists():
-        return Unavailable.EXHAUSTED
+        return Unavailable.OPENING if campaign.awaits_active_draw else Unavailable.EXHAUSTED
     return None
 
 

@@ -179,9 +179,8 @@ def welcome(request, slug):
             )
         judge = joining.join(campaign, key=key, crowd=crowd)
         if judge is None:
-            return render(
-                request, "annotation/unavailable.html", {"campaign": campaign, "reason": joining.Unavailable.EXHAUSTED}
-            )
+            reason = joining.why_unavailable(campaign) or joining.Unavailable.EXHAUSTED
+            return render(request, "annotation/unavailable.html", {"campaign": campaign, "reason": reason})
         return _remember_judge(redirect("annotation-ask-english-level", slug, Judge.path_token), judge)
     return render(request, "annotation/welcome.html", context)
 

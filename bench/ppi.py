@@ -1,141 +1,286 @@
-"""Validity of the prediction-powered estimates on simulated campaigns: coverage, widths, judgments saved.
+"""Prediction-powered estimates on simulated campaigns, stated as the report states them: coverage, savings,
+the theoretical optimum beside each, and the effective labelled pairs the report would print.
 
-Each simulated campaign is built to resemble a paraphrase corpus judged by volunteers:
-- `--pairs` pairs, each a paraphrase with probability 0.68 (MRPC's share of paraphrases);
-- three judges per pair, each right with probability 0.8 (they disagree on about a third of the pairs);
-  the estimand is the rate of the judges' majority, whose expectation is known exactly
-  (0.68 P(majority right) + 0.32 P(majority wrong));
-- three metrics whose scores are the true class shifted by d plus standard normal noise, with d chosen
-  for ROC AUCs (against the true class) of 0.65, 0.8 and 0.9: d = sqrt(2) Phi^-1(AUC).
-Three designs estimate the paraphrase rate with a nominal 95% interval:
-- human-only: `--labelled` pairs drawn uniformly, the labelled mean and its CLT interval;
-- PPI++: the same labelled pairs plus the metric on all pairs (cross-fitted, power-tuned: `reports.analysis.ppi`);
-- active: each pair judged with probability growing with the metric's uncertainty, with a floor, the
-  expected number of labels the same (`reports.analysis.ppi.active_probabilities`), and the
-  inverse-probability-weighted power-tuned estimate (`active_mean`).
-Printed: each design's coverage with its Monte Carlo standard error (sqrt(c(1 - c) / campaigns)) beside the
-target [0.94, 0.96], the median interval width, the share of judgments saved at equal width
-(1 - (width / human-only width)^2: widths go as 1/sqrt(n)), the estimate's bias with its Monte Carlo error,
-and sd/se: the spread of the estimates over the campaigns over the root mean square of the standard errors
-they reported (above 1: the intervals are too narrow). Also the exact coverage of the human-only normal
-interval (binomial, no simulation): the finite-sample reference for every normal interval here.
+Each simulated campaign resembles a paraphrase corpus judged by volunteers:
+- `--pairs` pairs, each with a latent meaning distance s ~ N(0, 1); a paraphrase when s is above MRPC's 32%
+  quantile (68% paraphrases);
+- three judges per pair who err more on borderline pairs: each is wrong with probability
+  0.02 + 0.45 exp(-|s - threshold| / 0.4) (about 17% on average); the label is their majority, and the estimand
+  is the majority's paraphrase rate over every pair (computed once on 2,000,000 simulated pairs);
+- three metrics per cell, each a function of the same latent s plus its own noise, so that they too are unsure on
+  borderline pairs, in the shapes real scores have: a BLEU-like score bounded in [0, 1] and exactly 0 on the 13%
+  lowest pairs (ties at 0), a similarity squeezed towards 1, and a log-likelihood ratio with skewed (Gumbel)
+  noise. Their signal is set so that each metric's ROC AUC **against the judges' majority** (what the report
+  shows) is the cell's: 0.65, 0.8 or 0.9.
 
-Seed-stable: campaign i draws from its own stream (seed, i), so any number of `--workers` gives the same
-table, `--aucs 0.65` gives the same AUC-0.65 rows as a run of all three (its draws come first), and a run
-stopped early and resumed from its `--checkpoint` (a file for one set of settings) ends as an uninterrupted one.
+Designs, each with a nominal 95% interval and `--labelled` labels (in expectation for active choice):
+- judges only: a uniform draw of labelled pairs, the classical interval;
+- PPI++, best single metric: the same labels, the cross-fitted choice among the three metrics alone;
+- PPI++, every metric: the report's predictor (the three alone and combined, chosen by cross-fitted loss);
+- active choice: the report's waves (`ppi.wave_plan`, `ppi.robust_probabilities`), the report's predictor;
+- optimal rule: one wave drawn with pi proportional to the uncertainty of the oracle calibrated model (fitted on
+  200,000 pairs), the report's predictor: what active choice would reach if it knew the model in advance.
+Everything is computed by `reports.analysis.ppi`'s own functions, vectorised over campaigns (PPI++ by its closed
+form, which a test holds equal to ppi-python's).
 
-    python bench/ppi.py [--campaigns 1000] [--pairs 2000] [--labelled 200] [--seed 2024] [--workers 1]
-                        [--aucs 0.65 0.8 0.9] [--checkpoint FILE]
+Printed per design: coverage with its Monte Carlo standard error and the verdict against [0.94, 0.96] allowing
+for it (met when the band coverage ± 2 MC s.e. meets the target); the saving (1 - the design's mean reported
+variance over the judges-only one's, per campaign, with its MC s.e.); beside it the theoretical optimum for the same
+data (PPI++: rho^2 N / (N + n) of the oracle calibrated predictor; active choice: the optimal rule's formula); the
+share of the optimum reached; sd/se (spread of the estimates over the reported standard error: above 1, too narrow);
+and the honest comparator: the median effective labelled pairs the report prints over the number a uniform draw
+needs for the design's measured precision (1 within ±15%, allowing for its MC error: the needed count divides by
+the estimates' variance over the campaigns, uncertain by sqrt(2 / (campaigns - 1)) relative). Then the targets,
+each with its verdict.
+
+    python bench/ppi.py [--campaigns 2000] [--pairs 2000] [--labelled 200] [--seed 2024] [--workers 1]
+                        [--aucs 0.65 0.8 0.9]
 """
 
 import argparse
 import multiprocessing
 import os
-import pickle
 import sys
 import time
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import expit, ndtri
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from reports.analysis import ppi  # noqa: E402
 
 PARAPHRASE_SHARE = 0.68
-JUDGE_ACCURACY = 0.8
 JUDGES = 3
 AUCS = (0.65, 0.8, 0.9)
 TARGET = (0.94, 0.96)
-CAMPAIGNS = 1000
+CAMPAIGNS = 2000
+THRESHOLD = float(ndtri(1 - PARAPHRASE_SHARE))
+BLEU_ZEROS = 0.13  # MRPC: BLEU is exactly 0 on 13% of pairs
+PAIRS_AND_LABELS = [2000, 200]  # the run's --pairs and --labelled (the optimal rule's theory needs their ratio)
+CHUNK = 50  # campaigns computed as one array operation
+SINGLES, EVERY = [0, 1, 2], [0, 1, 2, None]
+DESIGNS = ("judges only", "PPI++ best single", "PPI++ every metric", "active choice", "optimal rule")
 
 
-def majority_right(accuracy=JUDGE_ACCURACY, judges=JUDGES):
-    from scipy.stats import binom
-
-    return float(binom.sf(judges // 2, judges, accuracy))
+def judge_error(s):
+    return 0.02 + 0.45 * np.exp(-np.abs(s - THRESHOLD) / 0.4)
 
 
-def true_rate():
-    right = majority_right()
-    return PARAPHRASE_SHARE * right + (1 - PARAPHRASE_SHARE) * (1 - right)
+def labelled_pairs(rng, n):
+    """(latent s, the judges' majority label) of `n` pairs."""
+    s = rng.standard_normal(n)
+    truth = s > THRESHOLD
+    wrong = (rng.random((n, JUDGES)) < judge_error(s)[:, None]).sum(axis=1) > JUDGES // 2
+    return s, np.where(wrong, ~truth, truth).astype(float)
 
 
-def campaign(rng, pairs):
-    """(majority labels, {auc: scores}) of one simulated campaign."""
-    truth = rng.random(pairs) < PARAPHRASE_SHARE
-    right_votes = (rng.random((pairs, JUDGES)) < JUDGE_ACCURACY).sum(axis=1)
-    majority = np.where(right_votes > JUDGES // 2, truth, ~truth).astype(float)
-    scores = {auc: np.sqrt(2) * ndtri(auc) * truth + rng.standard_normal(pairs) for auc in AUCS}
-    return majority, scores
+def metric_scores(rng, s, strengths):
+    """The three metrics' scores (n, 3) of pairs with latent `s`, at signal `strengths` (3,)."""
+    noise = rng.standard_normal((2, len(s))), rng.gumbel(size=len(s))
+    return np.stack([_metric(j, strengths[j], s, noise) for j in range(3)], axis=-1)
 
 
-def uniform(rng, y, score, labelled):
-    chosen = rng.choice(len(y), labelled, replace=False)
-    observed = np.full(len(y), np.nan)
-    observed[chosen] = y[chosen]
-    human, human_se = ppi.human_mean(y[chosen])
-    out_of_fold, every_pair, _ = ppi.cross_fitted(observed, _frame(score), seed=int(rng.integers(2**31)))
-    rest = np.ones(len(y), dtype=bool)
-    rest[chosen] = False
-    estimate, se, _ = ppi.ppi_mean(y[chosen], out_of_fold[chosen], every_pair[rest])
-    return (human, human_se), (estimate, se)
+def _metric(j, strength, s, noise):
+    """Metric `j`'s scores: 0 a BLEU-like score, 1 a similarity, 2 a log-likelihood ratio."""
+    if j == 0:  # bounded, skewed, ties at exactly 0
+        return np.clip((strength * s + noise[0][0] - _bleu_zero_point(strength)) / 4, 0, 1) ** 1.5
+    if j == 1:  # bounded, piled up near 1
+        return expit(strength * s + noise[0][1] + 1.5) ** 3
+    return strength * s + noise[1]  # unbounded, skewed noise
 
 
-def active(rng, y, score, labelled):
-    probability = ppi.active_probabilities(score, labelled)
-    sampled = rng.random(len(y)) < probability
-    observed = np.where(sampled, y, np.nan)
-    out_of_fold, every_pair, _ = ppi.cross_fitted(observed, _frame(score), seed=int(rng.integers(2**31)))
-    predicted = np.where(sampled, out_of_fold, every_pair)
-    estimate, se, _ = ppi.active_mean(observed, predicted, probability, sampled)
-    return estimate, se
+@cache
+def _bleu_zero_point(strength):
+    rng = np.random.default_rng(0)
+    raw = strength * rng.standard_normal(200_000) + rng.standard_normal(200_000)
+    return float(np.quantile(raw, BLEU_ZEROS))
 
 
-def _frame(score):
-    import pandas as pd
+def auc(score, y):
+    from scipy.stats import rankdata
 
-    return pd.DataFrame({"metric": score})
+    ranks = rankdata(score)
+    positive = y == 1
+    n_pos, n_neg = positive.sum(), (~positive).sum()
+    return float((ranks[positive].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def simulate(seed, index, pairs, labelled, aucs=AUCS):
-    """One campaign's (estimate, se) per design, from its own random stream: the results do not depend on how
-    the campaigns are split between processes."""
-    rng = np.random.default_rng([seed, index])
-    y, scores = campaign(rng, pairs)
+@cache
+def strengths_for(target):
+    """Each metric's signal strength whose AUC against the judges' majority is `target` (bisection, 200,000 pairs)."""
+    rng = np.random.default_rng(1)
+    s, y = labelled_pairs(rng, 200_000)
+    noise = rng.standard_normal((2, len(s))), rng.gumbel(size=len(s))  # the same noise at every step: monotone
+    found = []
+    for metric in range(3):
+        low, high = 0.0, 8.0
+        for _ in range(22):
+            middle = (low + high) / 2
+            low, high = (middle, high) if auc(_metric(metric, middle, s, noise), y) < target else (low, middle)
+        found.append((low + high) / 2)
+    return tuple(found)
+
+
+@cache
+def truth_and_oracle(target):
+    """The estimand (the majority's rate over every pair), and the oracle calibrated predictor: the combined logistic
+    model fitted on 200,000 pairs, with rho^2, the uncertainty's mean and the figures the optimal rule needs."""
+    rng = np.random.default_rng(3)
+    _s, y_big = labelled_pairs(rng, 2_000_000)
+    s, y = labelled_pairs(rng, 200_000)
+    scores = metric_scores(rng, s, np.array(strengths_for(target)))
+    z = ppi.standardised(scores)
+    x = np.c_[np.ones(len(y)), z]
+    beta = ppi.logistic_fit(x, y, np.ones(len(y)), steps=30)
+    f = expit(x @ beta)
+    single = []
+    for j in range(3):  # each metric's own calibration, for the best single metric's optimum
+        columns = x[:, [0, j + 1]]
+        fitted = expit(columns @ ppi.logistic_fit(columns, y, np.ones(len(y)), steps=30))
+        single.append(np.corrcoef(y, fitted)[0, 1] ** 2)
+    v = f * (1 - f)
+    share = PAIRS_AND_LABELS[1] / PAIRS_AND_LABELS[0]
+    pi = ppi.proportional_probabilities(np.sqrt(v), share * len(v))  # the optimal rule, clipped at 1
+    return {
+        "v_over_pi": float(np.mean(v / pi)),
+        "truth": float(y_big.mean()),
+        "rho2": float(np.corrcoef(y, f)[0, 1] ** 2),
+        "rho2_single": float(max(single)),
+        "mean_u": float(np.sqrt(v).mean()),
+        "var_f": float(f.var()),
+        "mean_v": float(v.mean()),
+        "sigma2": float(y.var()),
+        "beta": beta,
+        "aucs": [auc(scores[:, j], y) for j in range(3)],
+    }
+
+
+def simulate(seed, start, count, pairs, labelled, aucs):
+    """Per cell and design, the (estimate, se, effective pairs) of campaigns start .. start + count - 1, each from its
+    own random stream (seed, i): the results do not depend on how the campaigns are split between processes."""
     found = {}
-    for auc in aucs:
-        human, powered = uniform(rng, y, scores[auc], labelled)
-        if auc == aucs[0]:  # one human-only interval per campaign (the same labels serve every metric)
-            found["human", None] = human
-        found["ppi", auc] = powered
-        found["active", auc] = active(rng, y, scores[auc], labelled)
+    for cell in aucs:
+        strengths = np.array(strengths_for(cell))
+        oracle = truth_and_oracle(cell)
+        streams = [np.random.default_rng([seed, index, int(cell * 100)]) for index in range(start, start + count)]
+        s_y = [labelled_pairs(rng, pairs) for rng in streams]
+        y = np.stack([y for _s, y in s_y])
+        z = np.stack([ppi.standardised(metric_scores(rng, s, strengths)) for rng, (s, _y) in zip(streams, s_y)])
+        uniform = np.zeros(y.shape, dtype=bool)
+        for row, rng in enumerate(streams):
+            uniform[row, rng.choice(pairs, labelled, replace=False)] = True
+        found[cell, "judges only"] = _judges_only(y, uniform)
+        for design, candidates in (("PPI++ best single", SINGLES), ("PPI++ every metric", EVERY)):
+            found[cell, design] = _uniform_ppi(streams, y, z, uniform, candidates)
+        found[cell, "active choice"] = _waves(streams, y, z, labelled)
+        f_oracle = expit(np.einsum("cnd,d->cn", np.concatenate([np.ones(y.shape + (1,)), z], axis=-1), oracle["beta"]))
+        pi = ppi.proportional_probabilities(np.sqrt(f_oracle * (1 - f_oracle)), np.full(len(y), float(labelled)))
+        sampled = np.stack([rng.random(pairs) for rng in streams]) < pi
+        found[cell, "optimal rule"] = _active_estimate(streams, y, z, sampled, pi)
     return found
 
 
+def _judges_only(y, labelled):
+    n = labelled.sum(axis=1)
+    mean = np.where(labelled, y, 0).sum(axis=1) / n
+    variance = np.where(labelled, (y - mean[:, None]) ** 2, 0).sum(axis=1) / n  # ppi_py's classical (ddof 0)
+    se = np.sqrt(variance / n)
+    return np.stack([mean, se, ppi.effective_pairs(variance, se)], axis=1)
+
+
+def _folds(streams, labelled):
+    return np.stack([ppi.fold_assignment(rng, row) for rng, row in zip(streams, labelled)])
+
+
+def _uniform_ppi(streams, y, z, labelled, candidates):
+    out_of_fold, every_pair, _chosen = ppi.cross_fit_batch(
+        z, np.where(labelled, y, np.nan), labelled, _folds(streams, labelled), candidates
+    )
+    estimate, se, _lam = ppi.ppi_mean_closed_form(
+        np.where(labelled, y, np.nan), np.where(labelled, out_of_fold, every_pair), labelled
+    )
+    variance = np.where(labelled, (y - _mean(y, labelled)[:, None]) ** 2, 0).sum(axis=1) / labelled.sum(axis=1)
+    return np.stack([estimate, se, ppi.effective_pairs(variance, se)], axis=1)
+
+
+def _mean(values, where):
+    return np.where(where, values, 0).sum(axis=1) / where.sum(axis=1)
+
+
+def _waves(streams, y, z, budget):
+    """The report's waves over each campaign: blocks at random, the first uniform, the next ones by the robust rule
+    on the model of the labels so far (every metric, cross-fitted)."""
+    campaigns, pairs = y.shape
+    probability = np.full(y.shape, np.nan)
+    sampled = np.zeros(y.shape, dtype=bool)
+    in_wave = np.zeros(y.shape, dtype=bool)
+    for wave in range(1, ppi.WAVES + 1):
+        remaining = (~in_wave).sum(axis=1)
+        plan = [ppi.wave_plan(int(r), budget - int(d), wave) for r, d in zip(remaining, sampled.sum(axis=1))]
+        block = np.zeros(y.shape, dtype=bool)
+        for row, (rng, (size, _b)) in enumerate(zip(streams, plan)):
+            block[row, rng.choice(np.flatnonzero(~in_wave[row]), size, replace=False)] = True
+        wave_budget = np.array([b for _size, b in plan])
+        if wave == 1:
+            pi = np.broadcast_to((wave_budget / block.sum(axis=1))[:, None], y.shape)
+        else:
+            observed = np.where(sampled, y, np.nan)
+            out_of_fold, every_pair, _c = ppi.cross_fit_batch(z, observed, sampled, _folds(streams, sampled), EVERY)
+            u = np.sqrt(every_pair * (1 - every_pair))
+            seen_u = np.where(sampled, np.sqrt(out_of_fold * (1 - out_of_fold)), np.nan)
+            pi = np.full(y.shape, np.nan)
+            for row in range(campaigns):  # each campaign's block has its own size
+                found, _rho = ppi.robust_probabilities(
+                    u[row, block[row]], wave_budget[row], seen_uncertainty=seen_u[row],
+                    seen_residual=observed[row] - out_of_fold[row], seen_weight=1 / probability[row],
+                )  # fmt: skip
+                pi[row, block[row]] = found
+        draws = np.stack([rng.random(pairs) for rng in streams])
+        probability = np.where(block, pi, probability)
+        sampled |= block & (draws < pi)
+        in_wave |= block
+    return _active_estimate(streams, y, z, sampled, probability)
+
+
+def _active_estimate(streams, y, z, sampled, probability):
+    observed = np.where(sampled, y, np.nan)
+    out_of_fold, every_pair, _c = ppi.cross_fit_batch(z, observed, sampled, _folds(streams, sampled), EVERY)
+    predicted = np.where(sampled, out_of_fold, every_pair)
+    estimate, se, _lam = ppi.active_mean(observed, predicted, probability, sampled)
+    variance = ppi.design_variance(observed, probability, sampled)
+    return np.stack([estimate, se, ppi.effective_pairs(variance, se)], axis=1)
+
+
 def run(args):
-    """Every campaign's results, in order; with --checkpoint, saved as they come and resumed from there."""
-    done = []
-    if args.checkpoint and os.path.exists(args.checkpoint):
-        with open(args.checkpoint, "rb") as saved:
-            done = pickle.load(saved)[: args.campaigns]
-    work = partial(simulate, args.seed, pairs=args.pairs, labelled=args.labelled, aucs=tuple(args.aucs))
-    todo = range(len(done), args.campaigns)
+    chunks = [(start, min(CHUNK, args.campaigns - start)) for start in range(0, args.campaigns, CHUNK)]
+    work = partial(_chunk, args.seed, pairs=args.pairs, labelled=args.labelled, aucs=tuple(args.aucs))
+    parts = []
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
-        for found in pool.imap(work, todo, chunksize=4):
-            done.append(found)
-            if args.checkpoint and len(done) % 50 == 0:
-                _save(args.checkpoint, done)
-    if args.checkpoint:
-        _save(args.checkpoint, done)
-    return done
+        for part in pool.imap(work, chunks):  # in order: the same table for any number of workers
+            parts.append(part)
+            print(f"{sum(len(p[next(iter(p))]) for p in parts)} of {args.campaigns} campaigns", file=sys.stderr)
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
 
 
-def _save(path, done):
-    with open(f"{path}.tmp", "wb") as out:
-        pickle.dump(done, out)
-    os.replace(f"{path}.tmp", path)
+def _chunk(seed, chunk, pairs, labelled, aucs):
+    return simulate(seed, chunk[0], chunk[1], pairs, labelled, aucs)
+
+
+def theory(cell, design, pairs, labelled):
+    """The theoretical saving of a design over the judges-only interval, for the same data."""
+    o = truth_and_oracle(cell)
+    unlabelled = pairs - labelled
+    if design == "PPI++ best single":
+        return o["rho2_single"] * unlabelled / pairs
+    if design == "PPI++ every metric":
+        return o["rho2"] * unlabelled / pairs
+    if design in ("active choice", "optimal rule"):
+        # pi proportional to sqrt(f (1 - f)) (clipped at 1), lambda = 1: each term f + (y - f) xi / pi has variance
+        # var(f) + E[f (1 - f) / pi], over N pairs; the judges-only mean's is sigma^2 / n
+        return 1 - labelled / pairs * (o["var_f"] + o["v_over_pi"]) / o["sigma2"]
+    return None
 
 
 def main():
@@ -145,58 +290,72 @@ def main():
     parser.add_argument("--labelled", type=int, default=200)
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--workers", type=int, default=1, help="processes (the results are the same for any number)")
-    parser.add_argument("--aucs", type=float, nargs="+", default=list(AUCS), choices=AUCS, help="metrics simulated")
-    parser.add_argument("--checkpoint", help="a file the results are saved to as they come, and resumed from")
+    parser.add_argument("--aucs", type=float, nargs="+", default=list(AUCS), help="the cells' AUC against the majority")
     args = parser.parse_args()
-    truth = true_rate()
+    PAIRS_AND_LABELS[:] = [args.pairs, args.labelled]
     started = time.perf_counter()
-    campaigns = run(args)
+    results = run(args)
     elapsed = time.perf_counter() - started
     print(
-        f"{args.campaigns} campaigns of {args.pairs} pairs, {args.labelled} labelled (expected, for active), "
-        f"true rate {truth:.4f}, seed {args.seed}, {elapsed:.0f} s in this call on {args.workers} process(es)"
+        f"{args.campaigns} campaigns per cell of {args.pairs} pairs, {args.labelled} labelled (expected, for active "
+        f"choice), seed {args.seed}, {elapsed:.0f} s on {args.workers} process(es)"
     )
-    print(f"human-only normal interval on {args.labelled} labels, exact coverage: {exact_human_coverage(args):.4f}")
-    human_width = _width([found["human", None] for found in campaigns])
-    print(
-        f"{'design':<8} {'metric AUC':>10} {'coverage':>9} {'± MC se':>8} {'target':>13} {'':<7}"
-        f"{'median width':>12} {'saved':>7} {'bias':>8} {'± MC se':>8} {'sd/se':>6}"
-    )
-    for key in campaigns[0]:
-        found = np.array([campaign_found[key] for campaign_found in campaigns])
-        estimate, se = found[:, 0], found[:, 1]
-        covered = np.abs(estimate - truth) <= ppi.Z95 * se
-        coverage, width = covered.mean(), _width(found)
-        mc_se = np.sqrt(coverage * (1 - coverage) / len(covered))
-        met = "met" if TARGET[0] <= coverage <= TARGET[1] else "MISSED"
-        bias, bias_se = estimate.mean() - truth, estimate.std(ddof=1) / np.sqrt(len(estimate))
-        # The spread of the estimates over the campaigns against the standard error each campaign reports:
-        # above 1, the reported one is too small (the interval too narrow).
-        calibration = estimate.std(ddof=1) / np.sqrt(np.mean(se**2))
-        design, auc = key
-        label = "-" if auc is None else f"{auc:.2f}"
+    verdicts = []
+    for cell in args.aucs:
+        o = truth_and_oracle(cell)
         print(
-            f"{design:<8} {label:>10} {coverage:>9.4f} {mc_se:>8.4f} {f'[{TARGET[0]}, {TARGET[1]}]':>13} {met:<7}"
-            f"{width:>12.4f} {1 - (width / human_width) ** 2:>7.1%} {bias:>+8.4f} {bias_se:>8.4f} {calibration:>6.3f}"
+            f"\ncell AUC {cell:.2f} against the majority (measured: {', '.join(f'{a:.3f}' for a in o['aucs'])}); "
+            f"true rate {o['truth']:.4f}; oracle rho^2: every metric {o['rho2']:.3f}, "
+            f"best single {o['rho2_single']:.3f}"
         )
-
-
-def exact_human_coverage(args):
-    """The coverage of the human-only normal interval computed exactly, without simulation: the labelled
-    majority labels are `labelled` independent draws of a Bernoulli(true rate), so the count is binomial.
-    The finite-sample reference every normal interval here is compared with."""
-    from scipy.stats import binom
-
-    n, rate = args.labelled, true_rate()
-    count = np.arange(n + 1)
-    mean = count / n
-    se = np.sqrt(mean * (1 - mean) / n)  # ppi_py's classical interval: the labels' sd (ddof=0) over sqrt(n)
-    covered = np.abs(mean - rate) <= ppi.Z95 * se
-    return float(binom.pmf(count, n, rate)[covered].sum())
-
-
-def _width(found):
-    return float(np.median([2 * ppi.Z95 * se for _estimate, se in found]))
+        print(
+            f"{'design':<19} {'coverage':>8} {'± MC':>6} {'verdict':<7} {'saving':>7} {'± MC':>6} {'optimum':>8} "
+            f"{'reached':>7} {'sd/se':>6} {'eff. reported / needed':>22}"
+        )
+        human_var = results[cell, "judges only"][:, 1] ** 2
+        savings = {}
+        for design in DESIGNS:
+            estimate, se, effective = results[cell, design].T
+            covered = np.abs(estimate - o["truth"]) <= ppi.Z95 * se
+            coverage = covered.mean()
+            mc = np.sqrt(coverage * (1 - coverage) / len(covered))
+            met = coverage + 2 * mc >= TARGET[0] and coverage - 2 * mc <= TARGET[1]
+            verdicts.append((f"coverage {design} at AUC {cell}", met, f"{coverage:.4f} ± {mc:.4f}"))
+            ratio = se**2 / human_var
+            savings[design] = ratio
+            saving, saving_mc = 1 - ratio.mean(), ratio.std(ddof=1) / np.sqrt(len(ratio))
+            optimum = theory(cell, design, args.pairs, args.labelled)
+            reached = f"{saving / optimum:>7.0%}" if optimum else f"{'–':>7}"
+            spread = estimate.std(ddof=1)
+            needed = o["truth"] * (1 - o["truth"]) / spread**2  # a uniform draw's count for this precision
+            honest = np.median(effective) / needed
+            print(
+                f"{design:<19} {coverage:>8.4f} {mc:>6.4f} {'met' if met else 'MISSED':<7} {saving:>7.1%} "
+                f"{saving_mc:>6.1%} {'–' if optimum is None else f'{optimum:.1%}':>8} {reached} "
+                f"{spread / np.sqrt(np.mean(se**2)):>6.3f} {honest:>22.2f}"
+            )
+            if design != "judges only":
+                # `needed` divides by a variance measured over the campaigns: relative MC error sqrt(2 / (C - 1))
+                noise = np.sqrt(2 / (len(estimate) - 1))
+                verdicts.append((f"effective pairs honest ({design}, AUC {cell})", abs(honest - 1) <= 0.15 + 2 *
+                                 noise, f"{honest:.2f} ± {noise:.2f}"))  # fmt: skip
+        best = savings["PPI++ every metric"]
+        optimum = theory(cell, "PPI++ every metric", args.pairs, args.labelled)
+        reached = 1 - best.mean()
+        verdicts.append((f"PPI++ >= 90% of its optimum, AUC {cell}", reached >= 0.9 * optimum - 2 * best.std() /
+                         np.sqrt(len(best)), f"{reached:.1%} of {optimum:.1%}"))  # fmt: skip
+        difference = savings["PPI++ every metric"] - savings["active choice"]  # paired: > 0, active saves more
+        d_mean, d_mc = difference.mean(), difference.std(ddof=1) / np.sqrt(len(difference))
+        verdicts.append((f"active >= uniform PPI++ within MC error, AUC {cell}", d_mean + 2 * d_mc >= 0,
+                         f"{-d_mean:+.1%} ± {d_mc:.1%} of the judges-only variance"))  # fmt: skip
+        active_saving, optimal_saving = 1 - savings["active choice"].mean(), 1 - savings["optimal rule"].mean()
+        verdicts.append((f"active >= 95% of the optimal rule's saving, AUC {cell}", active_saving >= 0.95 *
+                         optimal_saving, f"{active_saving:.1%} of {optimal_saving:.1%}"))  # fmt: skip
+        single = 1 - savings["PPI++ best single"].mean()
+        print(f"every metric combined saves {reached:.1%}, the best single metric {single:.1%}")
+    print("\ntargets:")
+    for name, met, figure in verdicts:
+        print(f"  {'met   ' if met else 'MISSED'} {name}: {figure}")
 
 
 if __name__ == "__main__":

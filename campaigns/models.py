@@ -157,7 +157,7 @@ class Campaign(models.Model):
     active_choice = models.BooleanField(
         default=False,
         help_text="Judges see pairs drawn with probabilities that grow with the predictor's uncertainty "
-        "(draw them once its scores are in: manage.py draw_active_choice); the estimates weight each "
+        "(drawn in waves from the campaign page); the estimates weight each "
         "judged pair by its probability. Off: every pair is judged, least-judged first.",
     )
     active_budget = models.PositiveIntegerField(
@@ -353,6 +353,16 @@ class Campaign(models.Model):
         return self.pairs.filter(is_training=False, is_control=False)
 
     @property
+    def awaits_active_draw(self):
+        """Active choice with pairs in no wave drawn yet: judges get pairs again once the next wave is drawn."""
+        return self.active_choice and self.real_pairs.filter(choice_wave__isnull=True).exists()
+
+    @property
+    def awaits_first_draw(self):
+        """Active choice before its first wave: no judge has been handed a real pair."""
+        return self.active_choice and not self.real_pairs.filter(choice_wave__isnull=False).exists()
+
+    @property
     def control_pairs(self):
         return self.pairs.filter(is_control=True)
 
@@ -460,6 +470,8 @@ class Pair(models.Model):
     # whether it was; empty until the campaign's choice is drawn.
     choice_probability = models.FloatField(null=True, blank=True, editable=False)
     chosen = models.BooleanField(null=True, blank=True, editable=False)
+    # The wave whose block the pair fell into (`reports.active`): empty until that wave is drawn.
+    choice_wave = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -457,16 +457,18 @@ def pairs_frame(campaigns, hypotheses=True):
 
 
 def _with_active_choice(campaigns, pairs, pks):
-    """With active choice: each pair's `choice_probability` and whether it was `chosen` (the estimates
-    weight by them)."""
+    """With active choice: each pair's `choice_probability`, whether it was `chosen` and its `choice_wave` (the
+    estimates weight by them); empty for a pair in no wave drawn yet."""
     active = [c for c in campaigns if c.active_choice]
     if not active:
         return pairs
-    drawn = Pair.objects.filter(campaign__in=active, chosen__isnull=False)
-    found = {pk: (p, c) for pk, p, c in drawn.values_list("pk", "choice_probability", "chosen")}
-    design = [found.get(pk, (np.nan, None)) for pk in pks]
+    drawn = Pair.objects.filter(campaign__in=active, choice_wave__isnull=False)
+    found = {pk: (p, c, w) for pk, p, c, w in drawn.values_list("pk", "choice_probability", "chosen", "choice_wave")}
+    design = [found.get(pk, (np.nan, None, None)) for pk in pks]
     return pairs.assign(
-        choice_probability=[p for p, _c in design], chosen=pd.array([c for _p, c in design], dtype="boolean")
+        choice_probability=[np.nan if p is None else p for p, _c, _w in design],
+        chosen=pd.array([c for _p, c, _w in design], dtype="boolean"),
+        choice_wave=pd.array([w for _p, _c, w in design], dtype="Int64"),
     )
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import detector_views, views
+from . import active_views, detector_views, views
 
 # Report pages and the CSV exports. Their paths sit under campaigns/ (links and bookmarks use the
 # paths); their names are this app's (`reports-<verb>-<noun>`).
@@ -16,6 +16,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/export/judgments.csv", views.export_judgments, name="reports-export-judgments"),
     path("campaigns/<slug:slug>/report/<str:name>.csv", views.download_task_table, name="reports-download-task-table"),
     path("campaigns/<slug:slug>/export/taggings.jsonl", views.export_taggings, name="reports-export-taggings"),
+    path("campaigns/<slug:slug>/active-choice/", active_views.show_active_choice, name="reports-show-active-choice"),
+    path("campaigns/<slug:slug>/active-choice/draw/", active_views.draw_wave, name="reports-draw-active-choice"),
     path("campaigns/<slug:slug>/detector/", detector_views.show_detector, name="reports-show-detector"),
     path("campaigns/<slug:slug>/detector/train/", detector_views.train_detector, name="reports-train-detector"),
 ]

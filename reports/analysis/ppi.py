@@ -8,14 +8,18 @@ human-only interval (power tuning sets its weight `lambda` to about 0).
 - PPI++ with power tuning (Angelopoulos, Duchi and Zrnic 2023), computed by the authors' library
   `ppi_py` (`ppi_mean_ci`, `classical_mean_ci`) on predictions that are **cross-fitted**
   (Zrnic and Candès, cross-prediction-powered inference, 2024): the labelled pairs are split into
-  folds; on the other folds a logistic calibration of each metric's score is fitted and, unless the
-  researcher named one, the metric with the best fit chosen; that model predicts the held-out fold's
-  labelled pairs, and every unlabelled pair gets the folds' average. No labelled pair is predicted
-  by a model that saw its label, so choosing the metric does not bias the interval.
-- Active choice (Zrnic and Candès, active statistical inference, ICML 2024): pairs were chosen for
-  judging with known probabilities `pi`; the estimate weights each labelled pair by 1/pi
-  (Horvitz-Thompson), with the same power tuning. `ppi_py` has no estimator for this design, so
-  `active_mean` is written here (its unbiasedness is checked exhaustively in the tests).
+  folds; on the other folds each candidate predictor (each metric alone, and every metric combined)
+  is a regularised logistic regression of the label on the scores, the one with the least
+  cross-fitted loss within those folds chosen, unless the researcher named a metric; that model
+  predicts the held-out fold's labelled pairs, and every unlabelled pair gets the folds' average.
+  No labelled pair is predicted by, or chooses, a model that saw its label.
+- Active choice (Zrnic and Candès, active statistical inference, ICML 2024): pairs were drawn for
+  judging in waves with known probabilities `pi` (`robust_probabilities`); the estimate weights each
+  labelled pair by 1/pi with the same power tuning (`active_mean`: `ppi_py` has no estimator for
+  this design; its unbiasedness is checked exhaustively in the tests); the judges-only one is
+  Hájek's (`hajek_mean`).
+- Effective labelled pairs, in every design: how many uniformly drawn judged pairs a classical
+  interval would need to be as narrow (`effective_pairs`).
 """
 
 import warnings
@@ -33,9 +37,11 @@ MIN_LABELLED = 10  # fewer labelled pairs in a group: no interval (a CLT interva
 ALL_PAIRS = "All pairs"
 CHOSEN, NAMED, EVERY_PAIR = "cross-fitted choice", "researcher's choice", "every pair labelled"
 UNIFORM, ACTIVE = "uniform", "active"
+ACTIVE_DESIGN = ["choice_probability", "chosen", "choice_wave"]  # the columns active choice's weights are read from
 COLUMNS = [
     "estimand", "group", "n_pairs", "n_labelled", "human", "human_low", "human_high",
     "ppi", "ppi_low", "ppi_high", "predictor", "predictor_folds", "chosen_by", "design", "lambda", "n_effective",
+    "predictor_inputs", "n_scored", "n_total",
 ]  # fmt: skip
 
 
@@ -76,52 +82,146 @@ def _tuned_lambda(library, y, yhat, unlabelled):
     return float(library.ppi._calc_lam_glm(grads, grads_hat, grads_unl, np.eye(1), clip=True))
 
 
-def active_mean(y, predicted, probability, sampled, *, lam=None) -> tuple[float, float, float]:
+def active_mean(y, predicted, probability, sampled, *, lam=None):
     """Active inference's estimate of the mean over all N pairs, its standard error and lambda.
 
     `probability`: each pair's chance of being chosen for judging (all N); `sampled`: whether it was
     (its label `y` is read only there); `predicted`: the predictor on every pair. The estimate is
     (1/N) sum [lambda f + (y - lambda f) xi / pi]; lambda minimises its estimated variance (clipped to
-    [0, 1], as PPI++ does) unless given; `lam=0` is the human-only Horvitz-Thompson estimate.
+    [0, 1], as PPI++ does) unless given. Vectorised: campaigns along the leading axes, pairs along the last.
     """
     f, pi = np.asarray(predicted, dtype=float), np.asarray(probability, dtype=float)
     xi = np.asarray(sampled, dtype=bool)
-    weighted = np.where(xi, np.nan_to_num(np.asarray(y, dtype=float)) / pi, 0.0)  # y xi / pi
+    weighted = np.where(xi, np.nan_to_num(np.asarray(y, dtype=float)) / np.where(xi, pi, 1), 0.0)  # y xi / pi
     correction = f * (1 - xi / pi)  # the part lambda multiplies
     if lam is None:
-        lam = 0.0
-        if np.var(correction) > 0:
-            covariance = np.cov(correction, weighted)[0, 1]
-            lam = float(np.clip(-covariance / np.var(correction, ddof=1), 0, 1))
-    terms = weighted + lam * correction
-    return float(terms.mean()), float(terms.std(ddof=1) / np.sqrt(len(terms))), lam
+        centred = correction - correction.mean(axis=-1, keepdims=True)
+        spread = (centred**2).sum(axis=-1)
+        covariance = (centred * (weighted - weighted.mean(axis=-1, keepdims=True))).sum(axis=-1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            lam = np.where(spread > 0, np.clip(-covariance / np.where(spread > 0, spread, 1), 0, 1), 0.0)
+    lam = np.asarray(lam, dtype=float)
+    terms = weighted + lam[..., None] * correction
+    se = terms.std(axis=-1, ddof=1) / np.sqrt(terms.shape[-1])
+    return _scalars(terms.mean(axis=-1), se, lam)
 
 
-def active_probabilities(scores, budget, *, threshold=None, floor=0.5) -> np.ndarray:
-    """Each pair's chance of being chosen for judging, `budget` pairs expected: growing with how unsure the
-    metric is (sqrt(p(1 - p)), the spread active inference's optimal rule follows), never under `floor`
-    times the uniform chance, never over 1.
+def hajek_mean(y, probability, sampled):
+    """The judges-only estimate under unequal probabilities: Hájek's ratio sum(y / pi) / sum(1 / pi) over
+    the labelled pairs, and its linearised standard error (the terms xi (y - mean) / pi over all N pairs,
+    as `active_mean`'s). Design-consistent; unlike Horvitz-Thompson's it does not carry the noise of
+    how many pairs the draw happened to take. Vectorised like `active_mean`."""
+    pi, xi = np.asarray(probability, dtype=float), np.asarray(sampled, dtype=bool)
+    weight = np.where(xi, 1 / np.where(xi, pi, 1), 0.0)
+    y = np.nan_to_num(np.asarray(y, dtype=float))
+    estimate = (weight * y).sum(axis=-1) / weight.sum(axis=-1)
+    terms = weight * (y - estimate[..., None]) * len(y.T) / weight.sum(axis=-1)[..., None]
+    se = terms.std(axis=-1, ddof=1) / np.sqrt(terms.shape[-1])
+    return _scalars(estimate, se)
 
-    p is a rough guess made before any label: a logistic of the oriented score's distance to `threshold`
-    (the median when none is given), in standard deviations. A poor guess costs width, never validity:
-    the estimate divides by the very probabilities used. Unscored pairs get the uniform chance.
-    """
-    x = np.asarray(scores, dtype=float)
-    scored = ~np.isnan(x)
-    centre = np.nanmedian(x) if threshold is None else threshold
-    spread = np.nanstd(x) or 1.0
-    p = 1 / (1 + np.exp(-1.7 * (x - centre) / spread))
-    uncertainty = np.where(scored, np.sqrt(p * (1 - p)), np.nan)
-    uniform = min(1.0, budget / len(x))
-    uncertainty = np.where(scored, uncertainty, np.nanmean(uncertainty) if scored.any() else 1.0)
-    low, high = 0.0, 1.0 / max(uncertainty.min(), 1e-12)
-    for _ in range(100):  # the scale whose clipped probabilities add up to the budget
+
+def design_variance(y, probability, sampled):
+    """The variance of one label over the whole campaign, estimated under the design (each labelled pair
+    weighted by 1 / pi): what a uniform sample's classical interval divides by its size."""
+    pi, xi = np.asarray(probability, dtype=float), np.asarray(sampled, dtype=bool)
+    weight = np.where(xi, 1 / np.where(xi, pi, 1), 0.0)
+    y = np.nan_to_num(np.asarray(y, dtype=float))
+    mean = (weight * y).sum(axis=-1, keepdims=True) / weight.sum(axis=-1, keepdims=True)
+    return _scalars((weight * (y - mean) ** 2).sum(axis=-1) / weight.sum(axis=-1))
+
+
+def effective_pairs(variance, se):
+    """The number of uniformly drawn judged pairs whose classical interval would be as narrow as one of
+    standard error `se`: variance / se^2 (a classical interval's variance is the labels' over n)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(np.asarray(se) > 0, np.asarray(variance) / np.asarray(se) ** 2, np.nan)
+
+
+def _scalars(*arrays):
+    """Floats for one campaign (0-d arrays), arrays for many."""
+    found = tuple(float(a) if np.ndim(a) == 0 else a for a in arrays)
+    return found if len(found) > 1 else found[0]
+
+
+def ppi_mean_closed_form(y, predicted, labelled):
+    """PPI++ (power-tuned) as `ppi_mean` computes it with ppi_py, in closed form and vectorised over campaigns
+    (leading axes; `labelled` marks each campaign's labelled pairs, the rest are unlabelled): estimate, se,
+    lambda. For the bench's thousands of campaigns; a test holds it equal to `ppi_mean`."""
+    xi = np.asarray(labelled, dtype=bool)
+    y, f = np.nan_to_num(np.asarray(y, dtype=float)), np.asarray(predicted, dtype=float)
+    n, m = xi.sum(axis=-1), (~xi).sum(axis=-1)
+
+    def mean(values, where):
+        return np.where(where, values, 0).sum(axis=-1) / where.sum(axis=-1)
+
+    f_lab, f_unl, y_lab = mean(f, xi), mean(f, ~xi), mean(y, xi)
+    f_all = (n * f_lab + m * f_unl) / (n + m)
+    # ppi_py's _calc_lam_glm: the labelled pairs' covariance of (y, f) (over n) on the pooled variance of f
+    covariance = mean((y - y_lab[..., None]) * (f - f_lab[..., None]), xi)
+    pooled = ((f - f_all[..., None]) ** 2).sum(axis=-1) / (n + m - 1)
+    lam = np.clip(covariance / ((1 + n / m) * pooled), 0, 1)
+    residual = y - lam[..., None] * f
+    estimate = lam * f_unl + mean(residual, xi)
+    variance = mean((lam[..., None] * f - (lam * f_unl)[..., None]) ** 2, ~xi) / m
+    variance += mean((residual - mean(residual, xi)[..., None]) ** 2, xi) / n
+    return _scalars(estimate, np.sqrt(variance), lam)
+
+
+# --- the choice of pairs: waves --------------------------------------------------------------
+
+WAVES = 3  # active choice's waves: a uniform first one, then two guided by the labels so far
+
+
+def wave_plan(remaining, left, wave, waves=None):
+    """(how many of the `remaining` pairs (in no wave yet) fall into wave `wave`'s block, the wave's budget): each
+    wave spends an equal share of what is `left` of the budget on an equal share of the remaining pairs, so every
+    block is drawn at the same uniform rate; the last wave takes every remaining pair and what is left."""
+    waves = WAVES if waves is None else waves
+    share = 1.0 if wave >= waves else 1 / (waves - wave + 1)
+    return int(round(remaining * share)), max(left, 0) * share
+
+
+RHO_GRID = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])  # the robust rule's shares of uniform
+
+
+def proportional_probabilities(uncertainty, budget):
+    """Probabilities proportional to `uncertainty`, `budget` in expectation, none over 1 (the excess of a
+    capped pair spread over the others). Vectorised: one budget per row of a 2-D `uncertainty`."""
+    u = np.atleast_2d(np.asarray(uncertainty, dtype=float))
+    budget = np.broadcast_to(np.asarray(budget, dtype=float), u.shape[:1])
+    low = np.zeros(len(u))
+    high = np.full(len(u), 1.0) / np.maximum(u.min(axis=1), 1e-12)
+    for _ in range(60):  # the scale whose clipped probabilities add up to the budget
         middle = (low + high) / 2
-        if np.clip(middle * uncertainty, floor * uniform, 1).sum() < budget:
-            low = middle
-        else:
-            high = middle
-    return np.clip(high * uncertainty, floor * uniform, 1)
+        short = np.clip(middle[:, None] * u, 0, 1).sum(axis=1) < budget
+        low, high = np.where(short, middle, low), np.where(short, high, middle)
+    found = np.clip(high[:, None] * u, 0, 1)
+    return found if np.ndim(uncertainty) == 2 else found[0]
+
+
+def robust_probabilities(uncertainty, budget, *, seen_uncertainty, seen_residual, seen_weight):
+    """A wave's probabilities by the robust rule of Li, Zrnic and Candès (2025): the optimal rule of Zrnic and
+    Candès (2024), pi proportional to the calibrated model's uncertainty sqrt(p (1 - p)), mixed with the uniform
+    chance, pi = (1 - rho) pi_optimal + rho budget / n; rho is the one of `RHO_GRID` whose estimated variance is
+    least: the mean of (y - f)^2 / pi_rho over the pairs labelled so far (`seen_*`: their uncertainty, their
+    out-of-fold residual y - f, and their weight 1 / pi to stand for the whole campaign). A model whose
+    uncertainty is wrong shows it there, and rho goes to 1: never worse than uniform, up to that estimate.
+    Returns (probabilities, rho); 2-D inputs are many campaigns (rows)."""
+    u = np.atleast_2d(np.asarray(uncertainty, dtype=float))
+    optimal = proportional_probabilities(u, budget)
+    scale = np.nanmax(np.where(optimal < 1, optimal / np.maximum(u, 1e-12), np.nan), axis=1, initial=0)
+    uniform = np.minimum(1.0, np.asarray(budget, dtype=float) / u.shape[1])
+    seen_u, seen_r2, seen_w = (np.atleast_2d(np.asarray(a, dtype=float)) for a in
+                               (seen_uncertainty, seen_residual**2, seen_weight))  # fmt: skip
+    seen_optimal = np.minimum(1.0, scale[:, None] * seen_u)
+    variance = np.stack([
+        np.nansum(seen_w * seen_r2 / ((1 - rho) * seen_optimal + rho * uniform[..., None]), axis=1) for rho in RHO_GRID
+    ])  # fmt: skip
+    rho = RHO_GRID[np.argmin(variance, axis=0)]
+    found = (1 - rho[:, None]) * optimal + rho[:, None] * np.atleast_1d(uniform)[..., None]
+    if np.ndim(uncertainty) == 2:
+        return found, rho
+    return found[0], float(rho[0])
 
 
 def _se(low, high) -> float:
@@ -130,66 +230,168 @@ def _se(low, high) -> float:
 
 # --- cross-fitted predictions ---------------------------------------------------------------
 
+COMBINED = "all metrics"  # the predictor fitted on every metric's score at once
+PENALTY = 1.0  # the L2 penalty on standardised scores: scikit-learn's default C = 1
+NEWTON_STEPS = 8  # from zero, Newton's method on standardised scores is converged to 1e-8 by then (tested)
+
+
+def standardised(scores) -> np.ndarray:
+    """Each metric's scores centred and scaled over the pairs it scored; 0 (its mean) where it did not."""
+    x = np.asarray(scores, dtype=float)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centre, spread = np.nanmean(x, axis=-2, keepdims=True), np.nanstd(x, axis=-2, keepdims=True)
+        z = (x - centre) / np.where(spread > 0, spread, 1)
+    return np.nan_to_num(z)
+
+
+def logistic_fit(x, y, weight, *, binary=True, penalty=PENALTY, steps=NEWTON_STEPS):
+    """Regularised logistic regression of `y` on `x` (`binary`; else ridge regression of ratings), vectorised:
+    leading axes are separate fits, `x` (..., n, d) whose first column is the unpenalised intercept, `weight`
+    (..., n) 0 for rows left out. The same fit as scikit-learn's LogisticRegression(C=1 / penalty) (a test
+    holds them equal), by Newton's method so that thousands of fits run as one array operation."""
+    d = x.shape[-1]
+    ridge = penalty * np.diag(np.r_[0.0, np.ones(d - 1)]) + 1e-9 * np.eye(d)
+    y = np.nan_to_num(y)
+    xt = np.swapaxes(x, -1, -2)  # batched matrix products (BLAS), not einsum: the bench runs thousands of fits
+    if not binary:
+        gram = (xt * weight[..., None, :]) @ x + ridge
+        return np.linalg.solve(gram, xt @ (weight * y)[..., None])[..., 0]
+    beta = np.zeros(x.shape[:-2] + (d,))
+    for _ in range(steps):
+        p = _expit((x @ beta[..., None])[..., 0])
+        gradient = (xt @ (weight * (p - y))[..., None])[..., 0] + beta @ ridge
+        hessian = (xt * (weight * p * (1 - p))[..., None, :]) @ x + ridge
+        beta = beta - np.linalg.solve(hessian, gradient[..., None])[..., 0]
+    return beta
+
+
+def _expit(eta):
+    from scipy.special import expit
+
+    return expit(eta)
+
+
+def _predict(x, beta, binary):
+    eta = (x @ beta[..., None])[..., 0]
+    return _expit(eta) if binary else eta
+
+
+def _loss(prediction, y, binary):
+    if not binary:
+        return (prediction - y) ** 2
+    p = np.clip(prediction, 1e-6, 1 - 1e-6)
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+def candidate_designs(z, candidates):
+    """The design matrix of each candidate predictor (`candidates`: metric column indexes, or None for every
+    metric combined), all of one shape so that they fit side by side: (..., candidates, n, 1 + metrics)."""
+    n_metrics = z.shape[-1]
+    mask = np.array([[c is None or c == j for j in range(n_metrics)] for c in candidates], dtype=float)
+    x = z[..., None, :, :] * mask[:, None, :]
+    return np.concatenate([np.ones(x.shape[:-1] + (1,)), x], axis=-1)
+
+
+def cross_fit_batch(z, y, labelled, fold_of, candidates, *, binary=True, folds=FOLDS):
+    """Cross-fitted predictions of many campaigns at once: out-of-fold on the labelled pairs, the folds'
+    average on every pair, and the candidate each fold chose.
+
+    `z` (campaigns, n, metrics) standardised scores; `y`, `labelled`, `fold_of` (campaigns, n); `candidates` as
+    `candidate_designs`. Within each fold's training pairs each candidate's loss is itself cross-fitted (fitted on
+    all but one other fold, scored on it), so a combination of metrics is chosen over the best single metric
+    only where it predicts labels it did not see better; the chosen candidate, refitted on the training folds,
+    predicts the held-out fold and every pair.
+    """
+    count = labelled.sum(axis=1)
+    width = max(int(count.max()), 1)
+    order = np.argsort(~labelled, axis=1, kind="stable")[:, :width]  # each campaign's labelled pairs first
+    valid = np.arange(width)[None, :] < count[:, None]
+    take = np.take_along_axis
+    x_all = candidate_designs(z, candidates)  # (campaigns, candidates, n, d)
+    x_lab = take(x_all, order[:, None, :, None], axis=2)
+    y_lab = np.nan_to_num(take(np.asarray(y, dtype=float), order, axis=1))
+    fold_lab = np.where(valid, take(fold_of, order, axis=1), -1)
+    out_of_fold = np.full(labelled.shape, np.nan)
+    every_pair = np.zeros(labelled.shape)
+    chosen = np.zeros((len(z), folds), dtype=int)
+    rows = np.arange(len(z))
+    for fold in range(folds):
+        train = (fold_lab >= 0) & (fold_lab != fold)
+        if len(candidates) > 1:
+            inner = np.zeros((len(z), len(candidates)))
+            for other in range(folds):
+                if other == fold:
+                    continue
+                fit = (train & (fold_lab != other)).astype(float)[:, None, :]
+                beta = logistic_fit(x_lab, y_lab[:, None, :], fit, binary=binary)
+                scored = (fold_lab == other)[:, None, :]
+                loss = _loss(_predict(x_lab, beta, binary), y_lab[:, None, :], binary)
+                inner += np.where(scored, loss, 0).sum(axis=2)
+            chosen[:, fold] = np.argmin(inner, axis=1)
+        beta = logistic_fit(x_lab, y_lab[:, None, :], train.astype(float)[:, None, :], binary=binary)
+        best = beta[rows, chosen[:, fold]]  # (campaigns, d)
+        prediction = _predict(x_all[rows, chosen[:, fold]], best, binary)
+        every_pair += prediction / folds
+        held_out = np.zeros(labelled.shape, dtype=bool)
+        np.put_along_axis(held_out, order, (fold_lab == fold), axis=1)
+        held_out &= labelled
+        out_of_fold = np.where(held_out, prediction, out_of_fold)
+    return out_of_fold, every_pair, chosen
+
+
+def fold_assignment(rng, labelled, folds=FOLDS):
+    """Each labelled pair's fold (a seeded random permutation, balanced); -1 elsewhere. One campaign (1-D)."""
+    fold_of = np.full(len(labelled), -1)
+    index = np.flatnonzero(labelled)
+    fold_of[index] = rng.permutation(len(index)) % folds
+    return fold_of
+
 
 def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0, binary=True):
-    """Out-of-fold predictions of the labelled pairs, the folds' average on every pair, the metric each
-    fold chose.
+    """Out-of-fold predictions of the labelled pairs, the folds' average on every pair, the predictor each
+    fold chose (a metric's name, or `COMBINED`).
 
-    `y`: 0/1 with NaN where unlabelled; `scores`: one oriented column per candidate metric (NaN where
-    unscored: the training folds' base rate is predicted there). `predictor`: use that metric only.
-    `binary`: a logistic calibration of 0/1 labels; otherwise a linear one of a mean rating.
+    `y`: 0/1 with NaN where unlabelled; `scores`: one oriented column per candidate metric (NaN where unscored:
+    the mean score stands in). `predictor`: use that metric only. Otherwise each metric alone and, with two or
+    more, all of them combined are the candidates (`cross_fit_batch`). `binary`: a regularised logistic
+    calibration of 0/1 labels; otherwise a ridge regression of a mean rating.
     """
     y = np.asarray(y, dtype=float)
     rng = np.random.default_rng(seed)
-    labelled = np.flatnonzero(~np.isnan(y))
-    candidates = [predictor] if predictor else list(scores.columns)
-    fold_of = rng.permutation(len(labelled)) % folds
-    out_of_fold = np.full(len(y), np.nan)
-    every_pair = np.zeros((len(y), folds))
-    chosen = []
-    for fold in range(folds):
-        train = labelled[fold_of != fold]
-        if len(train) > MAX_FIT:  # two parameters need no more; 400,000 gold labels would cost seconds
-            train = np.sort(rng.choice(train, MAX_FIT, replace=False))
-        fits = [_calibrated(scores[m].to_numpy(float), y, train, binary) for m in candidates]
-        best = min(range(len(fits)), key=lambda i: fits[i][0])
-        chosen.append(candidates[best])
-        every_pair[:, fold] = fits[best][1](scores[candidates[best]].to_numpy(float))
-        held_out = labelled[fold_of == fold]
-        out_of_fold[held_out] = every_pair[held_out, fold]
-    return out_of_fold, every_pair.mean(axis=1), chosen
+    labelled = ~np.isnan(y)
+    names = list(scores.columns)
+    if predictor:
+        candidates, titles = [names.index(predictor)], [predictor]
+    else:
+        candidates, titles = list(range(len(names))), list(names)
+        if len(names) > 1:
+            candidates, titles = candidates + [None], titles + [COMBINED]
+    fold_of = fold_assignment(rng, labelled, folds)
+    if labelled.sum() > MAX_FIT:  # a few parameters need no more; 400,000 gold labels would cost seconds
+        kept = np.flatnonzero(labelled)
+        dropped = rng.choice(kept, labelled.sum() - MAX_FIT, replace=False)
+        fit_only = labelled.copy()
+        fit_only[dropped] = False
+    else:
+        fit_only = labelled
+    z = standardised(scores.to_numpy(float))[None]
+    _oof, every_pair, chosen = cross_fit_batch(
+        z, y[None], fit_only[None], fold_of[None], candidates, binary=binary, folds=folds
+    )
+    # Every labelled pair predicted by the model of the folds that did not see it (those left out of the fits
+    # beyond MAX_FIT included: the folds' fits never saw them either, so any one fold's model would do).
+    out_of_fold = _oof[0]
+    if fit_only is not labelled:
+        out_of_fold = np.where(labelled & np.isnan(out_of_fold), every_pair[0], out_of_fold)
+    return out_of_fold, every_pair[0], [titles[c] for c in chosen[0]]
 
 
-def _calibrated(x, y, train, binary):
-    """(loss on the training rows, the calibration as a function of the score) of one metric: the log loss
-    of a logistic fit for labels, the squared error of a linear one for ratings."""
-    from sklearn.linear_model import LinearRegression, LogisticRegression
-
-    base_rate = float(y[train].mean())
-    usable = train[~np.isnan(x[train])]
-
-    def predict(values, fitted=None, centre=0.0, spread=1.0):
-        prediction = np.full(len(values), base_rate)
-        scored = ~np.isnan(values)
-        if fitted is not None and scored.any():
-            features = ((values[scored] - centre) / spread).reshape(-1, 1)
-            prediction[scored] = fitted.predict_proba(features)[:, 1] if binary else fitted.predict(features)
-        return prediction
-
-    calibration = predict
-    if len(np.unique(y[usable])) >= 2 and np.ptp(x[usable]) > 0:
-        centre, spread = x[usable].mean(), x[usable].std()
-        model = LogisticRegression(C=1e4) if binary else LinearRegression()
-        fitted = model.fit(((x[usable] - centre) / spread).reshape(-1, 1), y[usable])
-
-        def calibration(values):
-            return predict(values, fitted, centre, spread)
-
-    trained = calibration(x[train])
-    if not binary:
-        return float(np.mean((y[train] - trained) ** 2)), calibration
-    p = np.clip(trained, 1e-6, 1 - 1e-6)
-    return float(-np.mean(y[train] * np.log(p) + (1 - y[train]) * np.log(1 - p))), calibration
+def predictor_inputs(name, metrics) -> str:
+    """The predictor in words, naming its inputs."""
+    if name == COMBINED:
+        return f"every metric's score ({', '.join(metrics)}) combined by a regularised logistic regression"
+    return name
 
 
 # --- the report's table ---------------------------------------------------------------------
@@ -214,10 +416,12 @@ def estimates_table(
     if predictor is not None and predictor not in metrics:
         notes.append(f"The chosen predictor {predictor} has no scores; the best metric is chosen instead.")
         predictor = None
-    design, design_notes = _active_design(rows, y)
+    design, design_notes = active_design(rows, y)
     notes += design_notes
     if design is not None:
-        y = np.where(design[1], y, np.nan)  # a label outside the draw cannot be weighted: left out
+        rows, y = rows[design[2]], np.where(design[1], y, np.nan)[design[2]]  # the waves' pairs, drawn labels
+        design = (design[0][design[2]], design[1][design[2]])
+    n_labelled = int((~np.isnan(y)).sum())
     if n_labelled == len(rows):  # every pair judged: the labels are the whole campaign, nothing to predict
         out_of_fold = every_pair = y
         chosen_by = {"predictor": "", "predictor_folds": 0, "chosen_by": EVERY_PAIR}
@@ -229,7 +433,14 @@ def estimates_table(
         counts = pd.Series(chosen).value_counts()
         chosen_by = {"predictor": str(counts.index[0]), "predictor_folds": int(counts.iloc[0])}
         chosen_by["chosen_by"] = NAMED if predictor else CHOSEN
-    chosen_by["design"] = UNIFORM if design is None else ACTIVE
+    name = chosen_by["predictor"]
+    chosen_by |= {
+        "design": UNIFORM if design is None else ACTIVE,
+        "predictor_inputs": predictor_inputs(name, metrics) if name else "",
+        # How many of the report's pairs the predictor has scores for (the others get the mean score).
+        "n_scored": int(frame[name].notna().sum()) if name in frame else int(len(frame[metrics].dropna(how="all"))),
+        "n_total": len(frame),
+    }
     groups = [(ALL_PAIRS, np.ones(len(rows), dtype=bool))]
     systems = rows["system"].fillna("").astype(str) if "system" in rows else pd.Series("", index=rows.index)
     names = [s for s in pd.unique(systems) if s]
@@ -250,51 +461,74 @@ def estimates_table(
 
 
 def _group_row(name, y, out_of_fold, every_pair, design=None):
-    """One group's estimates; `design`: (probability, drawn) per pair under active choice, else uniform."""
+    """One group's estimates; `design`: (probability, labelled) per pair under active choice, else uniform.
+
+    Under active choice the judges-only estimate is Hájek's (`hajek_mean`), the prediction-powered one active
+    inference's (`active_mean`). In every design, *effective labelled pairs* is the number of uniformly drawn
+    judged pairs whose classical interval would be as narrow as the prediction-powered one (`effective_pairs`).
+    """
     labelled = ~np.isnan(y)
     row = {"group": name, "n_pairs": len(y), "n_labelled": int(labelled.sum())}
     if labelled.sum() < MIN_LABELLED or len(np.unique(y[labelled])) < 2:
         return row
     if design is not None:
         predicted = np.where(labelled, out_of_fold, every_pair)
-        human, human_se, _ = active_mean(y, predicted, design[0], labelled, lam=0.0)
+        human, human_se = hajek_mean(y, design[0], labelled)
         ppi, ppi_se, lam = active_mean(y, predicted, design[0], labelled)
+        variance = design_variance(y, design[0], labelled)
     elif labelled.all():  # nothing left to predict: the labels are the whole group
         human, human_se = human_mean(y)
         ppi, ppi_se, lam = human, human_se, 0.0
+        variance = float(np.var(y))
     else:
         human, human_se = human_mean(y[labelled])
         ppi, ppi_se, lam = ppi_mean(y[labelled], out_of_fold[labelled], every_pair[~labelled])
+        variance = float(np.var(y[labelled]))
     row |= _interval("human", human, human_se) | _interval("ppi", ppi, ppi_se)
     return row | {
         "lambda": lam,
-        "n_effective": _effective(row["n_labelled"], human_se, ppi_se),
+        "n_effective": float(effective_pairs(variance, ppi_se)),
         "se": (human_se, ppi_se),
+        "variance": variance,
     }
 
 
-def _active_design(rows, y):
-    """(probability, drawn) per pair when the pairs were drawn by active choice, else None; and notes.
+def active_design(rows, y):
+    """(probability, labelled) per pair when the pairs were drawn by active choice, else None; and notes.
 
-    While a campaign is in progress only some drawn pairs have labels: each pair's probability is then
-    thinned by the share of drawn pairs labelled so far (assuming, as the least-judged-first order makes
-    nearly true, that the drawn pairs are judged in random order); exact once every drawn pair is labelled.
+    Each wave's block of pairs is a uniform random share of the campaign's pairs, each pair of it drawn with its
+    stored probability. Non-response: a drawn pair without a label (every answer "Don't know", a tie, or not
+    answered yet) is treated as missing at random within its wave, so each pair's probability is multiplied by
+    its wave's share of drawn pairs labelled (the weights of the labelled ones grow to stand for the rest);
+    exact once every drawn pair is labelled.
     """
     if "choice_probability" not in rows or not rows["choice_probability"].notna().any():
         return None, []
     probability = rows["choice_probability"].to_numpy(float)
-    if np.isnan(probability).any():
+    in_wave = ~np.isnan(probability)
+    if (~np.isnan(y) & ~in_wave).any():
         return None, ["Some pairs were not drawn by active choice (campaigns of both designs): unweighted estimates."]
-    drawn = rows["chosen"].fillna(False).to_numpy(bool)
+    drawn = rows["chosen"].fillna(False).to_numpy(bool) & in_wave
     labelled = drawn & ~np.isnan(y)
-    done = labelled.sum() / max(drawn.sum(), 1)
+    wave = rows["choice_wave"].fillna(1).to_numpy(int) if "choice_wave" in rows else np.ones(len(rows), dtype=int)
+    response = np.ones(len(rows))
     notes = []
-    if done < 1:
+    for number in np.unique(wave[drawn]):
+        members = drawn & (wave == number)
+        share = labelled[members].sum() / members.sum()
+        response[wave == number] = share
+        if share < 1:
+            notes.append(
+                f"Active choice, wave {number}: {int(labelled[members].sum())} of {int(members.sum())} drawn pairs "
+                'labelled so far; the weights assume the rest (not yet answered, or answered "Don\'t know" or a '
+                "tie) are missing at random within the wave."
+            )
+    if not in_wave.all():
         notes.append(
-            f"Active choice: {int(labelled.sum())} of {int(drawn.sum())} drawn pairs labelled so far; the weights "
-            "assume the rest are labelled in random order."
+            f"Active choice: {int(in_wave.sum())} of {len(rows)} pairs are in the waves drawn so far (a uniform "
+            "random share of the campaign); the estimates are of them."
         )
-    return (probability * done, labelled), notes
+    return (np.where(in_wave, probability * np.maximum(response, 1e-12), np.nan), labelled, in_wave), notes
 
 
 def _difference_row(a, b):
@@ -308,18 +542,15 @@ def _difference_row(a, b):
         return row
     human_se, ppi_se = np.hypot(a["se"][0], b["se"][0]), np.hypot(a["se"][1], b["se"][1])
     row |= _interval("human", a["human"] - b["human"], human_se) | _interval("ppi", a["ppi"] - b["ppi"], ppi_se)
-    return row | {"n_effective": _effective(row["n_labelled"], human_se, ppi_se)}
+    # A uniform sample of n judged pairs puts n N_a / N of them in a: its difference's variance is
+    # (var_a N / N_a + var_b N / N_b) / n.
+    total = row["n_pairs"]
+    spread = a["variance"] * total / a["n_pairs"] + b["variance"] * total / b["n_pairs"]
+    return row | {"n_effective": float(effective_pairs(spread, ppi_se))}
 
 
 def _interval(prefix, estimate, se):
     return {prefix: estimate, f"{prefix}_low": estimate - Z95 * se, f"{prefix}_high": estimate + Z95 * se}
-
-
-def _effective(n, human_se, ppi_se):
-    """The human-only sample size with the prediction-powered interval's width: widths go as 1/sqrt(n)."""
-    if not ppi_se > 0:
-        return np.nan
-    return float(n * (human_se / ppi_se) ** 2)
 
 
 def _why_none(metrics, n_labelled, estimand):
@@ -361,9 +592,10 @@ def selection_table(frame, metrics, directions, *, predictor=None, seed=0, folds
         return pd.DataFrame(columns=SELECTION_COLUMNS), [
             "Selected against unselected candidates: no candidate judged yet."
         ]
-    design, notes = _active_design(rows, y)
+    design, notes = active_design(rows, y)
     if design is not None:
-        y = np.where(design[1], y, np.nan)
+        rows, y = rows[design[2]].reset_index(drop=True), np.where(design[1], y, np.nan)[design[2]]
+        design = (design[0][design[2]], design[1][design[2]])
         labelled = ~np.isnan(y)
     scored = [m for m in metrics if rows[m].notna().any()]
     enough = labelled.sum() >= MIN_LABELLED and len(np.unique(y[labelled])) >= 2

@@ -11,6 +11,7 @@ from reports.analysis import agreement, breakdowns, classification, collection, 
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import attach_labels, label_distribution
+from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
 from scoring.metrics.registry import title_of
 
@@ -229,12 +230,12 @@ class _Steps:
         s, run = self.settings, self.runner.call
         estimates, notes = run(
             ppi.estimates_table,
-            self.part(["pair_id", "system", "paraphrase", "choice_probability", "chosen"]),
+            self.part(["pair_id", "system", "paraphrase", *ACTIVE_DESIGN]),
             self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
         )  # fmt: skip
         selection, selection_notes = run(
             ppi.selection_table,
-            self.part(["pair_id", "paraphrase", "generator", "template", "selected", "choice_probability", "chosen"]),
+            self.part(["pair_id", "paraphrase", "generator", "template", "selected", *ACTIVE_DESIGN]),
             self.metrics, self.directions_of(), predictor=s.ppi_predictor, seed=s.seed,
         )  # fmt: skip
         rounds = run(collection.rounds_table, self.part(["paraphrase", "selected", "sent_to_judges", *ROUND_KEYS], []))

@@ -11,8 +11,8 @@ from annotation.assignment import open_pairs
 from campaigns.models import Pair
 from generation import llm
 from generation.selection import select_candidates
-from reports.analysis.common import orient
-from reports.analysis.ppi import SELECTED, UNSELECTED, active_mean, active_probabilities
+from reports.analysis import ppi
+from reports.analysis.ppi import SELECTED, UNSELECTED, active_mean, proportional_probabilities
 from reports.cache import compute_report
 from scoring.service import score_inline
 from tests.factories import judge_by_gold, without_controls
@@ -52,22 +52,24 @@ def test_the_draw_keeps_the_hold_backs_and_multiplies_the_probabilities(active_c
     held_back = {o.pair_id for o in outputs if not o.pair.metadata["sent_to_judges"]}
     sent = {o.pair_id for o in outputs} - held_back
     assert held_back and sent and not open_pairs(active_campaign).exists()  # nothing shown before the draw
-    call_command("draw_active_choice", active_campaign.slug, "--seed", "1")
-    call_command("draw_active_choice", active_campaign.slug, "--seed", "2")  # a redraw keeps them too
+    call_command("draw_active_choice", active_campaign.slug, "--seed", "1")  # the first, uniform wave
     pairs = {p.pk: p for p in active_campaign.real_pairs.all()}
+    block = {pk for pk, p in pairs.items() if p.choice_wave == 1}
+    assert len(block) == 10  # a third of the 30 candidates, held back or sent
     assert all(pairs[pk].chosen is False and pairs[pk].choice_probability == SHARE for pk in held_back)
-    drawn = {pk for pk in sent if pairs[pk].chosen}
-    assert drawn and set(open_pairs(active_campaign).values_list("pk", flat=True)) == drawn
-    order = sorted(sent)
+    drawn = {pk for pk in sent & block if pairs[pk].chosen}
+    assert set(open_pairs(active_campaign).values_list("pk", flat=True)) == drawn
+    assert all(pairs[pk].chosen is None and pairs[pk].choice_probability == (1.0 if pairs[pk].metadata["selected"]
+               else SHARE) for pk in sent - block)  # fmt: skip
+    order = sorted(sent & block)
     chance = np.array([1.0 if pairs[pk].metadata["selected"] else SHARE for pk in order])
-    bleu = orient(np.array([pairs[pk].scores.get(metric="bleu").value for pk in order]), "higher")
-    expected = chance * active_probabilities(bleu, BUDGET)
-    assert [pairs[pk].choice_probability for pk in order] == pytest.approx(expected)
-    assert sum(pairs[pk].choice_probability / c for pk, c in zip(order, chance)) == pytest.approx(BUDGET)
+    uniform = min(1.0, BUDGET / 3 / len(order))  # the wave spends a third of the budget over its sent pairs
+    assert [pairs[pk].choice_probability for pk in order] == pytest.approx(chance * uniform)
 
 
 @pytest.mark.django_db
-def test_the_selection_table_weights_each_judged_candidate_by_both_designs(active_campaign):
+def test_the_selection_table_weights_each_judged_candidate_by_both_designs(active_campaign, monkeypatch):
+    monkeypatch.setattr(ppi, "WAVES", 1)  # one wave over every candidate: enough labels on 30 candidates
     selected_run(active_campaign)
     call_command("draw_active_choice", active_campaign.slug, "--seed", "3")
     drawn = list(active_campaign.real_pairs.filter(chosen=True).order_by("pk"))
@@ -80,16 +82,17 @@ def test_the_selection_table_weights_each_judged_candidate_by_both_designs(activ
     table = report.tables["selection"].set_index("candidates")
     for kind, is_selected in ((SELECTED, True), (UNSELECTED, False)):
         group = [p for p in drawn if p.metadata["selected"] == is_selected]
-        size = active_campaign.real_pairs.filter(metadata__selected=is_selected).count()
         if table.loc[kind, "n_labelled"] >= 10:
-            weighted = sum(p.gold_label / p.choice_probability for p in group) / size  # Horvitz-Thompson by hand
+            weighted = sum(p.gold_label / p.choice_probability for p in group) / sum(
+                1 / p.choice_probability for p in group
+            )  # Hájek, by hand
             assert table.loc[kind, "human"] == pytest.approx(weighted)
             assert table.loc[kind, "interval"] == "normal, weighted"
         else:  # too few for the normal interval; unequal weights rule out a count's interval
             assert table.loc[kind, "human_low"] != table.loc[kind, "human_low"]
     overall = report.tables["estimates"].iloc[0]
     assert overall["design"] == "active"
-    everything = sum(p.gold_label / p.choice_probability for p in drawn) / active_campaign.real_pairs.count()
+    everything = sum(p.gold_label / p.choice_probability for p in drawn) / sum(1 / p.choice_probability for p in drawn)
     assert overall["human"] == pytest.approx(everything)
 
 
@@ -108,7 +111,7 @@ def test_the_multiplied_weights_are_unbiased_over_every_outcome_of_both_draws(la
             continue
         p_sent = np.prod(np.where(chance == 1.0, 1.0, np.where(sent, chance, 1 - chance)))
         active = np.zeros(len(y))
-        active[sent] = active_probabilities(score[sent], budget=1.5, floor=0.5)
+        active[sent] = 0.5 * proportional_probabilities(score[sent], 1.5) + 0.5 * 1.5 / sent.sum()  # rho = 0.5
         for drawn in itertools.product([False, True], repeat=int(sent.sum())):
             xi = np.zeros(len(y), dtype=bool)
             xi[sent] = drawn

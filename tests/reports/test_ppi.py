@@ -59,15 +59,91 @@ def test_the_active_estimate_is_unbiased_over_every_possible_draw(lam):
     assert expectation == pytest.approx(y.mean(), abs=1e-12)
 
 
-def test_active_probabilities_meet_the_budget_and_the_floor():
-    scores = RNG.normal(size=500)
-    probability = ppi.active_probabilities(scores, 100, floor=0.2)
-    assert probability.sum() == pytest.approx(100, rel=1e-6)
-    assert probability.min() >= 0.2 * 100 / 500 - 1e-12
-    assert probability.max() <= 1
-    near = np.abs(scores - np.median(scores)).argmin()
-    far = np.abs(scores - np.median(scores)).argmax()
-    assert probability[near] > probability[far]  # the unsure pairs are judged more often
+def test_the_closed_form_ppi_the_bench_uses_is_ppi_pys():
+    estimate, se, lam = ppi.ppi_mean(Y, YHAT, UNLABELLED)
+    y = np.r_[Y, np.full(len(UNLABELLED), np.nan)]
+    predicted, labelled = np.r_[YHAT, UNLABELLED], np.r_[np.ones(len(Y), bool), np.zeros(len(UNLABELLED), bool)]
+    assert ppi.ppi_mean_closed_form(y, predicted, labelled) == pytest.approx((estimate, se, lam), rel=1e-9)
+    batch = ppi.ppi_mean_closed_form(np.stack([y, y]), np.stack([predicted, predicted]), np.stack([labelled] * 2))
+    assert batch[0] == pytest.approx([estimate, estimate])
+
+
+def test_the_logistic_fit_is_scikit_learns_regularised_one():
+    from sklearn.linear_model import LogisticRegression
+
+    x = RNG.normal(size=(300, 3))
+    y = (x @ [1.0, -0.5, 0.2] + RNG.normal(size=300) > 0).astype(float)
+    keep = RNG.random(300) < 0.7
+    mine = ppi.logistic_fit(np.c_[np.ones(300), x], y, keep.astype(float))
+    theirs = LogisticRegression(C=1 / ppi.PENALTY, tol=1e-10).fit(x[keep], y[keep])
+    assert mine == pytest.approx(np.r_[theirs.intercept_, theirs.coef_[0]], abs=1e-6)
+
+
+def test_hajek_is_the_weighted_mean_of_the_labelled_pairs():
+    probability = np.array([0.2, 0.5, 0.5, 0.8, 1.0])
+    sampled = np.array([True, False, True, True, False])
+    y = np.array([1.0, np.nan, 0.0, 1.0, np.nan])
+    estimate, se = ppi.hajek_mean(y, probability, sampled)
+    assert estimate == pytest.approx((1 / 0.2 + 1 / 0.8) / (1 / 0.2 + 1 / 0.5 + 1 / 0.8))
+    assert se > 0
+
+
+def test_effective_pairs_on_a_uniform_draw_is_the_classical_ratio():
+    """Uniform design: variance / se^2 is n (human_se / ppi_se)^2, the classical interval's own count."""
+    table, _ = ppi.estimates_table(_campaign(2.5), ["metric"], {"metric": "higher"})
+    row = table.iloc[0]
+    human_se, ppi_se = (row["human_high"] - row["human_low"]) / 2, (row["ppi_high"] - row["ppi_low"]) / 2
+    assert row["n_effective"] == pytest.approx(row["n_labelled"] * (human_se / ppi_se) ** 2)
+
+
+def test_proportional_probabilities_meet_the_budget_and_never_pass_one():
+    uncertainty = np.abs(RNG.normal(size=500)) ** 3
+    probability = ppi.proportional_probabilities(uncertainty, 100)
+    assert probability.sum() == pytest.approx(100, rel=1e-6) and probability.max() <= 1
+    unclipped = probability < 1
+    ratio = probability[unclipped] / uncertainty[unclipped]
+    assert ratio == pytest.approx(np.full(unclipped.sum(), ratio[0]))
+
+
+def test_the_robust_rule_goes_uniform_when_the_models_uncertainty_is_wrong_and_follows_it_when_right():
+    n = 2000
+    p = RNG.uniform(0.02, 0.98, n)
+    uncertainty = np.sqrt(p * (1 - p))
+    y = (RNG.random(n) < p).astype(float)
+    seen = RNG.random(n) < 0.1
+    right, rho_right = ppi.robust_probabilities(
+        uncertainty,
+        200,
+        seen_uncertainty=uncertainty[seen],
+        seen_residual=(y - p)[seen],
+        seen_weight=np.ones(seen.sum()),
+    )
+    # a model that claims certainty where the labels are a coin toss, and the reverse
+    wrong = np.sqrt(0.25 - uncertainty**2)
+    _found, rho_wrong = ppi.robust_probabilities(
+        wrong, 200, seen_uncertainty=wrong[seen], seen_residual=(y - p)[seen], seen_weight=np.ones(seen.sum())
+    )
+    assert rho_right < 0.5 and rho_wrong >= 0.8
+    assert right.sum() == pytest.approx(200, rel=1e-6) and right.min() >= rho_right * 200 / n - 1e-12
+
+
+def test_every_metric_combined_is_chosen_when_it_predicts_better_and_named_with_its_inputs():
+    n = 1500
+    rng = np.random.default_rng(5)
+    truth = (rng.random(n) < 0.6).astype(float)
+    frame = pd.DataFrame({
+        "pair_id": [str(i) for i in range(n)],
+        "paraphrase": np.where(rng.random(n) < 0.3, truth, np.nan),
+        "a": 1.0 * truth + rng.normal(size=n),
+        "b": 1.0 * truth + rng.normal(size=n),
+        "c": 1.0 * truth + rng.normal(size=n),
+    })  # fmt: skip
+    table, _ = ppi.estimates_table(frame, ["a", "b", "c"], {m: "higher" for m in "abc"})
+    row = table.iloc[0]
+    assert row["predictor"] == ppi.COMBINED and row["predictor_folds"] >= 4
+    assert "a, b, c" in row["predictor_inputs"] and row["n_scored"] == n == row["n_total"]
+    alone, _ = ppi.estimates_table(frame, ["a", "b", "c"], {m: "higher" for m in "abc"}, predictor="a")
+    assert row["n_effective"] > alone.iloc[0]["n_effective"]
 
 
 def test_no_labelled_pair_is_predicted_by_a_model_that_saw_its_label():

@@ -67,3 +67,46 @@ def test_the_estimates_on_the_page_are_the_analysis_of_the_same_pairs(researcher
     )  # the fixture's metric is good: the interval narrows
     csv = client.get(reverse("reports-download-report-table", args=["estimates"]) + f"?c={campaign.slug}&label=gold")
     assert csv.status_code == 200 and b"n_effective" in csv.content
+
+
+def test_the_panel_names_its_columns_by_the_label_source_and_says_what_to_conclude(researcher):
+    campaign, frame = _campaign(researcher, "similarity")
+    client = Client()
+    client.force_login(researcher)
+    page = lxml_html.fromstring(
+        client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold").content
+    )
+    headers = [th.text_content().strip() for th in page.xpath('//div[@id="table-estimates"]//table/thead//th')]
+    assert "Gold [95% CI]" in headers and not any("Judges only" in h for h in headers)
+    text = " ".join(page.xpath('//div[@id="table-estimates"]')[0].itertext())
+    expected, _notes = ppi.estimates_table(frame, [METRIC], {METRIC: "lower"}, seed=2024)
+    first = expected.iloc[0]
+    narrower = 1 - (first["ppi_high"] - first["ppi_low"]) / (first["human_high"] - first["human_low"])
+    assert f"The prediction-powered interval is {narrower:.0%} narrower than the gold one" in text
+    assert f"count as {first['n_effective']:,.0f} uniformly drawn ones" in text
+    assert "The predictor has scored 80 of 80 pairs" in text
+
+
+def _row(**values):
+    row = {"chosen_by": ppi.CHOSEN, "design": "uniform", "n_scored": 8, "n_total": 60, "n_labelled": 40}
+    return pd.Series(row | values)
+
+
+def test_the_conclusion_says_the_metric_adds_nothing_when_lambda_is_zero():
+    from reports.analysis.present.layouts import estimates_conclusion
+
+    row = _row(human=0.5, human_low=0.4, human_high=0.6, ppi=0.5, ppi_low=0.4, ppi_high=0.6, n_effective=40, **{
+        "lambda": 0.0})  # fmt: skip
+    words = estimates_conclusion(row)
+    assert "the metric adds nothing here" in words.lower() and "lambda is 0.00" in words
+    assert "The predictor has scored 8 of 60 pairs." in words
+
+
+def test_the_conclusion_says_how_much_narrower_and_what_that_is_worth():
+    from reports.analysis.present.layouts import estimates_conclusion
+
+    row = _row(human=0.5, human_low=0.4, human_high=0.6, ppi=0.5, ppi_low=0.42, ppi_high=0.58, n_effective=62.5,
+               **{"lambda": 0.7})  # fmt: skip
+    words = estimates_conclusion(row)
+    assert "20% narrower than the judges only one" in words
+    assert "count as 62 uniformly drawn ones, worth 22 more labelled pairs drawn uniformly" in words

@@ -110,7 +110,8 @@ def test_under_active_choice_each_group_weights_its_judged_pairs_by_their_probab
     )
     rows = selection_table(frame, ["bleu"], {"bleu": "higher"})[0].set_index("candidates")
     for kind, members in ((SELECTED, selected), (UNSELECTED, ~selected)):
-        weighted = np.sum(np.where(chosen & members, truth / probability, 0)) / members.sum()
+        weights = np.where(chosen & members, 1 / probability, 0)
+        weighted = np.sum(weights * truth) / weights.sum()  # Hájek
         assert rows.loc[kind, "human"] == pytest.approx(weighted) and rows.loc[kind, "interval"] == "normal, weighted"
         assert rows.loc[kind, "ppi_low"] < rows.loc[kind, "ppi"] < rows.loc[kind, "ppi_high"]
 

@@ -279,23 +279,36 @@ def system_correlation_layout(report, frame, against="paraphrase rate"):
 
 
 def estimates_layout(report, frame):
-    """The paraphrase rates: groups as rows, the human-only and prediction-powered estimates side by side."""
+    """The paraphrase rates: groups as rows, the labels-only and prediction-powered estimates side by side."""
     groups = [str(group) for group in frame["group"]]
-    return estimates_shown(report, frame, groups, of="Paraphrase rate of", truth="rate (the judges' majority")
+    source = "gold label" if _label_source(report) == "gold" else "judges' majority"
+    return estimates_shown(report, frame, groups, of="Paraphrase rate of", truth=f"rate (the {source}")
+
+
+def _label_source(report) -> str:
+    return getattr(getattr(report, "settings", None), "label_source", "human")
+
+
+def labels_only_title(report) -> str:
+    """The labels-only column, named by where the labels come from ("Gold" on gold labels)."""
+    return "Gold" if _label_source(report) == "gold" else "Judges only"
 
 
 def estimates_shown(report, frame, groups, *, of, truth):
-    """Estimates (`ppi.estimates_table`) with their rows named `groups` under the heading `of`: the human-only and
+    """Estimates (`ppi.estimates_table`) with their rows named `groups` under the heading `of`: the labels-only and
     the prediction-powered estimate side by side, and what the metric saved; `truth`: what each interval holds."""
     groups = [
         group + (" (difference)" if estimand.endswith("_difference") else "")
         for group, estimand in zip(groups, frame["estimand"])
     ]
+    first = frame.iloc[0]
+    active = first.get("design") == "active"
+    labels_only = labels_only_title(report) + (" (Hájek)" if active else "")
     table = pd.DataFrame(
         {
             "Pairs": ["–" if missing(n) else str(int(n)) for n in frame["n_pairs"]],
             "Labelled": [str(int(n)) for n in frame["n_labelled"]],
-            "Judges only [95% CI]": [
+            f"{labels_only} [95% CI]": [
                 interval(v, lo, hi) for v, lo, hi in zip(frame["human"], frame["human_low"], frame["human_high"])
             ],
             "Prediction-powered [95% CI]": [
@@ -305,22 +318,58 @@ def estimates_shown(report, frame, groups, *, of, truth):
         },
         index=pd.Index(groups, name=of),
     )
-    first = frame.iloc[0]
     predictor = metric_title(first["predictor"], report.directions.get(first["predictor"]))
+    inputs = first.get("predictor_inputs") or predictor
     if first["chosen_by"] == "every pair labelled":
         chosen = "none needed, every pair has a label (both columns are the labels' own)"
     elif first["chosen_by"] == "researcher's choice":
-        chosen = f"{predictor}, the researcher's choice"
+        chosen = f"{inputs}, the researcher's choice"
     else:
-        chosen = f"{predictor}, chosen on the judged pairs by cross-fitting ({first['predictor_folds']} of the folds)"
+        chosen = f"{inputs}, chosen on the labelled pairs by cross-fitting ({first['predictor_folds']} of the folds)"
+    design = (
+        "Pairs were drawn for judging by active choice: the labels-only estimate is Hájek's weighted mean, the "
+        "prediction-powered one weights each labelled pair by one over its probability. "
+        if active
+        else ""
+    )
     caption = (
-        f"Each interval holds the true {truth} over every pair) in 95% of campaigns, "
-        "whatever the metric's quality; a better metric narrows the prediction-powered one. "
-        f"Predictor: {chosen}. Effective labelled pairs: how many a judges-only interval would need "
-        "for the same width. "
-        f"{PRECISION}"
+        f"{estimates_conclusion(first, labels_only)} Each interval holds the true {truth} over every pair) in 95% "
+        "of campaigns, whatever the metric's quality; a better metric narrows the prediction-powered "
+        f"one. {design}Predictor: {chosen}. Effective labelled pairs: how many uniformly drawn labelled pairs a "
+        f"classical interval would need to be as narrow as the prediction-powered one. {PRECISION}"
     )
     return Shown(table, caption=caption)
+
+
+def estimates_conclusion(row, labels_only="Judges only") -> str:
+    """What to conclude from the first row (all pairs), in words: how much narrower the interval is, what that is
+    worth in judgments, whether the metric adds anything, and how many pairs the predictor has scored."""
+    if row["chosen_by"] == "every pair labelled":
+        return "Every pair has a label: there is nothing for a metric to add."
+    scored = ""
+    if not missing(row.get("n_scored")) and not missing(row.get("n_total")):
+        scored = f" The predictor has scored {int(row['n_scored'])} of {int(row['n_total'])} pairs."
+    if missing(row.get("ppi_low")) or missing(row.get("human_low")):
+        return f"Too few labels for an interval yet.{scored}"
+    human_width, ppi_width = row["human_high"] - row["human_low"], row["ppi_high"] - row["ppi_low"]
+    narrower = 1 - ppi_width / human_width if human_width > 0 else 0.0
+    gained = row["n_effective"] - row["n_labelled"]
+    if row["lambda"] < 0.05 or (row.get("design") != "active" and abs(narrower) < 0.005):
+        return (
+            f"The metric adds nothing here (its weight lambda is {row['lambda']:.2f}): the prediction-powered "
+            f"interval is the {labels_only.lower()} one's; {number(row['n_labelled'], 0)} labelled pairs count "
+            f"as {number(row['n_effective'], 0)} uniformly drawn ones.{scored}"
+        )
+    worth = (
+        f"worth {number(gained, 0)} more labelled pairs drawn uniformly"
+        if gained >= 0
+        else f"{number(-gained, 0)} labelled pairs fewer than a uniform draw would give"
+    )
+    return (
+        f"The prediction-powered interval is {abs(narrower):.0%} {'narrower' if narrower >= 0 else 'wider'} than "
+        f"the {labels_only.lower()} one: its {number(row['n_labelled'], 0)} labelled pairs count as "
+        f"{number(row['n_effective'], 0)} uniformly drawn ones, {worth}.{scored}"
+    )
 
 
 def selection_layout(report, frame):
@@ -333,7 +382,7 @@ def selection_layout(report, frame):
         {
             "Pairs": [str(int(n)) for n in frame["n_pairs"]],
             "Judged": [str(int(n)) for n in frame["n_labelled"]],
-            "Judges only [95% CI]": [
+            f"{labels_only_title(report)} [95% CI]": [
                 interval(v, lo, hi) for v, lo, hi in zip(frame["human"], frame["human_low"], frame["human_high"])
             ],
             "Prediction-powered [95% CI]": [

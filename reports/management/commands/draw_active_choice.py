@@ -1,4 +1,4 @@
-"""Draw which pairs of an active-choice campaign judges will see: manage.py draw_active_choice CAMPAIGN."""
+"""Draw the next wave of an active-choice campaign's pairs: manage.py draw_active_choice CAMPAIGN (the page's Draw)."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +7,7 @@ from reports.active import ActiveChoiceError, draw_active_choice
 
 
 class Command(BaseCommand):
-    help = "Draw the pairs judges will see in an active-choice campaign (once its predictor has scored every pair)."
+    help = "Draw the next wave of pairs judges will see in an active-choice campaign (the campaign page's Draw button)."
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="the campaign's slug")
@@ -23,6 +23,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         held_back = f"; {drawn['held_back']} held back by a generation run's selection" if drawn["held_back"] else ""
         self.stdout.write(
-            f"{campaign.slug}: {drawn['chosen']} of {drawn['pairs']} pairs drawn for judging "
-            f"({drawn['expected']:.1f} expected{held_back}); judges now see only these."
+            f"{campaign.slug}: wave {drawn['wave']} of {drawn['waves']}: {drawn['chosen']} of {drawn['pairs']} pairs "
+            f"drawn for judging ({drawn['expected']:.1f} expected{held_back}); judges now see these."
         )
