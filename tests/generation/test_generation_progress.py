@@ -156,9 +156,8 @@ def test_the_selection_says_where_its_scores_wait_in_their_queue(campaign, monke
     with servers.redis_server() as url:
         servers.use_broker(url, results=url)
         try:
-            run = create_run(
-                campaign, sources=SOURCES[:1], templates=["naive"], decoding="sampling", candidates=2, selection_metric="lev"
-            )
+            options = {"decoding": "sampling", "candidates": 2, "selection_metric": "lev"}
+            run = create_run(campaign, sources=SOURCES[:1], templates=["naive"], **options)
             generate_batch.run(run.pk, list(run.sources.values_list("pk", flat=True)))
             run.refresh_from_db()
             queues.client().rpush("cpu", "a", "b", "c")  # three tasks ahead in lev's queue
