@@ -4,30 +4,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('generation', '0004_run_candidates_selection_and_rounds'),
+        ("generation", "0004_run_candidates_selection_and_rounds"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='generationrun',
-            name='collection_budget',
+            model_name="generationrun",
+            name="collection_budget",
             field=models.JSONField(blank=True, default=dict, editable=False),
         ),
         migrations.AddField(
-            model_name='generationrun',
-            name='pattern_filter',
-            field=models.BooleanField(default=True, help_text="ParaTag's pattern filter (section 4.1): with a Premise/Paraphrase template, keep an answer only on its Paraphrase line, ended by a newline or the end of the turn."),
+            model_name="generationrun",
+            name="pattern_filter",
+            field=models.BooleanField(
+                default=True,
+                help_text="ParaTag's pattern filter (section 4.1): with a Premise/Paraphrase template, keep an answer only on its Paraphrase line, ended by a newline or the end of the turn.",
+            ),
         ),
         migrations.AddField(
-            model_name='generationrun',
-            name='prompt_pairs',
+            model_name="generationrun",
+            name="prompt_pairs",
             field=models.JSONField(blank=True, default=list, editable=False),
         ),
         migrations.AlterField(
-            model_name='generationoutput',
-            name='reject_reason',
-            field=models.CharField(blank=True, choices=[('empty', 'empty output'), ('no-answer', 'another example before any answer'), ('refusal', 'the model refused'), ('copy', 'copy of the source'), ('truncated', 'answer cut off at max_new_tokens'), ('pattern', "not a 'Premise: … Paraphrase: …' line pair (ParaTag's filter)"), ('too-long', "more than 3× the source's length"), ('duplicate', 'same as another output for this source'), ('bleu-range', "BLEU with the source outside the run's range (ParaTag's filter)"), ('lengths', "a sentence under 10 characters or 2.5× the other's words (ParaTag's filter)")], max_length=20),
+            model_name="generationoutput",
+            name="reject_reason",
+            field=models.CharField(
+                blank=True,
+                choices=[
+                    ("empty", "empty output"),
+                    ("no-answer", "another example before any answer"),
+                    ("refusal", "the model refused"),
+                    ("copy", "copy of the source"),
+                    ("truncated", "answer cut off at max_new_tokens"),
+                    ("pattern", "not a 'Premise: … Paraphrase: …' line pair (ParaTag's filter)"),
+                    ("too-long", "more than 3× the source's length"),
+                    ("duplicate", "same as another output for this source"),
+                    ("bleu-range", "BLEU with the source outside the run's range (ParaTag's filter)"),
+                    ("lengths", "a sentence under 10 characters or 2.5× the other's words (ParaTag's filter)"),
+                ],
+                max_length=20,
+            ),
         ),
     ]
