@@ -109,7 +109,8 @@ MAX_LENGTH_RATIO = 3
 
 @dataclass(frozen=True)
 class AnswerFormat:
-    """How a template's examples are written (its answer's label, and ParaTag's pattern filter)."""
+    """How a template's examples are written; the labels are read in every format, so a format decides only
+    whether ParaTag's pattern filter can apply."""
 
     name: str
     title: str
