@@ -6,16 +6,17 @@ from django.utils.text import slugify
 from scoring.metrics.filters import bleu_range_problem
 from scoring.metrics.registry import METRICS
 
+from .importers import FORMATS
 from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem
 
-FORMAT_CHOICES = [
-    ("auto", "Detect from the file"),
-    ("csv", "CSV"),
-    ("tsv", "TSV"),
-    ("jsonl", "JSON lines"),
-    ("mrpc", "MRPC (native tab-separated file)"),
-    ("paws", "PAWS (id, sentence1, sentence2, label)"),
-]
+FORMAT_TITLES = {
+    "auto": "Detect from the file",
+    "jsonl": "JSON lines",
+    "mrpc": "MRPC (native tab-separated file)",
+    "paws": "PAWS (id, sentence1, sentence2, label)",
+}
+# Every format the importers read (their registry), so none is ever missing from the form.
+FORMAT_CHOICES = [(name, FORMAT_TITLES.get(name, name.upper())) for name in FORMATS]
 
 
 class CampaignChoices:

@@ -27,6 +27,7 @@ from .llm import model_names
 from .models import GenerationOutput, GenerationRun, PromptTemplate, sources_of_campaign
 from .selection import stage_progress
 from .tasks import resume_run, start_run
+from .templates import BUILTIN_TEMPLATES
 
 
 class GenerationRunSerializer(StrictModelSerializer):
@@ -37,7 +38,7 @@ class GenerationRunSerializer(StrictModelSerializer):
     templates = serializers.ListField(
         child=StrictCharField(max_length=PromptTemplate._meta.get_field("name").max_length),
         min_length=1,
-        help_text="Template names, in order: built-in ones or the campaign's own.",
+        help_text=f"Template names, in order: built-in ones ({', '.join(BUILTIN_TEMPLATES)}) or the campaign's own.",
     )
     sources = serializers.ListField(
         child=sentence_field(),
@@ -70,6 +71,7 @@ class GenerationRunSerializer(StrictModelSerializer):
             "corpus",
             "bleu_low",
             "bleu_high",
+            "pattern_filter",
             "selection",
             "selection_metric",
             "selection_threshold",

@@ -3,9 +3,11 @@
 from django import forms
 from django.conf import settings
 
+from scoring.metrics.registry import metric_names
+
 from . import llm
 from .errors import GenerationError
-from .models import GenerationRun, PromptTemplate, parse_sources, sources_of_campaign
+from .models import SELECTION_METRIC, GenerationRun, PromptTemplate, parse_sources, sources_of_campaign
 from .templates import BUILTIN_TEMPLATES, format_turns, parse_turns, template_names
 
 SOURCE_CHOICES = [
@@ -42,6 +44,7 @@ class GenerationForm(forms.ModelForm):
             "corpus",
             "bleu_low",
             "bleu_high",
+            "pattern_filter",
             "selection_metric",
             "selection_threshold",
             "selection_max_bleu",
@@ -53,8 +56,13 @@ class GenerationForm(forms.ModelForm):
         self.campaign = campaign
         self.fields["templates"].choices = [(name, name) for name in template_names(campaign)]
         self.fields["model"].help_text = f"One of: {', '.join(llm.model_names())} (GENERATION_MODELS adds more)."
-        for name in ("selection_metric", "unselected_share"):
-            self.fields[name].required = False  # left empty: the run's default
+        # Every registered metric, from the registry: none is ever missing from the list.
+        self.fields["selection_metric"] = forms.ChoiceField(
+            choices=[("", f"Default: {SELECTION_METRIC}"), *((name, name) for name in metric_names())],
+            required=False,
+            help_text=GenerationRun._meta.get_field("selection_metric").help_text,
+        )
+        self.fields["unselected_share"].required = False  # left empty: the run's default
 
     def clean_model(self):
         try:

@@ -12,7 +12,9 @@ import csv
 import hashlib
 import io
 import logging
+import time
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -24,13 +26,14 @@ from django.utils import timezone
 from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
 from parasol import llm_backends
+from parasol.progress import time_left
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
 from scoring.metrics.loading import EMBEDDED
 from scoring.metrics.registry import metric_names
 
 from . import llm
-from .cleaning import Cleaned, Rejection, clean_output, comparable
+from .cleaning import Cleaned, Cleaner, Rejection, comparable
 from .errors import GenerationError
 from .templates import (
     BUILTIN_TEMPLATES,
@@ -44,6 +47,7 @@ from .templates import (
 logger = logging.getLogger(__name__)
 
 SELECTION_METRIC = "parapluie_fs_direct"  # the ParaPLUIE paper's best variant
+RATE_WINDOW_SECONDS = 600  # the run's recent rate, and so its time left, counts the outputs of the last 10 minutes
 
 
 # Sources --------------------------------------------------------------------------------------
@@ -173,6 +177,11 @@ class GenerationRun(models.Model):
     # and whose lengths pass (`paratag_rejection`).
     bleu_low = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU above this (0–100).")
     bleu_high = models.FloatField(null=True, blank=True, help_text="Keep outputs with BLEU below this (0–100).")
+    pattern_filter = models.BooleanField(
+        default=True,
+        help_text="ParaTag's pattern filter (section 4.1): with a Premise/Paraphrase template, keep an answer only "
+        "on its Paraphrase line, ended by a newline or the end of the turn.",
+    )
     # The selection stage (generation/selection.py): which candidates the judges get, by a metric's scores.
     selection = models.CharField(
         max_length=10,
@@ -203,6 +212,10 @@ class GenerationRun(models.Model):
     detector = models.CharField(max_length=200, blank=True, editable=False, help_text="The detector version used.")
     detector_train_pairs = models.PositiveIntegerField(null=True, blank=True, editable=False)
     detector_f1 = models.FloatField(null=True, blank=True, editable=False, help_text="Its held-out span F1.")
+    # The round's prompt: the pair ids of its examples (judged full paraphrases of the previous round, section 4.1),
+    # empty with the one-example prompt; and the loop's budget as this round carried it (its stopping rule).
+    prompt_pairs = models.JSONField(default=list, blank=True, editable=False)
+    collection_budget = models.JSONField(default=dict, blank=True, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -235,12 +248,17 @@ class GenerationRun(models.Model):
             settings_.update(temperature=self.temperature, top_p=self.top_p, candidates=self.candidates)
         return settings_
 
-    def progress(self):
-        expected = self.sources.count() * len(self.templates) * self.candidates
+    def expected_outputs(self):
+        return self.sources.count() * len(self.templates) * self.candidates
+
+    def progress(self, now=None):
+        """Counts for the run's page, the API and the command, with the recent rate and the time left."""
+        expected = self.expected_outputs()
         counts = dict(self.outputs.values_list("accepted").annotate(n=models.Count("pk")))
         accepted, rejected = counts.get(True, 0), counts.get(False, 0)
         done = accepted + rejected
         reasons = self.outputs.filter(accepted=False).values_list("reject_reason").annotate(n=models.Count("pk"))
+        rate = self.recent_rate(now) if self.is_active else None
         return {
             "expected": expected,
             "done": done,
@@ -250,7 +268,20 @@ class GenerationRun(models.Model):
             "percent": round(100 * done / expected) if expected else 100,
             "reject_reasons": {Rejection(reason).label: n for reason, n in reasons.order_by("reject_reason")},
             "waiting": self.waiting_for_backend(),
+            "rate": rate,  # outputs per second lately; None when the run is not active
+            "time_left": time_left(expected - done, rate),
         }
+
+    def recent_rate(self, now=None):
+        """Outputs per second over the last RATE_WINDOW_SECONDS (since the run started, if later); 0.0 when none
+        came in that time, so no time left is ever given beside a stalled run."""
+        now = now or timezone.now()
+        if self.started_at is None:
+            return 0.0
+        since = max(self.started_at, now - timedelta(seconds=RATE_WINDOW_SECONDS))
+        seconds = (now - since).total_seconds()
+        made = self.outputs.filter(created_at__gte=since, created_at__lte=now).count()
+        return made / seconds if made and seconds > 0 else 0.0
 
     def waiting_for_backend(self):
         """Why this active run's batches wait (its server backend does not answer), or None."""
@@ -282,13 +313,13 @@ class GenerationRun(models.Model):
         )
 
     def finish_if_complete(self):
-        if self.outputs.count() >= self.sources.count() * len(self.templates) * self.candidates:
+        if self.outputs.count() >= self.expected_outputs():
             self._move([self.Status.RUNNING, self.Status.QUEUED], status=self.Status.DONE, finished_at=timezone.now())
 
     # Batches
 
-    def missing_source_batches(self):
-        """Lists of source keys (pk), ``batch_size`` at a time, for sources lacking some output."""
+    def missing_sources(self):
+        """Keys (pk) of the sources lacking some output, in order."""
         per_source = len(self.templates) * self.candidates
         complete = (
             self.outputs.values("source_id")
@@ -296,21 +327,42 @@ class GenerationRun(models.Model):
             .filter(n__gte=per_source)
             .values("source_id")
         )
-        ids = list(self.sources.exclude(pk__in=complete).order_by("position").values_list("pk", flat=True))
+        return list(self.sources.exclude(pk__in=complete).order_by("position").values_list("pk", flat=True))
+
+    def missing_source_batches(self):
+        """The missing sources, ``batch_size`` at a time."""
+        ids = self.missing_sources()
         return [ids[i : i + self.batch_size] for i in range(0, len(ids), self.batch_size)]
 
+    def sources_per_batch(self, speed):
+        """How many sources a batch takes: what the model makes in PARASOL_GENERATION_BATCH_SECONDS at
+        ``speed`` (outputs per second), never above ``batch_size``; one before any speed is measured, so the
+        first outputs come soon and the run's page moves."""
+        if not speed:
+            return 1
+        per_source = len(self.templates) * self.candidates
+        fits = int(speed * settings.PARASOL_GENERATION_BATCH_SECONDS / per_source)
+        return max(1, min(self.batch_size, fits))
+
     def run_inline(self, progress=None):
-        """Generate every missing batch in this process (the command's --inline, and tests).
+        """Generate every missing source in this process (the command's --inline, and tests), in batches sized
+        by time from the speed measured here.
 
         A server backend that does not answer leaves the run queued, with what it made, for a resume,
         and raises BackendUnavailable: nothing here would retry it.
         """
-        for batch in self.missing_source_batches():
+        pending, speed = self.missing_sources(), None
+        while pending:
+            size = self.sources_per_batch(speed)
+            batch, pending = pending[:size], pending[size:]
+            started = time.monotonic()
             try:
                 created = self.generate_batch(batch)
             except BackendUnavailable:
                 self.reopen()
                 raise
+            seconds = time.monotonic() - started
+            speed = created / seconds if created and seconds > 0 else speed
             if progress:
                 progress(created)
             if not self.is_active:
@@ -381,10 +433,11 @@ class GenerationRun(models.Model):
             (source_pk, comparable(text))
             for source_pk, text in self.outputs.filter(source__in=todo, accepted=True).values_list("source_id", "text")
         }
+        cleaner = Cleaner(template.answer_format, pattern_filter=self.pattern_filter)
         outputs = []
         for source, results in zip(todo, candidates):
             for index, (raw, finished) in enumerate(results):
-                cleaned = clean_output(raw, source.text, finished=finished)
+                cleaned = cleaner.clean(raw, source.text, finished=finished)
                 if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
                 elif cleaned.accepted:
@@ -548,14 +601,21 @@ class GenerationOutput(models.Model):
 def create_run(campaign, *, sources, templates, created_by=None, scored_here=False, **options):
     """Check everything and store the run and its sources (``tasks.start_run`` also queues it).
 
-    GenerationError says what is wrong, and nothing is stored then. ``options``
-    are GenerationRun fields: model, decoding, temperature, top_p,
-    max_new_tokens, seed, candidates, batch_size, corpus.
+    ``templates``: names (a campaign's or a built-in), or ChatTemplates. GenerationError says what
+    is wrong, and nothing is stored then. ``options`` are GenerationRun fields: model, decoding,
+    temperature, top_p, max_new_tokens, seed, candidates, batch_size, corpus, pattern_filter...
     """
     if not templates:
         raise GenerationError("choose at least one template")
-    templates = list(dict.fromkeys(templates))
-    prompts = {name: resolve_template(campaign, name).as_dict() for name in templates}
+    resolved = {}
+    for template in templates:  # a name, or a ChatTemplate built by the caller (ParaTag's loop)
+        if isinstance(template, ChatTemplate):
+            check_template(template.system, template.turns)
+        else:
+            template = resolve_template(campaign, template)
+        resolved.setdefault(template.name, template)
+    templates = list(resolved)
+    prompts = {name: template.as_dict() for name, template in resolved.items()}
     sources = [row if isinstance(row, SourceRow) else SourceRow(str(row)) for row in sources]
     sources = _distinct_sources(sources)
     if not sources:

@@ -23,9 +23,10 @@ from django.utils import timezone
 
 from campaigns.models import Pair
 from campaigns.scores import latest_scores
+from parasol.queues import queue_lengths
 from scoring.metrics.base import called_paraphrase
 from scoring.metrics.filters import pair_bleu
-from scoring.metrics.registry import HIGHER, direction_of
+from scoring.metrics.registry import HIGHER, direction_of, queue_of
 
 from .models import GenerationOutput, GenerationRun
 
@@ -174,8 +175,21 @@ def provenance(run, verdict):
     }
 
 
+def scoring_queue(metric):
+    """Where the metric's scoring stands in its workers' queue, in words (the selection's wait)."""
+    queue = queue_of(metric)
+    try:
+        ahead = queue_lengths()[queue]
+    except Exception as error:  # the broker does not answer: say so rather than guess
+        return f"the {queue!r} queue cannot be read now ({type(error).__name__})"
+    if not ahead:
+        return f"no task waits in the {queue!r} queue: the candidates' batches are running or next"
+    return f"{ahead} scoring task(s) wait in the {queue!r} queue, the candidates' batches among them in turn"
+
+
 def stage_progress(run):
-    """Each stage's counts for the run's page: generated, scored, selected, sent to judges; and why it waits."""
+    """Each stage's counts for the run's page: generated, scored, selected, sent to judges; why it waits, where
+    its scores stand in their queue, and whether the selection can run now."""
     candidates = candidates_of(run)
     pair_pks = list(candidates.values_list("pair_id", flat=True))
     generation = run.progress()
@@ -184,14 +198,20 @@ def stage_progress(run):
         selected=models.Count("pk", filter=models.Q(selected=True)),
     )
     held_back = Pair.objects.filter(pk__in=pair_pks, chosen=False).count()
+    scored = len(current_scores(run, pair_pks)) if run.selects else None
+    waiting = why_not_yet(run)
     return {
         "generated": generation["done"],
         "expected": generation["expected"],
         "candidates": len(pair_pks),
-        "scored": len(current_scores(run, pair_pks)) if run.selects else None,
+        "scored": scored,
         "decided": counts["decided"],
         "selected": counts["selected"] if run.selects else len(pair_pks),
         "sent": len(pair_pks) - held_back,
-        "waiting": why_not_yet(run),
+        "waiting": waiting,
+        # Only while scores are missing: the queue they wait in (a Redis read, never a worker's answer).
+        "queue": scoring_queue(run.selection_metric) if waiting and not run.is_active and scored is not None else "",
+        # "Select now" is offered only when it would run: generation over, every candidate scored, some undecided.
+        "can_select": run.selects and not waiting and counts["decided"] < len(pair_pks),
         "selected_at": run.selected_at,
     }

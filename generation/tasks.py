@@ -1,13 +1,16 @@
 """Thin Celery tasks for generation runs, and the helpers that queue them (tasks import models, never the reverse)."""
 
+import json
 import logging
+import time
 
+import redis
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
 
 from parasol import llm_backends
-from parasol.queues import WatchedTask, client, hand_out, take_next
+from parasol.queues import WatchedTask, client, hand_out
 from scoring.metrics.backends import BackendUnavailable
 
 from .models import GenerationRun, create_run
@@ -48,8 +51,10 @@ def generate_batch(self, run_id, source_pks):
     run = GenerationRun.objects.filter(pk=run_id).first()
     if run is None:
         return 0
+    started = time.monotonic()
     try:
         stored = run.generate_batch(source_pks)
+        record_speed(run.model, stored, time.monotonic() - started)
     except BackendUnavailable as error:
         if self.request.is_eager:
             run.reopen()  # no worker would retry it: the run waits, queued, for a resume
@@ -97,22 +102,23 @@ def queue_selection(run):
 
 
 def queue_run(run, *, strict=False):
-    """Queue the run's missing batches (queue `generation`) once the transaction commits, a few at a time.
+    """Queue the run's missing sources (queue `generation`) once the transaction commits, a few batches at a time.
 
     At most PARASOL_GENERATION_BATCHES_PER_RUN batches of a run wait or run at once; the
-    rest wait in a Redis list and each batch that ends queues the next, so runs of several
-    researchers take turns instead of the first one's thousand batches going first.
+    rest of its sources wait in a Redis list and each batch that ends queues the next, so runs
+    of several researchers take turns instead of the first one's thousand batches going first.
+    Each batch is sized when it is queued, by time (`GenerationRun.sources_per_batch`).
     A broker outage is logged, or raised if strict.
     """
 
     def send():
-        batches = run.missing_source_batches()
+        sources = run.missing_sources()
         try:
             if generate_batch.app.conf.task_always_eager:  # no queue to share: generate them all, here
-                for batch in batches:
+                for batch in run.missing_source_batches():
                     generate_batch.apply(args=[run.pk, batch])
             else:
-                hand_out(_pending_key(run.pk), batches)
+                hand_out(_pending_key(run.pk), [[pk] for pk in sources])
                 for _ in range(settings.PARASOL_GENERATION_BATCHES_PER_RUN):
                     send_next_batch(run.pk)
         except Exception as error:  # the broker is down or unreachable
@@ -120,25 +126,61 @@ def queue_run(run, *, strict=False):
                 raise
             logger.warning("Could not queue generation run %s (%s); resume it later.", run.pk, error)
             return
-        if not batches:
+        if not sources:
             run.finish_if_complete()  # nothing missing: a run of sources all already generated
 
     transaction.on_commit(send)
 
 
 def send_next_batch(run_pk):
-    """Queue the run's next batch, if one is left; without a broker, resuming the run queues what is missing."""
+    """Queue the run's next batch, sized by time, if sources are left; without a broker, resuming the run
+    queues what is missing."""
     try:
-        batch = take_next(_pending_key(run_pk))
-        if batch is not None:
+        run = GenerationRun.objects.filter(pk=run_pk).first()
+        if run is None:
+            return
+        size = run.sources_per_batch(model_speed(run.model))
+        # One atomic pop of `size` items: two workers never take the same source.
+        batch = [pk for raw in client().lpop(_pending_key(run_pk), size) or [] for pk in json.loads(raw)]
+        if batch:
             generate_batch.apply_async(args=[run_pk, batch], retry=False)
     except Exception as error:  # the broker is down or unreachable
         logger.warning("Could not queue the next batch of generation run %s (%s); resume it later.", run_pk, error)
 
 
 def batches_waiting(run_pk):
-    """How many of the run's batches wait for their turn, not queued yet (each batch that ends queues the next)."""
+    """How many of the run's sources wait for their batch, not queued yet (each batch that ends queues the next)."""
     return client().llen(_pending_key(run_pk))
+
+
+SPEEDS_KEPT = 20
+
+
+def record_speed(model, outputs, seconds):
+    """Remember how fast the model made a batch's outputs (the next batches' size); a Redis outage forgets it."""
+    if not outputs or seconds <= 0:
+        return
+    try:
+        key = _speed_key(model)
+        with client().pipeline() as pipe:
+            pipe.lpush(key, json.dumps([outputs, seconds])).ltrim(key, 0, SPEEDS_KEPT - 1).expire(key, 7 * 86400)
+            pipe.execute()
+    except redis.RedisError:
+        pass
+
+
+def model_speed(model):
+    """Outputs per second one worker made with this model in its recent batches; None before any (or without Redis)."""
+    try:
+        rows = [json.loads(raw) for raw in client().lrange(_speed_key(model), 0, SPEEDS_KEPT - 1)]
+    except redis.RedisError:
+        return None
+    seconds = sum(row[1] for row in rows)
+    return sum(row[0] for row in rows) / seconds if rows and seconds > 0 else None
+
+
+def _speed_key(model):
+    return f"parasol:generation-speed:{model}"
 
 
 def _pending_key(run_pk):

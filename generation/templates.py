@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from scoring.metrics.filters import PARATAG_BLEU_RANGE
 
+from .cleaning import format_of
 from .errors import GenerationError
 
 PLACEHOLDER = "{source}"
@@ -44,6 +45,11 @@ class ChatTemplate:
         messages = [{"role": "system", "content": self.system}] if self.system else []
         messages += [{"role": role, "content": content.replace(PLACEHOLDER, source)} for role, content in self.turns]
         return messages
+
+    @property
+    def answer_format(self):
+        """How its answers are written (`cleaning.format_of`): A.2's, ParaTag's or a chat answer."""
+        return format_of(self.turns[-1][1]) if self.turns else format_of("")
 
     def as_dict(self):
         return {"system": self.system, "turns": [{"role": role, "content": text} for role, text in self.turns]}

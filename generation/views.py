@@ -15,6 +15,7 @@ from .tasks import resume_run, start_run
 from .templates import BUILTIN_TEMPLATES, ChatTemplate, check_template, parse_turns, resolve_template
 
 PREVIEW_SENTENCE = "The little cat refreshes himself with water every morning."
+OUTPUTS_SHOWN = 500
 
 
 def _get_run(campaign, pk):
@@ -57,13 +58,26 @@ def create_generation(request, slug):
 
 @researcher_required
 def show_generation(request, slug, pk):
+    """The run's page; its live part (progress, selection, outputs) alone for the htmx poll."""
     campaign = campaign_for(request, slug)
     run = _get_run(campaign, pk)
-    context = {"campaign": campaign, "run": run, "progress": run.progress(), "stages": stage_progress(run)}
-    if request.htmx:
-        return render(request, "generation/_progress.html", context)
-    context["outputs"] = run.outputs.select_related("source", "pair")[:500]
-    return render(request, "generation/show.html", context)
+    context = {"campaign": campaign, "run": run, **live_context(run)}
+    template = "generation/_progress.html" if request.htmx else "generation/show.html"
+    return render(request, template, context)
+
+
+def live_context(run):
+    progress, stages = run.progress(), stage_progress(run)
+    return {
+        "progress": progress,
+        "stages": stages,
+        "rate_per_minute": 60 * (progress["rate"] or 0),
+        "outputs": run.outputs.select_related("source", "pair")[:OUTPUTS_SHOWN],
+        "outputs_shown": OUTPUTS_SHOWN,
+        # One refresh rule: poll while generating, or while the selection still has candidates to decide.
+        "live": run.is_active
+        or (run.status == GenerationRun.Status.DONE and run.selects and stages["decided"] < stages["candidates"]),
+    }
 
 
 @researcher_required
@@ -95,7 +109,7 @@ def select_generation(request, slug, pk):
     """Run the selection stage now (the worker also runs it once the scores are in); says why it waits."""
     run = _get_run(campaign_for(request, slug), pk)
     reason = select_candidates(run)
-    if reason:
+    if reason:  # the button is shown only when it can run: the state changed since the page was drawn
         messages.error(request, f"The selection cannot run yet: {reason}.")
     else:
         messages.success(request, "Candidates selected; the selected ones and the drawn share go to judges.")

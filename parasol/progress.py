@@ -1,4 +1,4 @@
-"""A plain text progress bar for every app's management commands (no extra dependency)."""
+"""A plain text progress bar for every app's management commands (no extra dependency), and time left in words."""
 
 import sys
 
@@ -32,3 +32,21 @@ class ProgressBar:
     def close(self):
         self.draw()
         self.stream.write("\n")
+
+
+def duration_words(seconds):
+    """A time left in words a researcher reads at a glance: 40 s, 12 min, 3 h 05 min."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 5400:
+        return f"{round(seconds / 60)} min"
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def time_left(remaining, rate):
+    """`remaining` units at `rate` per second, in words; None when the rate is zero or unknown (never a finite
+    time beside no progress) or nothing remains."""
+    if not rate or rate <= 0 or remaining <= 0:
+        return None
+    return duration_words(remaining / rate)

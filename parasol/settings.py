@@ -362,6 +362,9 @@ PARASOL_SCORING_BATCH_SECONDS = env_int("PARASOL_SCORING_BATCH_SECONDS", 60, min
 # Batches of one generation run waiting or running at once (generation/tasks.py): runs of
 # several researchers take turns on the generation workers, batch by batch.
 PARASOL_GENERATION_BATCHES_PER_RUN = env_int("PARASOL_GENERATION_BATCHES_PER_RUN", 2, minimum=1)
+# Seconds a generation batch should take: its sources are sized from the model's measured speed
+# (never above the run's batch_size), so the run's page counts outputs every few seconds.
+PARASOL_GENERATION_BATCH_SECONDS = env_int("PARASOL_GENERATION_BATCH_SECONDS", 20, minimum=1)
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
 # all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands

@@ -25,6 +25,7 @@ from django.conf import settings
 from django.db.models import Min
 
 from campaigns.models import Campaign, Pair
+from parasol.progress import duration_words as _duration
 from parasol.queues import client, recent_events
 
 from . import service
@@ -212,16 +213,6 @@ def live_progress(campaign):
         row["in_flight"] = batches_in_flight(campaign.pk, row["metric"])
     progress["events"] = recent_events(campaign=campaign.pk)[:10]
     return progress
-
-
-def _duration(seconds):
-    """A time left in words a researcher reads at a glance: 40 s, 12 min, 3 h 05 min."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    if seconds < 5400:
-        return f"{round(seconds / 60)} min"
-    hours, minutes = divmod(round(seconds / 60), 60)
-    return f"{hours} h {minutes:02d} min"
 
 
 def scoring_passes():

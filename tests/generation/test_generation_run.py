@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from generation import llm
 from generation.errors import GenerationError
 from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate, create_run
-from generation.tasks import generate_batch, send_next_batch, start_run
+from generation.tasks import generate_batch, record_speed, send_next_batch, start_run
 from generation.templates import BUILTIN_TEMPLATES
 from parasol import queues
 from parasol.celery import app as celery_app
@@ -173,9 +173,11 @@ def test_it_queues_its_batches_after_commit_one_turn_at_a_time(
                 run = start_run(campaign, sources=SOURCES, templates=["naive"], batch_size=2)
                 assert queued_generation_args() == []  # nothing before the commit
             ids = source_pks(run)
-            assert queued_generation_args() == [[run.pk, ids[:2]]]  # one batch of the run at a time
-            send_next_batch(run.pk)  # what the first batch's task does as it ends
-            assert queued_generation_args() == [[run.pk, ids[:2]], [run.pk, ids[2:]]]
+            # One batch of the run at a time; the model's speed is unknown yet, so it holds one source.
+            assert queued_generation_args() == [[run.pk, ids[:1]]]
+            record_speed(run.model, 100, 1.0)  # what the first batch's task does as it ends...
+            send_next_batch(run.pk)  # ...then it queues the next, sized by time: at most batch_size
+            assert queued_generation_args() == [[run.pk, ids[:1]], [run.pk, ids[1:]]]
             send_next_batch(run.pk)
             assert len(queued_generation_args()) == 2  # nothing left to hand out
         finally:

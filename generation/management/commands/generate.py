@@ -8,12 +8,15 @@ from django.core.management.base import BaseCommand, CommandError
 from campaigns.command_line import add_creation_arguments, create_campaign, owned_by, refuse_creation_options
 from campaigns.models import Campaign
 from generation.errors import GenerationError
-from generation.models import GenerationRun, create_run, parse_sources
+from generation.llm import model_names
+from generation.models import SELECTION_METRIC, GenerationRun, create_run, parse_sources
 from generation.selection import why_not_yet
 from generation.tasks import queue_run
+from generation.templates import BUILTIN_TEMPLATES
 from parasol.progress import ProgressBar
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.loading import EMBEDDED
+from scoring.metrics.registry import metric_names
 
 
 class Command(BaseCommand):
@@ -30,11 +33,15 @@ class Command(BaseCommand):
             action="append",
             required=True,
             metavar="NAME",
-            help="naive, naive-system, vulgar or a campaign template; repeat for several",
+            help=f"{', '.join(BUILTIN_TEMPLATES)} or a campaign template; repeat for several",
         )
         parser.add_argument("--create", action="store_true", help="create the campaign if it does not exist")
         add_creation_arguments(parser)
-        parser.add_argument("--model", default=EMBEDDED, help="'embedded' (SmolLM2) or a name from GENERATION_MODELS")
+        parser.add_argument(
+            "--model",
+            default=EMBEDDED,
+            help=f"one of: {', '.join(model_names())} ('{EMBEDDED}' is SmolLM2; GENERATION_MODELS adds more)",
+        )
         parser.add_argument("--n", type=int, default=1, help="candidates per source (more than 1 needs --sampling)")
         parser.add_argument("--sampling", action="store_true", help="sample instead of greedy decoding")
         parser.add_argument("--temperature", type=float, default=0.7)
@@ -54,10 +61,20 @@ class Command(BaseCommand):
             choices=[choice.value for choice in GenerationRun.Selection],
             help="which candidates go to judges (default: top when --n > 1, else all)",
         )
-        parser.add_argument("--selection-metric", help="the metric ranking the candidates (parapluie_fs_direct)")
+        parser.add_argument(
+            "--selection-metric",
+            choices=metric_names(),
+            metavar="METRIC",
+            help=f"the metric ranking the candidates ({SELECTION_METRIC}): {', '.join(metric_names())}",
+        )
         parser.add_argument("--selection-threshold", type=float, help="with --selection threshold")
         parser.add_argument("--max-bleu", type=float, help="never select a candidate with BLEU above this (0-100)")
         parser.add_argument("--unselected-share", type=float, help="share of unselected candidates judged (0.2)")
+        parser.add_argument(
+            "--no-pattern-filter",
+            action="store_true",
+            help="keep ParaTag-format answers off their Paraphrase line too (ParaTag's section 4.1 filter is on)",
+        )
         parser.add_argument("--inline", action="store_true", help="generate in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=24 * 3600, help="seconds to wait for the workers")
 
@@ -83,6 +100,7 @@ class Command(BaseCommand):
                 corpus=options["corpus"],
                 bleu_low=options["bleu_range"][0] if options["bleu_range"] else None,
                 bleu_high=options["bleu_range"][1] if options["bleu_range"] else None,
+                pattern_filter=not options["no_pattern_filter"],
                 **self._selection(options),
             )
         except (GenerationError, UnicodeDecodeError) as error:

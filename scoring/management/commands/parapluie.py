@@ -1,5 +1,6 @@
 """Print the ParaPLUIE score of one sentence pair, its verdict at the natural threshold, and the answer setting."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring import service
@@ -19,7 +20,11 @@ class Command(BaseCommand):
         parser.add_argument("source")
         parser.add_argument("hypothesis")
         parser.add_argument("--template", choices=list(TEMPLATES), default="direct")
-        parser.add_argument("--backend", help="an LLM backend's name from PARASOL_LLM_BACKENDS (default: the default)")
+        parser.add_argument(
+            "--backend",
+            help=f"an LLM backend from PARASOL_LLM_BACKENDS: {', '.join(settings.PARASOL_LLM_BACKENDS)} "
+            f"(default: {settings.PARASOL_LLM_BACKEND})",
+        )
 
     def handle(self, *args, source, hypothesis, template, backend=None, **options):
         try:

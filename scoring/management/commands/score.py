@@ -2,6 +2,7 @@
 
 import time
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
@@ -10,6 +11,7 @@ from parasol.progress import ProgressBar
 from scoring import service, tasks
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.registry import metric_names
 from scoring.models import Score
 
 
@@ -21,7 +23,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaign", help="the campaign's slug")
-        parser.add_argument("--metrics", nargs="+", metavar="METRIC", help="metric names separated by spaces")
+        parser.add_argument(
+            "--metrics",
+            nargs="+",
+            metavar="METRIC",
+            help=f"metric names separated by spaces (default: the enabled ones): {', '.join(metric_names())}",
+        )
         parser.add_argument("--wait", action="store_true", help="block until the scores are stored")
         parser.add_argument("--inline", action="store_true", help="score in this process instead of the workers")
         parser.add_argument("--timeout", type=float, default=3600, help="seconds --wait waits at most")
@@ -35,7 +42,8 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="METRIC=BACKEND",
-            help="make BACKEND (a name from PARASOL_LLM_BACKENDS) the campaign's backend for LLM metric METRIC; "
+            help="make BACKEND (a name from PARASOL_LLM_BACKENDS: "
+            f"{', '.join(settings.PARASOL_LLM_BACKENDS)}) the campaign's backend for LLM metric METRIC; "
             "kept for later scoring; repeat for several metrics",
         )
 

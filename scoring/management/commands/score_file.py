@@ -7,10 +7,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
-from campaigns.importers import CorpusImportError, parse_corpus
+from campaigns.importers import FORMATS, CorpusImportError, parse_corpus
 from parasol.progress import ProgressBar
 from scoring import service
 from scoring.metrics.base import MetricUnavailable
+from scoring.metrics.registry import metric_names
 
 
 class Command(BaseCommand):
@@ -19,9 +20,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("input")
         parser.add_argument("--out", required=True)
-        parser.add_argument("--format", default="auto")
-        parser.add_argument("--metrics", nargs="+", metavar="METRIC")
-        parser.add_argument("--backend", help="the LLM metrics' backend, a name from PARASOL_LLM_BACKENDS")
+        parser.add_argument("--format", choices=FORMATS, default="auto")
+        parser.add_argument(
+            "--metrics",
+            nargs="+",
+            metavar="METRIC",
+            help=f"metric names separated by spaces (default: the enabled ones): {', '.join(metric_names())}",
+        )
+        parser.add_argument(
+            "--backend",
+            help=f"the LLM metrics' backend, from PARASOL_LLM_BACKENDS: {', '.join(settings.PARASOL_LLM_BACKENDS)}",
+        )
 
     def handle(self, *args, input, out, format, metrics, backend=None, **options):
         metrics = metrics or service.enabled_metrics()
