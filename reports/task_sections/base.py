@@ -1,8 +1,8 @@
 """What a task type's report shows: its page sections, in order, and the tables it reads from the database.
 
 A `Section` is one part of the report page (its tables, or the one line saying why it has
-nothing to show); a `TaskSection` is the whole report of one task type, registered in
-`reports.task_sections.TASK_SECTIONS` under the task type's name.
+nothing to show); a `TaskSection` is the whole report of one task type, named by the type's
+`report_section` (`annotation.tasktypes.base.TaskType`).
 """
 
 import dataclasses
