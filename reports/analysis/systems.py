@@ -62,11 +62,18 @@ def _per_source(frame: pd.DataFrame, value: str, sources: pd.Index) -> pd.DataFr
     return grouped.reindex(full, fill_value=0)
 
 
-def _rates(per_source: pd.DataFrame, weights: np.ndarray) -> dict[str, np.ndarray]:
+def _arrays(per_source: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each system's sums and counts per source as arrays, read out of the frame once for every draw."""
+    return {
+        system: (part["sum"].to_numpy(float), part["count"].to_numpy(float))
+        for system, part in per_source.groupby(level="system")
+    }
+
+
+def _rates(arrays: dict, weights: np.ndarray) -> dict[str, np.ndarray]:
     """Each system's weighted mean for every draw (NaN where a draw holds none of its values)."""
     rates = {}
-    for system, part in per_source.groupby(level="system"):
-        sums, counts = part["sum"].to_numpy(float), part["count"].to_numpy(float)
+    for system, (sums, counts) in arrays.items():
         with np.errstate(invalid="ignore", divide="ignore"):
             rates[system] = (weights @ sums) / (weights @ counts)
     return rates
@@ -75,8 +82,8 @@ def _rates(per_source: pd.DataFrame, weights: np.ndarray) -> dict[str, np.ndarra
 def bootstrap_system_means(frame, value, n_bootstrap=1000, seed=0) -> dict[str, np.ndarray]:
     """For each system, `n_bootstrap` means of `value` over resampled sources."""
     sources = pd.Index(sorted(frame["source"].unique()))
-    per_source = _per_source(frame, value, sources)
-    draws = [_rates(per_source, weights) for weights in source_weights(len(sources), n_bootstrap, seed)]
+    arrays = _arrays(_per_source(frame, value, sources))
+    draws = [_rates(arrays, weights) for weights in source_weights(len(sources), n_bootstrap, seed)]
     return {system: np.concatenate([draw[system] for draw in draws]) for system in draws[0]} if draws else {}
 
 
