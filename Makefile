@@ -12,7 +12,7 @@ TEX_PACKAGES := texlive-latex-base texlive-latex-recommended
 LLAMA_CPP_VERSION := 0.3.36
 LLAMA_WHEELS ?= $(HOME)/.cache/parasol-wheels
 
-.PHONY: demo test test-sqlite test-postgresql install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
+.PHONY: demo test test-fast test-sqlite test-postgresql install system-deps wordnet migrate lint bench clean docs docs-serve screenshots
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -54,7 +54,7 @@ demo: system-deps install wordnet migrate
 
 # The whole suite on SQLite, then the database-heavy tests again on a real,
 # throwaway PostgreSQL server (concurrency behaves differently there).
-PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py tests/reports/test_detector_per_campaign.py tests/reports/test_csv_every_cell_type.py tests/annotation/test_judge_steps.py tests/system/test_fair_queues.py tests/reports/test_data_version.py tests/reports/test_live_report_state_machine.py tests/system/test_api_contract.py tests/generation/test_generation_selection.py tests/reports/test_active_choice_selection.py tests/scoring/test_hostile_llm_server.py tests/reports/test_active_choice.py tests/generation/test_generation_progress.py
+PG_TESTS := tests/annotation/test_assignment.py tests/annotation/test_judge_views.py tests/campaigns/test_api.py tests/campaigns/test_importers.py tests/reports/test_exports.py tests/reports/test_frames.py tests/scoring/test_service.py tests/generation/test_migration_from_campaigns.py tests/reports/test_export_every_task_type.py tests/campaigns/test_metadata_key_cap.py tests/system/test_security_nul.py tests/system/test_security_exports.py tests/reports/test_incremental_report.py tests/reports/test_detector_per_campaign.py tests/reports/test_csv_every_cell_type.py tests/annotation/test_judge_steps.py tests/system/test_fair_queues.py tests/reports/test_data_version.py tests/reports/test_live_report_state_machine.py tests/system/test_api_contract.py tests/generation/test_generation_selection.py tests/reports/test_active_choice_selection.py tests/scoring/test_hostile_llm_server.py tests/reports/test_active_choice.py tests/generation/test_generation_progress.py tests/reports/test_human_labels_every_type.py
 
 # axe-core, injected into pages by the accessibility tests (tests/system/).
 NODE_TOOLS := tests/system
@@ -77,6 +77,12 @@ test-sqlite: install wordnet $(NODE_TOOLS)/node_modules/.installed
 test-postgresql: install wordnet
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
 
+# The edit-test loop (docs/development/tests.md): SQLite only, and none of the tests marked as needing
+# Chromium, real servers, pdflatex, a whole per-type report or the documentation (pytest.ini's markers).
+FAST_MARKS := not browser and not integration and not pdflatex and not report and not docs
+test-fast: install wordnet
+	OMP_NUM_THREADS=1 $(PY) -m pytest -q -m "$(FAST_MARKS)" --durations=10
+
 # The benchmarks at a small scale, to check they still run (full-size numbers: docs/operations/performance.md).
 bench: install
 	$(PY) bench/lexical.py --pairs 500
@@ -85,7 +91,7 @@ bench: install
 	$(PY) bench/span_detector.py --pairs 20 --score-pairs 20
 
 # The documentation site (mkdocs.yml): --strict fails on a broken link or a page left out of the nav.
-# Reference pages are generated from the code at each build (parasol/docsite.py).
+# Reference pages are generated from the code at each build (docsite/pages.py).
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 

@@ -31,14 +31,11 @@ def _lock_campaign(campaign_id):
 
 
 def _votes(campaign):
-    """With adaptive overlap on a task type that has a binary outcome: the stored field and the answers
-    voting each way (for similarity, the scale's mapping: Don't know votes neither way); else None."""
+    """With adaptive overlap on a task type that declares a vote (`TaskType.vote`): that declaration (for
+    similarity, the scale's mapping: Don't know votes neither way); else None."""
     if not campaign.adaptive_overlap:
         return None
-    task_type = task_type_of(campaign)
-    if task_type.binary_votes is None:
-        return None
-    return task_type.stored_fields[0], task_type.binary_votes
+    return task_type_of(campaign).vote
 
 
 def pairs_with_load(campaign):
@@ -59,14 +56,13 @@ def pairs_with_load(campaign):
         | Q(assignments__assigned_at__gte=reserved_since, assignments__judge_id__in=working)
     )
     pairs = campaign.real_pairs.annotate(load=Count("assignments", filter=counts))
-    votes = _votes(campaign)
-    if votes is not None:
-        field, answers = votes
-        voted = f"assignments__judgment__{field}__in"
+    vote = _votes(campaign)
+    if vote is not None:
+        voted = f"assignments__judgment__{vote.lookup}__in"
         pairs = pairs.annotate(
             answered=Count("assignments", filter=Q(assignments__judgment__isnull=False)),
-            paraphrase=Count("assignments", filter=Q(**{voted: answers[1]})),
-            non_paraphrase=Count("assignments", filter=Q(**{voted: answers[0]})),
+            paraphrase=Count("assignments", filter=Q(**{voted: vote.answers_voting(1)})),
+            non_paraphrase=Count("assignments", filter=Q(**{voted: vote.answers_voting(0)})),
         )
     return pairs
 

@@ -23,7 +23,6 @@ from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from scoring.metrics.words import word_tokens
 
 from .models import CampaignProtocol, ControlKind
-from .scale import PARAPHRASE_OF_ANSWER
 from .tasktypes.registry import task_type_of
 
 
@@ -133,11 +132,6 @@ def plan_control_positions(campaign, rng=random):
         return []
     length = campaign.pairs_per_judge + k
     return sorted(rng.sample(range(1, length), k))
-
-
-def passed(answer, expected):
-    """A control is passed when the binary mapping of the answer equals the expected class."""
-    return PARAPHRASE_OF_ANSWER[answer] == expected
 
 
 def unigram_sentence(counts: Counter, length: int, rng) -> str:

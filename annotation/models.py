@@ -8,7 +8,8 @@ from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
 
-from .scale import ANSWER_TITLES, PARAPHRASE_OF_ANSWER
+from .tasktypes.registry import task_type_of
+from .tasktypes.similarity.scale import ANSWER_TITLES
 
 
 class EnglishLevel(models.TextChoices):
@@ -197,4 +198,6 @@ class Judgment(models.Model):
 
     @property
     def paraphrase(self):
-        return PARAPHRASE_OF_ANSWER[self.label]
+        """This answer's vote on "is this a paraphrase?" (1, 0, or None), as its campaign's task type declares it."""
+        vote = task_type_of(self.pair.campaign).vote
+        return None if vote is None else vote.vote_of(self.label, self.values)

@@ -1,4 +1,4 @@
-"""How far each judge can be trusted: controls, Don't know rate, speed, agreement.
+"""How far each judge can be trusted: controls, Don't know rate, speed, agreement (on the type's votes).
 
 `judge_reliability` is a pure function over a DataFrame of answers, so it is
 testable alone; `campaign_reliability` loads that frame for one campaign.
@@ -6,9 +6,9 @@ testable alone; `campaign_reliability` loads that frame for one campaign.
 
 import pandas as pd
 
-from .models import Answer, Judge, Judgment
-from .scale import PARAPHRASE_OF_ANSWER
+from .models import Judge, Judgment
 from .tasktypes.registry import task_type_of
+from .votes import with_votes
 
 # A judge is flagged when one of these holds (with enough answers to tell).
 MIN_CONTROL_PASS_RATE, MIN_CONTROLS = 0.75, 2
@@ -57,21 +57,22 @@ def _reasons(row):
 
 
 def judge_reliability(answers):
-    """One row per judge from answers with columns judge, pair_pk, answer, is_control, expected, response_ms.
+    """One row per judge from answers with columns judge, pair_pk, is_control, expected, response_ms and the
+    vote columns (`annotation.votes.with_votes`: `vote`, `abstained`, as the task type declares them).
 
     An optional `passed` column says whether each control was passed (the task type's rule);
-    without it, a control is passed when the binary answer equals `expected`.
+    without it, a control is passed when the vote equals `expected`.
     """
     if answers.empty:
         return pd.DataFrame(columns=COLUMNS)
-    answers = answers.assign(paraphrase=answers["answer"].map(PARAPHRASE_OF_ANSWER))
+    answers = answers.assign(paraphrase=answers["vote"])
     controls = answers[answers["is_control"]]
     real = answers[~answers["is_control"]]
     by_judge = answers.groupby("judge")
     table = pd.DataFrame(
         {
             "n_answers": by_judge.size(),
-            "dont_know_rate": by_judge["answer"].apply(lambda given: (given == Answer.DONT_KNOW).mean()),
+            "dont_know_rate": by_judge["abstained"].mean(),
             "median_response_ms": by_judge["response_ms"].median(),
             "n_controls": controls.groupby("judge").size(),
             "control_pass_rate": _control_results(controls).groupby(controls["judge"]).mean(),
@@ -96,17 +97,17 @@ def campaign_reliability(campaign):
         "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms", "values"
     )
     answers = pd.DataFrame(
-        list(rows), columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms", "values"]
+        list(rows), columns=["judge", "pair_pk", "label", "is_control", "expected", "response_ms", "values"]
     ).astype({"is_control": bool})
     # Whether each control was passed is the task type's rule (PEM's criteria check the ratings).
     task_type = task_type_of(campaign)
     answers["passed"] = [
-        bool(control) and task_type.control_passed(answer, values, expected)
-        for control, answer, values, expected in zip(
-            answers["is_control"], answers["answer"], answers["values"], answers["expected"]
+        bool(control) and task_type.control_passed(label, values, expected)
+        for control, label, values, expected in zip(
+            answers["is_control"], answers["label"], answers["values"], answers["expected"]
         )
     ]
-    answers = answers.drop(columns="values")
+    answers = with_votes(answers, task_type.vote).drop(columns=["label", "values"])
     table = judge_reliability(answers)
     judges = Judge.objects.in_bulk(list(table["judge"]))
     table["judge"] = table["judge"].map(judges)

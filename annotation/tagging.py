@@ -1,4 +1,4 @@
-"""Span taggings' facts, in one place and free of Django (like `annotation.scale`).
+"""Span taggings' facts, in one place and free of Django (like `annotation.tasktypes.similarity.scale`).
 
 A tagging marks, in each sentence of a pair, the words with no counterpart in the other
 sentence (ParaTag, section 4.2). It is stored as the tagged word indexes per side,

@@ -16,7 +16,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.scale import ANSWERS  # noqa: E402
+from annotation.tasktypes.similarity.scale import ANSWERS, VOTE  # noqa: E402
+from annotation.votes import with_votes  # noqa: E402
 from reports.analysis import build_report  # noqa: E402
 from scoring.metrics.registry import direction_of, metric_names, natural_threshold_of  # noqa: E402
 
@@ -66,7 +67,7 @@ def synthetic(n_pairs=10_000, n_judgments=3, seed=0):
             "label": np.asarray(ANSWERS)[answer],
         }
     )
-    return pairs, judgments
+    return pairs, with_votes(judgments, VOTE)
 
 
 def time_analysis(pairs, judgments):

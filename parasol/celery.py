@@ -1,19 +1,10 @@
-"""Celery app: LLM work goes to queue `gpu`, everything else to `cpu`."""
+"""Celery app (`parasol.celeryapp`) and its worker signals: LLM work goes to queue `gpu`, everything else to `cpu`."""
 
-import os
-
-from celery import Celery
 from celery.signals import task_received, worker_ready
 
-from parasol.startup import settings_or_exit
+from parasol.celeryapp import app
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
-
-app = Celery("parasol")
-app.config_from_object("django.conf:settings", namespace="CELERY")
-# Fired just before the settings are read: a bad environment is one line, not a traceback.
-app.on_configure.connect(lambda sender, **kwargs: settings_or_exit(), weak=False)
-app.autodiscover_tasks()
+__all__ = ("app",)
 
 
 @worker_ready.connect

@@ -75,7 +75,7 @@ def _client(url):
 def _app():
     """Parasol's Celery app, named, not `current_app`: any `Celery(...)` made later (a script's, a test's)
     would otherwise become the current one and take these calls to its broker."""
-    from parasol.celery import app
+    from parasol.celeryapp import app
 
     return app
 

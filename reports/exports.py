@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable, Iterator
 import pandas as pd
 from django.http import HttpResponse
 
-from annotation.scale import PARAPHRASE_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
+from annotation.votes import vote_columns
 from campaigns.models import Pair
 from reports.frames import (
     corpus_names,
@@ -177,20 +177,21 @@ def metadata_columns(campaign, pk_range=None, keys=None) -> pd.DataFrame:
 
 def judgments_frame(campaign) -> pd.DataFrame:
     """One row per judgment, training included (flagged), oldest first."""
-    return _judgment_rows(judgment_log(campaign), pair_systems(campaign))
+    return _judgment_rows(judgment_log(campaign), pair_systems(campaign), task_type_of(campaign).vote)
 
 
 def judgments_frames(campaign, size=None) -> Iterator[pd.DataFrame]:
     """`judgments_frame` a page of at most `size` judgments at a time, oldest first."""
-    systems = pair_systems(campaign)
+    systems, vote = pair_systems(campaign), task_type_of(campaign).vote
     for log in judgment_log_pages(campaign, size or EXPORT_CHUNK_ROWS):
-        yield _judgment_rows(log, systems)
+        yield _judgment_rows(log, systems, vote)
 
 
-def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str]) -> pd.DataFrame:
-    """The export's columns of a judgment log: the pair's system, binary label, typed flags, ISO times."""
+def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str], vote) -> pd.DataFrame:
+    """The export's columns of a judgment log: the pair's system, binary vote (the type's `vote`), typed flags,
+    ISO times."""
     frame["system"] = frame["pair_id"].map(systems).fillna("").astype(object)
-    frame["paraphrase"] = frame["label"].map(PARAPHRASE_OF_ANSWER).astype("Int64")
+    frame["paraphrase"] = vote_columns(frame, vote)["vote"].astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
     for flag in ("is_training", "is_control", "judge_excluded"):
         frame[flag] = frame[flag].astype(bool)

@@ -16,6 +16,8 @@ from django.db.models import Count, Max, Min, Q
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
+from annotation.tasktypes.registry import task_type_of
+from annotation.votes import with_votes
 from campaigns.models import Pair
 from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.collection import ROUND_KEYS
@@ -173,6 +175,17 @@ def counted_judgments(campaigns, include_excluded=False, fields=("label",), pk_r
     judgments = pd.DataFrame.from_records(list(rows), columns=["pair_pk", "judge", "english_level", *fields])
     judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
     return judgments
+
+
+def judgments_with_votes(campaigns, fields=("label",), include_excluded=False) -> pd.DataFrame:
+    """`counted_judgments` with the vote columns (`vote`, `abstained`, `rating`) the campaigns' task type declares.
+
+    Campaigns compared in one report share a type; the first one's declaration reads them all.
+    """
+    vote = task_type_of(campaigns[0]).vote if campaigns else None
+    read = tuple(dict.fromkeys([*fields, *([vote.field] if vote else [])]))
+    judgments = counted_judgments(campaigns, include_excluded, fields=read)
+    return with_votes(judgments, vote)[["pair_pk", "judge", "english_level", *fields, "vote", "abstained", "rating"]]
 
 
 JUDGMENT_LOG_FIELDS = {
@@ -422,7 +435,8 @@ def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, score
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
-    `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields).
+    `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields); the frame
+    also holds the vote columns (`annotation.votes.VOTE_COLUMNS`) as the campaigns' task type declares them.
     `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
     `pairs` ((frame, pks) as `pairs_frame` gives them) and `scores` (a function giving `Scores`, called
     once the judgments are read): when the caller read them otherwise (the live report, from its cache);
@@ -434,7 +448,7 @@ def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, score
     pairs, pks = pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
-    judgments = counted_judgments(campaigns, fields=fields)
+    judgments = judgments_with_votes(campaigns, fields)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
     scores = scores() if scores is not None else latest_metric_scores(campaigns)

@@ -82,15 +82,19 @@ def report_campaign(researcher, task_type="similarity", slug=None):
 
 
 def _answer_examples(campaign, pairs):
-    """Two judges answer every pair with the task type's example answer, as its page would post it."""
+    """Two judges answer every pair with the task type's example answer, as its page would post it: for a type
+    that declares a vote (`TaskType.vote`), one voting as the pair's gold label says, so its report has labels."""
     task_type = get_task_type(campaign.task_type)
-    form = task_type.answer_form({"assignment": "1", **task_type.example_answer()})
-    assert form.is_valid(), form.errors
+    answers = {}
+    for gold in (None, 0, 1):
+        form = task_type.answer_form({"assignment": "1", **task_type.example_answer(gold)})
+        assert form.is_valid(), form.errors
+        answers[gold] = task_type.answer(form.cleaned_data)
     for level in ("good", "native"):
         judge = make_judge(campaign, level=level)
         for position, pair in enumerate(pairs, start=1):
             assignment = judge.assignments.create(pair=pair, position=position, top="source")
-            assign.record_judgment(assignment, task_type.answer(form.cleaned_data))
+            assign.record_judgment(assignment, answers[pair.gold_label if task_type.vote else None])
 
 
 def _rate(campaign, pairs):

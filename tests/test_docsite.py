@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from parasol import docsite
+from docsite import pages as docsite
 from scoring.metrics.registry import METRICS
+
+pytestmark = pytest.mark.docs
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,7 +124,7 @@ def test_a_setting_added_to_the_settings_module_reaches_the_built_site(tmp_path,
     )
     monkeypatch.chdir(ROOT)
     config = load_config(str(ROOT / "mkdocs.yml"), site_dir=str(tmp_path / "site"))
-    monkeypatch.setattr(config.plugins["parasol/docsite.py"], "SETTINGS_FILE", settings_file)
+    monkeypatch.setattr(config.plugins["docsite/pages.py"], "SETTINGS_FILE", settings_file)
     build(config)
     page = (tmp_path / "site" / "operations" / "settings" / "index.html").read_text(encoding="utf-8")
     assert "<code>PARASOL_PROBE_JUDGES</code>" in page and "Judges a probe campaign admits." in page

@@ -19,11 +19,12 @@ from django.test import override_settings
 from annotation.tasktypes import registry as task_type_registry
 from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.registry import task_type_names
+from annotation.votes import Vote
 from campaigns import models as campaign_models
 from reports import task_sections
 from reports.analysis.present import Table
 from reports.frames import counted_judgments
-from reports.task_sections.base import ESTIMATES, SYSTEMS, Section, TaskSection
+from reports.task_sections.base import ESTIMATES, LABEL_SECTIONS, SYSTEMS, Section, TaskSection
 from scoring.metrics import registry as metric_registry
 from scoring.metrics.registry import HIGHER, Entry
 
@@ -49,6 +50,9 @@ class Fluency(TaskType):
     invalid_answer_message = "Answer yes or no."
     stored_fields = ("values",)
     pair_columns = ["n_judgments", "fluent_share"]
+    # The yes/no answer is the binary label the report compares the metrics with: yes votes 1, no votes 0.
+    vote = Vote(field="values", key="fluent", paraphrase={1: 1, 0: 0})
+    report_section = f"{__name__}.FLUENCY_REPORT"
 
     def answer(self, cleaned_data):
         return {"fluent": cleaned_data["fluent"]}
@@ -83,7 +87,12 @@ def _no_answers(report):
 
 
 FLUENCY_REPORT = TaskSection(
-    sections=(Section("fluency", "Fluency", ("toy_fluency",), _no_answers), SYSTEMS.with_tables("systems"), ESTIMATES),
+    sections=(
+        Section("fluency", "Fluency", ("toy_fluency",), _no_answers),
+        *LABEL_SECTIONS,
+        SYSTEMS.with_tables("systems"),
+        ESTIMATES,
+    ),
     declared=(
         Table(
             "toy_fluency",
@@ -107,7 +116,7 @@ every_task_type = pytest.mark.parametrize("task_type", EVERY_TASK_TYPE, indirect
 
 @contextmanager
 def registered_toy_task_type():
-    """The toy in both task type registries and its templates on the template path, until the block ends."""
+    """The toy in the task type registry and its templates on the template path, until the block ends."""
     from django.conf import settings
 
     templates = [{**settings.TEMPLATES[0], "DIRS": [TOY_TEMPLATES, *settings.TEMPLATES[0]["DIRS"]]}]
@@ -115,7 +124,6 @@ def registered_toy_task_type():
     try:
         with override_settings(TEMPLATES=templates), pytest.MonkeyPatch.context() as patch:
             patch.setitem(task_type_registry.TASK_TYPES, TOY_TASK_TYPE, f"{__name__}.Fluency")
-            patch.setitem(task_sections.TASK_SECTIONS, TOY_TASK_TYPE, f"{__name__}.FLUENCY_REPORT")
             # What AnnotationConfig.ready tells campaigns of every registered type (in place: the forms hold it).
             campaign_models.TASK_TYPE_CHOICES.append((TOY_TASK_TYPE, Fluency.title))
             forget_cached()

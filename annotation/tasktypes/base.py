@@ -1,8 +1,9 @@
 """The contract of a task type: everything the rest of Parasol asks of one, attribute by attribute.
 
 A task type is one package here (`<name>/tasktype.py` holds its `TaskType` subclass)
-registered in `registry.TASK_TYPES`; its report section is registered on the reports
-side (`reports.task_sections`), keyed by the same name. A subclass must set the
+registered in `registry.TASK_TYPES`; the type names its report (`report_section`, a
+dotted path into `reports.task_sections`) and declares how its answers count as human
+labels (`vote`). A subclass must set the
 attributes without a default and implement `answer`, `judgment_fields` and
 `aggregate`; everything else has a default that suits a type without it. Nothing
 outside its package knows its answers. See README.md beside this file.
@@ -16,6 +17,7 @@ from django import forms
 from django.conf import settings
 
 from annotation.training import EXPECTED
+from annotation.votes import Vote
 
 # A whole number as a browser sends one: ASCII digits only. Python's int() also reads
 # Arabic-Indic and other Unicode digits, underscores and signs, none of which a page sends.
@@ -89,10 +91,18 @@ class TaskType:
     # The columns `aggregate` returns, in order (the pairs export shows them after the pair); the first
     # counts the pair's judgments (`n_judgments`, or what the type calls them: `n_taggings`).
     pair_columns: list[str]
-    # For adaptive overlap (`annotation.assignment`, the dashboard's savings): the answers (values
-    # of the first stored field) voting for each side of a binary outcome, `{1: [...], 0: [...]}`;
-    # None when the type has no such outcome (the overlap then stays fixed).
-    binary_votes: dict[int, list] | None = None
+    # --- Human labels (the report's labels and estimates, adaptive overlap, controls, active choice) ---
+    # How an answer votes on "is this a paraphrase?" and ranks on a rating (`annotation.votes.Vote`:
+    # the stored field, each answer's vote, the answers that abstain, each answer's rating). The
+    # report's human labels (Table 3, the estimates, the systems' rates), adaptive overlap and the
+    # hidden controls read it. None: the type's answers give no paraphrase label (the report then
+    # reads the gold labels, and the overlap stays fixed).
+    vote: Vote | None = None
+
+    # --- The report (`reports.task_sections.task_section`) ---
+    # The dotted path of the type's `reports.task_sections.base.TaskSection` (a string: `annotation`
+    # sits below `reports` and never imports it), imported on first use.
+    report_section: str
 
     # --- Guidelines (the guidelines page and the panel above every pair) ---
     # The explanation and worked examples; the template gets `guideline_examples()` as `examples`.
@@ -130,20 +140,25 @@ class TaskType:
     def control_passed(self, answer, values, expected) -> bool:
         """Whether an answer (the stored `label` and `values`) to a control item matches its expected class.
 
-        A type with `control_kinds` says how its answers pass; without them none does.
+        The default: the answer's vote (`vote`) is the expected class; a type without a vote passes none.
+        A type whose controls expect something else (PEM's fixed ratings) says how its answers pass.
         """
-        return False
+        vote = self.vote.vote_of(answer, values) if self.vote is not None else None
+        return vote is not None and vote == expected
 
     def judge_context(self, assignment) -> dict:
         """Extra context for `judge_template` when showing this assignment."""
         return {}
 
-    def example_answer(self) -> dict:
+    def example_answer(self, paraphrase: int | None = None) -> dict:
         """The form data of one valid answer to any pair, as the judge page posts it (the generic tests send it).
 
         Each key names a control of `judge_template` and each value is a control's `value` (the walk in
         Chromium clicks `[name=key][value=value]`). The default takes the first choice of every required
         choice field of `answer_form`; a type with another kind of required field must override it.
+        `paraphrase` (1 or 0, for a type with a `vote`): an answer voting so instead, in the form field
+        named like the answer's place (`vote.key`, else `vote.field`), which a type whose form names it
+        otherwise must override.
         """
         data = {}
         for name, field in self.answer_form.base_fields.items():
@@ -153,6 +168,8 @@ class TaskType:
             if not choices:
                 raise NotImplementedError(f"{type(self).__name__}.example_answer: give a valid value for {name!r}")
             data[name] = str(choices[0])
+        if paraphrase is not None and self.vote is not None:
+            data[self.vote.key or self.vote.field] = str(self.vote.answers_voting(paraphrase)[0])
         return data
 
     def answer(self, cleaned_data):

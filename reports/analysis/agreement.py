@@ -1,9 +1,13 @@
 """Agreement between judges on the pairs that two or more of them judged.
 
-- Krippendorff's alpha (ordinal) on the 4-point scale, Don't know as missing.
-- Fleiss' kappa on the binary mapping, in its form for a varying number of judges per pair
+- Krippendorff's alpha (ordinal) on the task type's rating (the 5-way scale's 4-point ordinal), an
+  answer without one (Don't know) as missing.
+- Fleiss' kappa on the binary votes, in its form for a varying number of judges per pair
   (equal to Fleiss (1971) when every pair has the same number).
 - Cohen's kappa (binary) for every two judges sharing at least `min_shared` pairs.
+
+The ratings and votes are the judgments' vote columns (`annotation.votes.VOTE_COLUMNS`), as the task
+type declares them.
 """
 
 import krippendorff
@@ -11,7 +15,6 @@ import numpy as np
 import pandas as pd
 
 from reports.analysis.common import subsets
-from reports.analysis.labels import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 # The statistics of the agreement table, in its order, as a reader names them.
 STATISTIC_TITLES = {
@@ -35,12 +38,14 @@ def fleiss_kappa(counts) -> float:
     return float((agreement - chance) / (1 - chance)) if chance < 1 else np.nan
 
 
-def _value_counts(judgments: pd.DataFrame, mapping: dict, values: list) -> np.ndarray:
-    """Pairs x values matrix of how many judges gave each value (answers mapped to None left out)."""
-    mapped = judgments["label"].map(mapping)
+def _value_counts(judgments: pd.DataFrame, column: str, values: list) -> np.ndarray:
+    """Pairs x values matrix of how many judges gave each value of `column` (missing values left out)."""
+    if not len(values):
+        return np.zeros((0, 0), dtype=np.int64)
+    mapped = judgments[column]
     kept = mapped.notna().to_numpy()
     codes, _ = pd.factorize(judgments["pair_id"].to_numpy()[kept])
-    column = pd.Index(values).get_indexer(mapped[kept].astype(int))
+    column = pd.Index(values, dtype=float).get_indexer(mapped[kept].astype(float))
     counts = np.bincount(codes * len(values) + column, minlength=(codes.max() + 1 if len(codes) else 0) * len(values))
     return counts.reshape(-1, len(values))
 
@@ -48,8 +53,7 @@ def _value_counts(judgments: pd.DataFrame, mapping: dict, values: list) -> np.nd
 def cohen_pairs(judgments: pd.DataFrame, *, min_shared=5) -> pd.DataFrame:
     """Binary Cohen's kappa of every two judges with at least `min_shared` pairs both answered (Don't know left out)."""
     columns = ["judge_a", "judge_b", "n_shared", "observed_agreement", "kappa"]
-    votes = judgments.assign(vote=judgments["label"].map(PARAPHRASE_OF_ANSWER))
-    votes = votes.loc[votes["vote"].notna(), ["pair_id", "judge", "vote"]].astype({"vote": float, "judge": str})
+    votes = judgments.loc[judgments["vote"].notna(), ["pair_id", "judge", "vote"]].astype({"vote": float, "judge": str})
     joined = votes.merge(votes, on="pair_id", suffixes=("_a", "_b"))
     joined = joined[joined["judge_a"] < joined["judge_b"]]
     if joined.empty:
@@ -77,10 +81,11 @@ def agreement_table(judgments: pd.DataFrame, corpus_of_pair: pd.Series, *, min_s
     if work["judge"].nunique() < 2:
         notes.append("Fewer than two judges: inter-annotator agreement is undefined.")
     cohen_all = []
+    ratings = sorted(work["rating"].dropna().unique())  # the rating's values, in order (the scale's 1-4)
     for corpus, part in subsets(work):
-        ordinal = _value_counts(part, ORDINAL_OF_ANSWER, [1, 2, 3, 4])
+        ordinal = _value_counts(part, "rating", ratings)
         ordinal = ordinal[ordinal.sum(axis=1) >= 2]
-        binary = _value_counts(part, PARAPHRASE_OF_ANSWER, [0, 1])
+        binary = _value_counts(part, "vote", [0, 1])
         binary = binary[binary.sum(axis=1) >= 2]
         common = {"corpus": corpus, "n_judges": part["judge"].nunique(), "n_judgments": len(part)}
         alpha = np.nan
@@ -98,7 +103,7 @@ def agreement_table(judgments: pd.DataFrame, corpus_of_pair: pd.Series, *, min_s
             )
         cohen_all.append(cohen.assign(corpus=corpus))
         if len(ordinal) == 0 and work["judge"].nunique() >= 2:
-            notes.append(f"Agreement in {corpus}: no pair has two or more answers on the 4-point scale yet.")
+            notes.append(f"Agreement in {corpus}: no pair has two or more ratings yet.")
     frame = pd.DataFrame(rows, columns=["statistic", "corpus", "value", "n_pairs", "n_judges", "n_judgments"])
     cohen = pd.concat(cohen_all, ignore_index=True) if cohen_all else pd.DataFrame()
     cohen = cohen.reindex(columns=["corpus", "judge_a", "judge_b", "n_shared", "observed_agreement", "kappa"])

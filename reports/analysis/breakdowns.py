@@ -5,7 +5,7 @@ import pandas as pd
 
 from reports.analysis.classification import best_threshold, scan_thresholds
 from reports.analysis.common import labelled_scores, orient
-from reports.analysis.labels import DONT_KNOW, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, human_labels
+from reports.analysis.labels import human_labels
 from reports.analysis.ranking import weighted_auc
 
 ALL = "all"
@@ -33,8 +33,8 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
     work = judgments.assign(
         pair_id=judgments["pair_id"].astype(str),
         english_level=judgments["english_level"].fillna("").replace("", "unknown"),
-        vote=judgments["label"].map(PARAPHRASE_OF_ANSWER).astype(float),
-        ordinal=judgments["label"].map(ORDINAL_OF_ANSWER).astype(float),
+        vote=judgments["vote"].astype(float),
+        ordinal=judgments["rating"].astype(float),
     )
     judged = judged_rows(frame, work["pair_id"])  # the pairs a judgment names, not the whole corpus
     gold = judged.set_index(judged["pair_id"].astype(str))["gold_label"]
@@ -54,7 +54,7 @@ def by_english_level(judgments: pd.DataFrame, frame: pd.DataFrame) -> pd.DataFra
                 "english_level": level,
                 "n_judges": part["judge"].nunique(),
                 "n_judgments": len(part),
-                "share_dont_know": float((part["label"] == DONT_KNOW).mean()),
+                "share_dont_know": float(part["abstained"].astype(bool).mean()),
                 "mean_ordinal": part["ordinal"].mean(),
                 "agreement_with_gold": (with_gold["vote"] == with_gold["gold"]).mean() if len(with_gold) else np.nan,
                 "n_with_gold": len(with_gold),

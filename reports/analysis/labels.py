@@ -1,21 +1,17 @@
 """Labels of pairs: the judges' majority or the gold label, and the 5-way answer distribution.
 
-The answer names, their mappings and the majority rule come from `annotation.scale`
-(plain Python, no Django), the one place they are written.
+The judges' labels are read from the judgments' vote columns (`annotation.votes.VOTE_COLUMNS`: `vote`,
+`abstained`, `rating`), which the task type's `Vote` declaration fills in (`reports.frames.load_frames`,
+or `annotation.votes.with_votes`): whatever the type, its answers become human labels the same way.
+The majority rule is `annotation.votes.majority_paraphrase`; only the 5-way answer distribution reads
+the similarity scale's answers.
 """
 
 import numpy as np
 import pandas as pd
 
-from annotation.scale import (
-    ANSWERS,
-    DONT_KNOW,
-    NON_PARAPHRASE,
-    ORDINAL_OF_ANSWER,
-    PARAPHRASE,
-    PARAPHRASE_OF_ANSWER,
-    majority_paraphrase,
-)
+from annotation.tasktypes.similarity.scale import ANSWERS, PARAPHRASE_OF_ANSWER
+from annotation.votes import NON_PARAPHRASE, PARAPHRASE, majority_paraphrase
 
 GLOBAL = "Global"
 CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
@@ -23,10 +19,11 @@ LABEL_SOURCES = ("human", "gold")
 
 
 def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Per pair (index `pair_id`): vote counts, the majority binary label, whether it is a tie, mean ordinal answer.
+    """Per pair (index `pair_id`): vote counts, the majority binary label, whether it is a tie, mean rating.
 
-    Don't know casts no vote; a tie between paraphrase and non-paraphrase votes leaves
-    `human_label` empty and sets `is_tie`.
+    `judgments` carries the vote columns (`annotation.votes.VOTE_COLUMNS`). An answer without a vote
+    (a Don't know, counted in `n_dont_know`) casts none; a tie between paraphrase and non-paraphrase
+    votes leaves `human_label` empty and sets `is_tie`. `mean_ordinal` is the mean of the type's rating.
     """
     columns = ["n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know", "mean_ordinal"]
     if judgments.empty:
@@ -34,15 +31,14 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
         frame["human_label"] = pd.Series(dtype="Int64")
         frame["is_tie"] = pd.Series(dtype=bool)
         return frame
-    vote = judgments["label"].map(PARAPHRASE_OF_ANSWER)
-    ordinal = judgments["label"].map(ORDINAL_OF_ANSWER).astype(float)
+    vote = judgments["vote"]
     work = pd.DataFrame(
         {
             "pair_id": judgments["pair_id"].astype(str).to_numpy(),
             "p": (vote == 1).to_numpy(),
             "np": (vote == 0).to_numpy(),
-            "dk": judgments["label"].eq(DONT_KNOW).to_numpy(),
-            "ordinal": ordinal.to_numpy(),
+            "dk": judgments["abstained"].astype(bool).to_numpy(),
+            "ordinal": judgments["rating"].astype(float).to_numpy(),
         }
     )
     grouped = work.groupby("pair_id", sort=False)
@@ -59,6 +55,22 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
     frame["human_label"] = majority_paraphrase(p, n)
     frame["is_tie"] = (p == n) & (p > 0)
     return frame
+
+
+def judge_votes(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Each judge's binary vote per pair: `pair_id`, `judge`, `vote` (int 1 or 0), from the vote columns.
+
+    The judgments without a vote (a Don't know, a type that declares none) are left out: the input of
+    label sources that weigh each judge (a crowd model) as the majority weighs them all alike.
+    """
+    voted = judgments[judgments["vote"].notna()] if len(judgments) else judgments.iloc[:0]
+    return pd.DataFrame(
+        {
+            "pair_id": voted["pair_id"].astype(str).to_numpy(),
+            "judge": voted["judge"].to_numpy(),
+            "vote": voted["vote"].to_numpy(dtype="int64") if len(voted) else np.array([], dtype="int64"),
+        }
+    )
 
 
 def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: str) -> tuple[pd.DataFrame, list[str]]:

@@ -12,7 +12,6 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from annotation.scale import DONT_KNOW, ORDINAL_OF_ANSWER
 from reports.analysis.common import orient, scipy_stats
 
 SYSTEM_KEYS_DEFAULT = ("generator", "template")
@@ -49,7 +48,9 @@ def source_weights(n_sources: int, n_bootstrap: int, seed: int, chunk: int = 200
     for start in range(0, n_bootstrap, chunk):
         size = min(chunk, n_bootstrap - start)
         picks = rng.integers(0, n_sources, size=(size, n_sources))
-        yield np.stack([np.bincount(row, minlength=n_sources) for row in picks])
+        # One bincount over all rows, each row's picks shifted into its own block of `n_sources` counts.
+        shifted = picks + (np.arange(size) * n_sources)[:, None]
+        yield np.bincount(shifted.ravel(), minlength=size * n_sources).reshape(size, n_sources)
 
 
 def _per_source(frame: pd.DataFrame, value: str, sources: pd.Index) -> pd.DataFrame:
@@ -61,11 +62,18 @@ def _per_source(frame: pd.DataFrame, value: str, sources: pd.Index) -> pd.DataFr
     return grouped.reindex(full, fill_value=0)
 
 
-def _rates(per_source: pd.DataFrame, weights: np.ndarray) -> dict[str, np.ndarray]:
+def _arrays(per_source: pd.DataFrame) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each system's sums and counts per source as arrays, read out of the frame once for every draw."""
+    return {
+        system: (part["sum"].to_numpy(float), part["count"].to_numpy(float))
+        for system, part in per_source.groupby(level="system")
+    }
+
+
+def _rates(arrays: dict, weights: np.ndarray) -> dict[str, np.ndarray]:
     """Each system's weighted mean for every draw (NaN where a draw holds none of its values)."""
     rates = {}
-    for system, part in per_source.groupby(level="system"):
-        sums, counts = part["sum"].to_numpy(float), part["count"].to_numpy(float)
+    for system, (sums, counts) in arrays.items():
         with np.errstate(invalid="ignore", divide="ignore"):
             rates[system] = (weights @ sums) / (weights @ counts)
     return rates
@@ -74,8 +82,8 @@ def _rates(per_source: pd.DataFrame, weights: np.ndarray) -> dict[str, np.ndarra
 def bootstrap_system_means(frame, value, n_bootstrap=1000, seed=0) -> dict[str, np.ndarray]:
     """For each system, `n_bootstrap` means of `value` over resampled sources."""
     sources = pd.Index(sorted(frame["source"].unique()))
-    per_source = _per_source(frame, value, sources)
-    draws = [_rates(per_source, weights) for weights in source_weights(len(sources), n_bootstrap, seed)]
+    arrays = _arrays(_per_source(frame, value, sources))
+    draws = [_rates(arrays, weights) for weights in source_weights(len(sources), n_bootstrap, seed)]
     return {system: np.concatenate([draw[system] for draw in draws]) for system in draws[0]} if draws else {}
 
 
@@ -91,7 +99,7 @@ def systems_table(frame, judgments, metrics, n_bootstrap=1000, seed=0) -> pd.Dat
     """Per system: pairs, labelled pairs, paraphrase rate [95% CI over sources], mean answer, Don't know share, metrics.
 
     `frame`: one row per pair with `pair_id`, `source`, `system` and `paraphrase` (0/1, empty when
-    unlabelled), plus one column per metric; `judgments`: `pair_id` and `label` (answers).
+    unlabelled), plus one column per metric; `judgments`: `pair_id` and the vote columns (`rating`, `abstained`).
     """
     frame = frame[frame["system"].fillna("") != ""].copy()
     frame["paraphrase"] = frame["paraphrase"].astype(float)
@@ -123,16 +131,16 @@ def systems_table(frame, judgments, metrics, n_bootstrap=1000, seed=0) -> pd.Dat
 
 
 def _answers_by_pair(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Per pair: answers given, Don't know answers, and the sum and count of the 4-point ordinal."""
+    """Per pair: answers given, Don't know answers, and the sum and count of the ratings (the 4-point ordinal)."""
     columns = ["n_answers", "n_dont_know", "ordinal_sum", "n_ordinal"]
     if judgments.empty:
         return pd.DataFrame(columns=columns, index=pd.Index([], name="pair_id"), dtype=float)
-    ordinal = judgments["label"].map(ORDINAL_OF_ANSWER).astype(float)
+    ordinal = judgments["rating"].astype(float)
     work = pd.DataFrame(
         {
             "pair_id": judgments["pair_id"].astype(str),
             "n_answers": 1,
-            "n_dont_know": judgments["label"].eq(DONT_KNOW).astype(int),
+            "n_dont_know": judgments["abstained"].astype(int),
             "ordinal_sum": ordinal.fillna(0),
             "n_ordinal": ordinal.notna().astype(int),
         }
@@ -239,11 +247,58 @@ def _draw_interval(function, human_draws, metric_draws):
         return np.nan, np.nan
     human = np.column_stack([human_draws[system] for system in systems])
     machine = np.column_stack([metric_draws[system] for system in systems])
-    values = []
-    for x, y in zip(human, machine):
-        keep = ~(np.isnan(x) | np.isnan(y))
-        values.append(_correlation(function, x[keep], y[keep]))
-    return _interval(np.array(values, dtype=float))
+    return _interval(draw_correlations(function, human, machine))
+
+
+def draw_correlations(function, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """`_correlation` of every row of `x` and `y` (draws x systems), a row's systems missing on either side left out.
+
+    The rows are computed together, one batch per pattern of missing systems (nearly always one), with the
+    arithmetic of scipy's own function, so each value is the one `_correlation` gives for its row, bit for bit
+    (`tests/reports/test_analysis_systems.py` checks it): a thousand draws cost one call instead of a thousand.
+    """
+    values = np.full(len(x), np.nan)
+    keep = ~(np.isnan(x) | np.isnan(y))
+    patterns, which = np.unique(keep, axis=0, return_inverse=True)
+    for k, pattern in enumerate(patterns):
+        if pattern.sum() < 3:
+            continue
+        rows = np.flatnonzero(which.reshape(-1) == k)
+        xs, ys = x[rows][:, pattern], y[rows][:, pattern]
+        varied = (np.ptp(xs, axis=1) != 0) & (np.ptp(ys, axis=1) != 0)  # a constant side has no correlation
+        if varied.any():
+            values[rows[varied]] = BATCHED_CORRELATIONS[function](xs[varied], ys[varied])
+    return values
+
+
+def _pearson_rows(x, y):
+    return scipy_stats().pearsonr(x, y, axis=-1).statistic
+
+
+def _spearman_rows(x, y):
+    """scipy's `spearmanr` row by row: the ranks' correlation as `np.corrcoef` computes it (which spearmanr calls)."""
+    ranked = np.stack([scipy_stats().rankdata(x, axis=-1), scipy_stats().rankdata(y, axis=-1)], axis=1)
+    ranked = ranked - ranked.mean(axis=2)[..., None]
+    covariance = ranked @ ranked.transpose(0, 2, 1)
+    covariance *= np.true_divide(1, ranked.shape[2] - 1)
+    spread = np.sqrt(np.stack([covariance[:, 0, 0], covariance[:, 1, 1]], axis=1))
+    return np.clip(covariance[:, 1, 0] / spread[:, 1] / spread[:, 0], -1, 1)
+
+
+def _kendall_rows(x, y):
+    """scipy's `kendalltau` (tau-b) row by row, from the signs of every two systems' differences."""
+    n = x.shape[1]
+    first, second = np.triu_indices(n, 1)
+    dx, dy = np.sign(x[:, second] - x[:, first]), np.sign(y[:, second] - y[:, first])
+    concordant_minus_discordant = (dx * dy).sum(axis=1)
+    total = n * (n - 1) // 2
+    x_ties, y_ties = (dx == 0).sum(axis=1), (dy == 0).sum(axis=1)
+    tau = concordant_minus_discordant / np.sqrt(total - x_ties) / np.sqrt(total - y_ties)
+    return np.minimum(1.0, np.maximum(-1.0, tau))
+
+
+# Each of CORRELATIONS' functions over many rows at once (`draw_correlations`).
+BATCHED_CORRELATIONS = {"pearsonr": _pearson_rows, "spearmanr": _spearman_rows, "kendalltau": _kendall_rows}
 
 
 def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=0, max_comparisons=None):

@@ -5,7 +5,8 @@ classes in the similarity scale, agreement statistics in `agreement`); this modu
 gathers them, so the report page, the LaTeX tables and the one-file report agree.
 """
 
-from annotation.scale import ANSWER_TITLES, PARAPHRASE_TITLES
+from annotation.tasktypes.similarity.scale import ANSWER_TITLES
+from annotation.votes import PARAPHRASE_TITLES
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.common import ARROW
 from scoring.metrics.registry import title_of

@@ -1,38 +1,36 @@
-"""The report of each task type, registered under the task type's name (`annotation.tasktypes.registry`).
+"""The report of each task type: one module per task family here (one per package of `annotation/tasktypes/`).
 
-Task type names map to the dotted path of a `base.TaskSection`, imported on first use: one
-module per task family here (one per package of `annotation/tasktypes/`). `reports.sections` asks
-the registry which sections a campaign's report shows and which tables its type adds;
-it never branches on a type's name.
+A task type names its report in its own registration (`TaskType.report_section`, the dotted path of
+a `base.TaskSection`, imported on first use): one registry, `annotation.tasktypes.registry`.
+`reports.sections` asks the type's report which sections a campaign's report shows and which tables
+its type adds; it never branches on a type's name.
 """
 
 from functools import cache
 from importlib import import_module
 
-from annotation.tasktypes.registry import task_type_of
-
-TASK_SECTIONS = {
-    "similarity": "reports.task_sections.similarity.SIMILARITY_REPORT",
-    "criteria": "reports.task_sections.criteria.CRITERIA_REPORT",
-    "spans": "reports.task_sections.spans.SPANS_REPORT",
-    "similarity+spans": "reports.task_sections.spans.SIMILARITY_SPANS_REPORT",
-}
+from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
 
 
 class NoTaskSection(LookupError):
-    """A task type has no report section registered here."""
+    """A task type names no report section, or one that does not exist."""
 
 
 @cache
 def task_section(name):
-    """The report of task type `name`; `NoTaskSection` names the types that have one."""
+    """The report of task type `name`; `NoTaskSection` says what is missing."""
     try:
-        dotted = TASK_SECTIONS[name]
-    except KeyError:
-        known = ", ".join(TASK_SECTIONS)
+        dotted = getattr(get_task_type(name), "report_section", None)
+    except UnknownTaskType:
+        known = ", ".join(task_type_names())
         raise NoTaskSection(f"no report section for task type {name!r}; task types with one: {known}") from None
+    if not dotted:
+        raise NoTaskSection(f"task type {name!r} names no report section (its `report_section`)")
     module_name, _, attribute = dotted.rpartition(".")
-    return getattr(import_module(module_name), attribute)
+    try:
+        return getattr(import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        raise NoTaskSection(f"task type {name!r}: its report section {dotted!r} cannot be imported ({error})") from None
 
 
 def task_section_of(campaigns):
@@ -42,4 +40,4 @@ def task_section_of(campaigns):
 
 def task_sections():
     """Every registered task type's report."""
-    return [task_section(name) for name in TASK_SECTIONS]
+    return [task_section(name) for name in task_type_names()]

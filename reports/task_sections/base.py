@@ -1,8 +1,8 @@
 """What a task type's report shows: its page sections, in order, and the tables it reads from the database.
 
 A `Section` is one part of the report page (its tables, or the one line saying why it has
-nothing to show); a `TaskSection` is the whole report of one task type, registered in
-`reports.task_sections.TASK_SECTIONS` under the task type's name.
+nothing to show); a `TaskSection` is the whole report of one task type, named by the type's
+`report_section` (`annotation.tasktypes.base.TaskType`).
 """
 
 import dataclasses
@@ -52,7 +52,7 @@ def no_estimates(report):
         return "No metric has scored these pairs yet: the estimates need a metric's scores on every pair."
     return (
         "Too few labelled pairs of both classes for an interval yet: the estimates appear at 10 labelled pairs "
-        "(a paraphrase label: the judges' 5-way answers, or the corpus's gold labels)."
+        "(a paraphrase label: the judges' answers, or the corpus's gold labels)."
     )
 
 
@@ -63,6 +63,42 @@ ESTIMATES = Section(
     tables_in("estimates"),
     no_estimates,
     notes=("estimates",),
+)
+
+
+def no_labelled_scores(report):
+    if not report.metrics:
+        return "No metric has scored these pairs yet: the comparison appears once the scoring workers have run."
+    if report.summary["n_labelled"]:
+        return None
+    if report.settings.label_source == "gold":
+        return "No pair has a gold label: import gold labels, or read the report against the judges' labels."
+    return "No pair has a majority label yet: judges' labels appear once pairs are judged (ties give none)."
+
+
+def no_ranked_labels(report):
+    if not report.metrics:
+        return no_labelled_scores(report)
+    ranked = report.tables["rank_correlation"]
+    if ranked.empty or not ranked["n"].gt(0).any():
+        return "No labelled pair to rank against yet: rank correlations appear once pairs have labels."
+    return None
+
+
+# The paper's metric-versus-label sections: any type whose answers give human labels (`TaskType.vote`) or
+# whose pairs carry gold labels can show them.
+LABEL_SECTIONS = (
+    Section("scores", "Scores by label", tables_in("scores"), no_labelled_scores, notes=("table4",)),
+    Section(
+        "classification", "Metrics as classifiers", tables_in("classification"), no_labelled_scores, notes=("mbd",)
+    ),
+    Section(
+        "ranking",
+        "Rank correlation with the labels",
+        tables_in("ranking"),
+        no_ranked_labels,
+        notes=("rank_correlation",),
+    ),
 )
 SYSTEM_TABLES = tables_in("systems")
 # Every task type's report compares the systems; each type swaps in the tables of its own measure.

@@ -5,7 +5,7 @@ Its sections show the report's own tables; it reads nothing more from the databa
 
 from reports.analysis.present import tables_in
 
-from .base import ESTIMATES, SYSTEMS, Section, TaskSection
+from .base import ESTIMATES, LABEL_SECTIONS, SYSTEMS, Section, TaskSection
 
 
 def _no_judgments(report):
@@ -21,25 +21,6 @@ def _no_shared_pairs(report):
     shared = report.tables["agreement"]
     if shared.empty or not (shared["n_pairs"] > 0).any():
         return "No two judges share a pair yet: agreement appears once two judges answer the same pair."
-    return None
-
-
-def _no_labelled_scores(report):
-    if not report.metrics:
-        return "No metric has scored these pairs yet: the comparison appears once the scoring workers have run."
-    if report.summary["n_labelled"]:
-        return None
-    if report.settings.label_source == "gold":
-        return "No pair has a gold label: import gold labels, or read the report against the judges' labels."
-    return "No pair has a majority label yet: judges' labels appear once pairs are judged (ties give none)."
-
-
-def _no_ordinal_answers(report):
-    if not report.metrics:
-        return _no_labelled_scores(report)
-    ranked = report.tables["rank_correlation"]
-    if ranked.empty or not ranked["n"].gt(0).any():
-        return "No labelled pair to rank against yet: rank correlations appear once pairs have labels."
     return None
 
 
@@ -64,17 +45,7 @@ BEFORE_SYSTEMS = (
     Section("corpora", "Corpora and labels", tables_in("corpora"), notes=("labels",)),
     Section("judges", "The judges' answers", tables_in("judges"), _no_judgments),
     Section("agreement", "Agreement between judges", tables_in("agreement"), _no_shared_pairs, notes=("agreement",)),
-    Section("scores", "Scores by label", tables_in("scores"), _no_labelled_scores, notes=("table4",)),
-    Section(
-        "classification", "Metrics as classifiers", tables_in("classification"), _no_labelled_scores, notes=("mbd",)
-    ),
-    Section(
-        "ranking",
-        "Rank correlation with the labels",
-        tables_in("ranking"),
-        _no_ordinal_answers,
-        notes=("rank_correlation",),
-    ),
+    *LABEL_SECTIONS,
     Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups, notes=("by_group",)),
 )
 AFTER_SYSTEMS = (

@@ -11,7 +11,6 @@ distribution by corpus and by system (the campaign's system setting, as every re
 
 import pandas as pd
 
-from annotation.scale import ORDINAL_OF_ANSWER
 from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from reports.analysis import spans
@@ -110,7 +109,7 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
     taggings = span_taggings(campaigns, pair_id_of_pk)
     pairwise = spans.judge_agreement(taggings)
     degrees = spans.degree(taggings, theta)
-    ordinals = frames.judgments.get("label", pd.Series(dtype=object)).map(ORDINAL_OF_ANSWER)
+    ordinals = frames.judgments["rating"]  # the type's rating (similarity+spans: the 5-way answer's ordinal)
     if ordinals.notna().any():
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))

@@ -93,7 +93,7 @@ def test_a_dont_know_is_no_agreement(adaptive):
 
 
 def test_a_task_type_without_a_binary_outcome_keeps_the_fixed_overlap(adaptive, monkeypatch):
-    monkeypatch.setattr(Similarity, "binary_votes", None)
+    monkeypatch.setattr(Similarity, "vote", None)
     pair = adaptive.real_pairs.get(external_id="p1")
     for label in ["same_meaning", "very_different"]:  # a disagreement that adaptive overlap would reopen
         assignment = make_judge(adaptive).assignments.create(pair=pair, position=1, top="source")

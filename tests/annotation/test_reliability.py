@@ -2,10 +2,13 @@ import numpy as np
 import pandas as pd
 
 from annotation.reliability import judge_reliability
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
 
 
 def answers(rows):
-    return pd.DataFrame(rows, columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms"])
+    frame = pd.DataFrame(rows, columns=["judge", "pair_pk", "label", "is_control", "expected", "response_ms"])
+    return with_votes(frame, VOTE)
 
 
 def test_it_computes_control_pass_rate_and_flags_a_careless_judge():

@@ -1,8 +1,9 @@
-"""A fifth task type, added as docs/development/add-task-type.md says: one type, one report section, two registry lines.
+"""A fifth task type, added as docs/development/add-task-type.md says: one type, one report section, one registry line.
 
-The toy (`tests.toys`) asks one yes/no question (is the hypothesis fluent English?). It is registered in
-both registries for the test only, and the judge page, the pairs export and the report
-page serve it with no other change to Parasol; the generic tests run it too (`tests.toys.every_task_type`).
+The toy (`tests.toys`) asks one yes/no question (is the hypothesis fluent English?) and declares its answer's
+vote, so its report has human labels. It is registered for the test only, and the judge page, the pairs
+export and the report page serve it with no other change to Parasol; the generic tests run it too
+(`tests.toys.every_task_type`).
 """
 
 import io

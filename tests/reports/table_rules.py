@@ -5,7 +5,7 @@ Shared by the page and LaTeX tests (tests/reports) and the Chromium tests (tests
 
 import re
 
-from annotation.scale import ANSWERS
+from annotation.tasktypes.similarity.scale import ANSWERS
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.vocabulary import COLUMN_TITLES
 from scoring.metrics.registry import METRICS

@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from annotation.tasktypes.similarity.scale import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, VOTE
+from annotation.votes import with_votes
 from reports.analysis.agreement import agreement_table, cohen_pairs, fleiss_kappa
-from reports.analysis.labels import ANSWERS, ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
 
 
 def random_judgments(n_pairs=40, n_judges=6, per_pair=3, seed=0):
@@ -18,7 +19,7 @@ def random_judgments(n_pairs=40, n_judges=6, per_pair=3, seed=0):
         for judge in rng.choice(n_judges, size=per_pair, replace=False):
             answer = rng.choice([2, 3] if truth else [0, 1]) if rng.random() < 0.8 else rng.integers(0, 5)
             rows.append((f"p{pair}", f"judge-{judge:05d}", "good", ANSWERS[answer]))
-    return pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
+    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"]), VOTE)
 
 
 def test_fleiss_kappa_of_the_textbook_example():
@@ -79,8 +80,11 @@ def test_pairwise_cohen_kappa_matches_sklearn_and_needs_enough_shared_pairs():
 
 
 def test_fewer_than_two_judges_gives_a_note_not_an_error():
-    judgments = pd.DataFrame(
-        [("p1", "judge-00001", "good", "same_meaning")], columns=["pair_id", "judge", "english_level", "label"]
+    judgments = with_votes(
+        pd.DataFrame(
+            [("p1", "judge-00001", "good", "same_meaning")], columns=["pair_id", "judge", "english_level", "label"]
+        ),
+        VOTE,
     )
     table, cohen, notes = agreement_table(judgments, pd.Series({"p1": "C"}))
     assert table["value"].isna().all() and cohen.empty

@@ -2,7 +2,8 @@ import pandas as pd
 import pytest
 
 from annotation.models import Answer
-from annotation.scale import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER
+from annotation.tasktypes.similarity.scale import ORDINAL_OF_ANSWER, PARAPHRASE_OF_ANSWER, VOTE
+from annotation.votes import with_votes
 from reports.analysis.labels import (
     ANSWERS,
     attach_labels,
@@ -13,7 +14,7 @@ from reports.analysis.tables import table2
 
 
 def judgments_of(rows):
-    return pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
+    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"]), VOTE)
 
 
 def pairs_of(ids, corpus="C", gold=None):

@@ -2,6 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
 from reports.analysis import TABLE_NAMES, build_report, curves_figure, figure2
 from reports.analysis.breakdowns import by_english_level, by_group
 
@@ -32,7 +34,7 @@ def data(n=60, seed=0):
             judge = f"judge-{(i + j) % 7:05d}"
             rows.append((f"p{i}", judge, ["good", "native"][j % 2], ["very_different", "same_meaning"][g]))
     judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
-    return pairs, judgments
+    return pairs, with_votes(judgments, VOTE)
 
 
 def test_it_builds_every_table_and_notes_a_metric_without_scores():
@@ -70,7 +72,7 @@ def test_constant_scores_and_a_lone_judge_give_notes_not_errors():
 
 def test_no_judgment_and_no_label_still_give_a_report():
     pairs, _ = data(n=10)
-    empty = pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"])
+    empty = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"]), VOTE)
     report = build_report(pairs, empty, DIRECTIONS, label_source="human", **FAST)
     assert "No pair has a human label yet: no statistic can be computed." in report.notes
     assert report.tables["table3"].empty and report.tables["table2"].loc[0, "n_unlabelled"] == 5
@@ -85,7 +87,7 @@ def test_the_english_level_breakdown_compares_judges_with_gold_and_with_the_othe
             ("b", "j1", "good", "dont_know"),
         ],
         columns=["pair_id", "judge", "english_level", "label"],
-    )
+    ).pipe(with_votes, VOTE)
     frame = pd.DataFrame({"pair_id": ["a", "b"], "gold_label": pd.array([1, 0], dtype="Int64")})
     table = by_english_level(judgments, frame).set_index("english_level")
     assert table.loc["good", "share_dont_know"] == 0.5 and table.loc["good", "agreement_with_gold"] == 1.0
@@ -123,6 +125,7 @@ def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
     judgments.loc[flip, "label"] = judgments.loc[flip, "label"].map(
         {"very_different": "same_meaning", "same_meaning": "very_different"}
     )
+    judgments = with_votes(judgments, VOTE)  # the flipped answers' votes
     report = build_report(pairs, judgments, DIRECTIONS, label_source="human", **FAST)
     table = report.tables["by_group"].query("group_by == 'english_level' and metric == 'bleu'").set_index("group")
     for level in ("good", "native"):

@@ -5,7 +5,16 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from reports.analysis.systems import pairwise_systems, system_correlation, system_names, systems_table
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
+from reports.analysis.systems import (
+    _correlation,
+    draw_correlations,
+    pairwise_systems,
+    system_correlation,
+    system_names,
+    systems_table,
+)
 
 # Four systems paraphrase the same six sources. Labels (1 = paraphrase) were chosen so the
 # systems rank A > B > C > D by the judges; metric `good` follows that order, `bad` reverses it.
@@ -35,13 +44,16 @@ def fixture():
             )
     frame = pd.DataFrame(rows)
     frame["paraphrase"] = pd.array(frame["paraphrase"], dtype="Int64")
-    judgments = pd.DataFrame(
-        [
-            {"pair_id": "A0", "label": "same_meaning"},
-            {"pair_id": "A0", "label": "mostly_similar"},
-            {"pair_id": "A1", "label": "dont_know"},
-            {"pair_id": "D0", "label": "very_different"},
-        ]
+    judgments = with_votes(
+        pd.DataFrame(
+            [
+                {"pair_id": "A0", "label": "same_meaning"},
+                {"pair_id": "A0", "label": "mostly_similar"},
+                {"pair_id": "A1", "label": "dont_know"},
+                {"pair_id": "D0", "label": "very_different"},
+            ]
+        ),
+        VOTE,
     )
     return frame, judgments
 
@@ -159,7 +171,7 @@ def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note()
         for i in range(k + 1 if k else 2)
     ]
     frame = pd.DataFrame(rows)
-    judgments = pd.DataFrame(columns=["pair_id", "label"])
+    judgments = with_votes(pd.DataFrame(columns=["pair_id", "label"]), VOTE)
     tables, notes = system_report(frame, judgments, [], {}, n_bootstrap=20, max_comparisons=10)
     compared = set(tables["system_pairwise"][["system_a", "system_b"]].to_numpy().ravel())
     assert len(tables["system_pairwise"]) == 10 and compared == {"s5", "s6", "s7", "s8", "s9"}
@@ -183,3 +195,21 @@ def test_system_names_join_the_filled_keys_as_a_row_by_row_join_would(keys):
     )
     expected = pairs[keys].fillna("").astype(str).apply(lambda row: " / ".join(v for v in row if v), axis=1)
     assert system_names(pairs, keys).tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("function", ["pearsonr", "spearmanr", "kendalltau"])
+def test_the_batched_draw_correlations_are_scipys_row_by_row_bit_for_bit(function):
+    # Draws x systems with ties, constant rows and systems missing from some draws (NaN), as bootstrap draws have.
+    rng = np.random.default_rng(5)
+    x, y = rng.random((400, 7)), rng.random((400, 7))
+    x[::5] = np.round(x[::5] * 3) / 3
+    y[1::9] = 0.5
+    x[rng.random(x.shape) < 0.05] = np.nan
+    y[2::11, :5] = np.nan  # rows with only two systems on both sides: no correlation
+    expected = []
+    for row_x, row_y in zip(x, y):
+        keep = ~(np.isnan(row_x) | np.isnan(row_y))
+        expected.append(_correlation(function, row_x[keep], row_y[keep]))
+    batched = draw_correlations(function, x, y)
+    assert np.array_equal(batched, np.array(expected), equal_nan=True)
+    assert np.isnan(batched).any() and not np.isnan(batched).all()

@@ -72,9 +72,17 @@ def test_it_reads_several_campaigns_into_the_report_frames(two_campaigns):
     assert pairs.loc["demo:p1", "lev"] == 3.0 and pd.isna(pairs.loc["other:p1", "lev"])
     assert frames.directions == {"lev": "lower", "rouge": "higher"}
     assert "rouge is not a registered metric: assumed higher-is-closer." in frames.notes
-    # The excluded judge's answer does not count.
+    # The excluded judge's answer does not count; the answer's vote and rating are the similarity type's.
     assert frames.judgments.to_dict("records") == [
-        {"pair_id": "demo:p1", "judge": judge.pseudonym, "english_level": "good", "label": "same_meaning"}
+        {
+            "pair_id": "demo:p1",
+            "judge": judge.pseudonym,
+            "english_level": "good",
+            "label": "same_meaning",
+            "vote": 1.0,
+            "abstained": False,
+            "rating": 4.0,
+        }
     ]
 
 

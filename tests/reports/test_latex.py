@@ -1,13 +1,11 @@
 """LaTeX tables: escaped, booktabs, bold best values; compiled by pdflatex where Debian's TeX is installed."""
 
 import re
-import shutil
-import subprocess
 
 import pandas as pd
-import pytest
 
 from reports.analysis.latex import escape, latex_document, latex_table
+from tests.pdflatex import compile_latex, needs_pdflatex
 
 
 def table():
@@ -32,17 +30,10 @@ def test_it_escapes_every_special_character_of_a_caption():
     )
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine installed (structure checked above)")
+@needs_pdflatex
 def test_it_compiles_in_a_standard_article(tmp_path):
     (tmp_path / "report.tex").write_text(latex_document([table(), table()]), encoding="utf-8")
-    result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
+    compile_latex(tmp_path, "report")
     assert (tmp_path / "report.pdf").stat().st_size > 0
 
 
@@ -81,7 +72,7 @@ def font_sizes(log):
     return [float(size) for size in re.findall(r"PARASOL-TABLE-SIZE (\d+(?:\.\d+)?)", log)]
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine installed (structure checked above)")
+@needs_pdflatex
 def test_wide_tables_compile_within_their_page_at_8pt_or_more(tmp_path):
     tables = [latex_table(wide(n), caption=f"c{n}", label=f"tab:{n}") for n in (1, 6, 30)]
     # A header broken before "[": read as text, not as the line break's spacing.
@@ -92,15 +83,7 @@ def test_wide_tables_compile_within_their_page_at_8pt_or_more(tmp_path):
         for n in (6, 12)
     ]
     (tmp_path / "report.tex").write_text(latex_document(tables, probe=True), encoding="utf-8")
-    result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "report.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
-    log = (tmp_path / "report.log").read_text(encoding="utf-8", errors="replace")
+    log = compile_latex(tmp_path, "report")
     assert "Overfull" not in log and "Float too large" not in log
     sizes = font_sizes(log)
     assert len(sizes) >= 5 and min(sizes) >= 8, sizes

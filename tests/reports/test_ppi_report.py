@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 from django.test import Client
 from django.urls import reverse
 from lxml import html as lxml_html
@@ -12,6 +13,8 @@ from reports.analysis import ppi
 from scoring.models import Score
 from tests.factories import without_controls
 from tests.toys import every_task_type
+
+pytestmark = pytest.mark.report
 
 METRIC = "lev"  # a distance: the analysis must orient it
 

@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 
-from annotation.scale import ANSWERS
+from annotation.tasktypes.similarity.scale import ANSWERS
 from reports.analysis import build_report
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.present import best_cells, html, latex, shown

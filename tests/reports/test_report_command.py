@@ -1,6 +1,4 @@
 import io
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +10,7 @@ from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_sc
 from campaigns.importers import import_pairs
 from scoring.metrics.registry import get_metric
 from scoring.models import Score
+from tests.pdflatex import compile_latex, needs_pdflatex
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mrpc_sample.tsv"
 
@@ -140,18 +139,11 @@ def assert_self_contained(page):
     assert not re.search(r"<link\b|<script\b[^>]*\bsrc|@import|url\((?!['\"]?data:)", page, flags=re.IGNORECASE)
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine (structure checked above)")
+@needs_pdflatex
 def test_the_exported_tables_compile_in_a_standard_article(scored_campaign, tmp_path):
     campaign, _, _ = scored_campaign
     call_command("report", campaign.slug, "--label-source", "gold", "--out", str(tmp_path), "--latex", "--no-figures")
-    result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "tables.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
+    compile_latex(tmp_path, "tables")
     assert (tmp_path / "tables.pdf").read_bytes().startswith(b"%PDF")
 
 

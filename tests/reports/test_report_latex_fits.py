@@ -3,35 +3,26 @@ every table compiles within its page (the text width, or a landscape page), in t
 scaled; captions numbered once, nothing said twice; no registry name or token id in a cell."""
 
 import re
-import shutil
-import subprocess
 
 import pytest
 from django.core.management import call_command
 
 from annotation.tasktypes.registry import get_task_type
 from reports.analysis.latex import latex_document
+from tests.pdflatex import PDFLATEX_MARKS, compile_latex
 from tests.report_fixtures import report_campaign
 from tests.reports.table_rules import MIN_POINTS, caption_problems, leaked_names
 from tests.reports.test_latex import font_sizes
 from tests.reports.test_report_presentation import latex_rows, unescape
 from tests.toys import every_task_type
 
-pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex comes with make system-deps")
+pytestmark = [*PDFLATEX_MARKS, pytest.mark.report]
 
 
 def compile_log(folder, tables):
     """The log of the tables in an article whose every tabular logs its type size."""
     (folder / "probed.tex").write_text(latex_document(tables, probe=True), encoding="utf-8")
-    result = subprocess.run(
-        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "probed.tex"],
-        cwd=folder,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-3000:]
-    return (folder / "probed.log").read_text(encoding="utf-8", errors="replace")
+    return compile_latex(folder, "probed")
 
 
 def check_table(name, tex):
@@ -47,7 +38,7 @@ def check_table(name, tex):
 def test_every_latex_table_of_a_full_report_fits_its_page_at_8pt_or_more(researcher, task_type, toy_metric, tmp_path):
     campaign = report_campaign(researcher, task_type)
     # Human labels where the type's answers vote paraphrase or not; the gold labels otherwise.
-    label_source = "human" if get_task_type(task_type).binary_votes else "gold"
+    label_source = "human" if get_task_type(task_type).vote else "gold"
     call_command(
         "report", campaign.slug, "--label-source", label_source, "--out", str(tmp_path), "--latex", "--no-figures"
     )

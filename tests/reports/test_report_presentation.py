@@ -2,6 +2,7 @@
 
 import re
 
+import pytest
 from django.test import Client
 from django.urls import reverse
 from lxml import html as lxml_html
@@ -14,6 +15,8 @@ from reports.sections import sections_for, with_task_tables
 from tests.report_fixtures import report_campaign
 from tests.reports.table_rules import caption_problems, leaked_names
 from tests.toys import every_task_type
+
+pytestmark = pytest.mark.report
 
 # pandas' LaTeX escapes of the characters SPECIALS does not spell alike.
 PANDAS_ESCAPES = {"\\textasciitilde ": "~", "\\textasciicircum ": "^", "\\textbackslash ": "\\"}

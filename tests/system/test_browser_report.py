@@ -6,7 +6,7 @@ import re
 import pytest
 from django.test import Client
 
-from annotation.scale import ANSWERS
+from annotation.tasktypes.similarity.scale import ANSWERS
 from campaigns.models import Campaign
 from reports.analysis import TABLE_NAMES
 from reports.analysis.agreement import STATISTIC_TITLES

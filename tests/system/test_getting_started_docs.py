@@ -21,6 +21,8 @@ from markdown_it import MarkdownIt
 
 from tests.servers import free_port
 
+pytestmark = pytest.mark.docs
+
 REPO = Path(__file__).resolve().parents[2]
 # Reading order: the demo and the command line, a first campaign, its report; then the README.
 PAGES = [

@@ -80,6 +80,7 @@ class Criteria(TaskType):
     pair_columns = rating_columns()
     # PEM's control: the source as its own hypothesis, with fixed expected ratings (`scale`).
     control_kinds = (ControlKind.IDENTICAL,)
+    report_section = "reports.task_sections.criteria.CRITERIA_REPORT"
 
     def judge_context(self, assignment):
         criteria = [

@@ -3,8 +3,8 @@
 The judge picks one of five answers (Very different … Same meaning, or Don't
 know); it is stored in `Judgment.label`. A pair's result is the count of each
 answer, the unique most frequent answer, and the binary paraphrase label by
-majority. The answers, their binary and ordinal mappings and the majority rule
-are the scale's facts, read from `annotation.scale`.
+majority. The answers and their binary and ordinal mappings are the scale's
+facts (`scale`, beside this module), declared as the type's `vote`.
 """
 
 import pandas as pd
@@ -12,21 +12,13 @@ from django import forms
 from django.db.models import Count
 from django.utils.translation import gettext_lazy as _
 
-from annotation.controls import passed
 from annotation.models import Answer, ControlKind
-from annotation.scale import (
-    ANSWER_TITLES,
-    ANSWERS,
-    NON_PARAPHRASE,
-    PARAPHRASE,
-    PARAPHRASE_OF_ANSWER,
-    PARAPHRASE_TITLES,
-    majority_paraphrase,
-)
 from annotation.training import EXPECTED, explanation_of
+from annotation.votes import NON_PARAPHRASE, PARAPHRASE, PARAPHRASE_TITLES, majority_paraphrase
 
 from ..base import AnswerForm, TaskType
 from . import guidelines
+from .scale import ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER, VOTE
 
 COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
 
@@ -53,15 +45,12 @@ class Similarity(TaskType):
     pair_columns = ["n_judgments", *COUNT_COLUMN_OF_ANSWER.values(), "majority_label", "paraphrase"]
     # Both kinds of hidden control: the 5-way answer can pass or fail either.
     control_kinds = (ControlKind.IDENTICAL, ControlKind.UNRELATED)
-    # The scale's binary mapping: Don't know votes neither way.
-    binary_votes = {value: [a for a, vote in PARAPHRASE_OF_ANSWER.items() if vote == value] for value in (0, 1)}
+    # The scale's binary mapping (Don't know votes neither way) and its 4-point ordinal.
+    vote = VOTE
+    report_section = "reports.task_sections.similarity.SIMILARITY_REPORT"
 
     def judge_context(self, assignment):
         return {"answers": Answer.choices}
-
-    def control_passed(self, answer, values, expected):
-        # The 5-way answer's binary class against the control's expected class.
-        return answer is not None and answer != "" and passed(answer, expected)
 
     def guideline_examples(self):
         return guidelines.guideline_examples()
@@ -101,7 +90,7 @@ class Similarity(TaskType):
 
         `majority_label` is the answer (Don't know included) given most often; a tie
         for the top, or no judgment, leaves it empty. `paraphrase` is the binary
-        majority of `annotation.scale` (Don't know casts no vote; a tie stays empty).
+        majority of the answers' votes (Don't know casts no vote; a tie stays empty).
         """
         counts = answer_counts(judgments).reindex(pd.Index(pair_pks), fill_value=0)
         frame = pd.DataFrame(index=counts.index)
@@ -109,7 +98,7 @@ class Similarity(TaskType):
         for answer, column in COUNT_COLUMN_OF_ANSWER.items():
             frame[column] = counts[answer]
         frame["majority_label"] = _majority_answer(counts)
-        votes = {value: counts[_answers_voting(value)].sum(axis=1) for value in (0, 1)}
+        votes = {value: counts[VOTE.answers_voting(value)].sum(axis=1) for value in (0, 1)}
         frame["paraphrase"] = majority_paraphrase(votes[1], votes[0])
         return frame
 
@@ -155,10 +144,6 @@ def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
     """Judgments per pair (index `pair_pk`) and answer (one int column per answer, in the protocol's order)."""
     counts = pd.crosstab(judgments["pair_pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
     return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
-
-
-def _answers_voting(value):
-    return Similarity.binary_votes[value]
 
 
 def _majority_answer(counts: pd.DataFrame) -> pd.Series:

@@ -77,6 +77,7 @@ class Spans(TaskType):
     control_kinds = ()
     # The campaign page offers the taggings export and the span detector.
     tags_words = True
+    report_section = "reports.task_sections.spans.SPANS_REPORT"
     answer_form = SpansAnswerForm
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
@@ -108,9 +109,9 @@ class Spans(TaskType):
     def answer(self, cleaned_data):
         return {side: cleaned_data[f"{side}_tags"] for side in SIDES}
 
-    def example_answer(self):
+    def example_answer(self, paraphrase=None):
         # "Nothing to tag" (a submit button): valid on any pair; similarity+spans' 5-way answer comes first.
-        return super().example_answer() | {"nothing": "1"}
+        return super().example_answer(paraphrase) | {"nothing": "1"}
 
     def answer_problem(self, answer, assignment):
         pair = assignment.pair
@@ -173,6 +174,9 @@ class SimilaritySpans(Spans):
     default_answer_seconds = 35
     # The 5-way answer passes or fails both kinds of control, as in `similarity`.
     control_kinds = Similarity.control_kinds
+    # The 5-way answer is the human label, as in `similarity`.
+    vote = Similarity.vote
+    report_section = "reports.task_sections.spans.SIMILARITY_SPANS_REPORT"
     judge_template = "annotation/tasktypes/_similarity_spans.html"
     answer_form = SimilaritySpansAnswerForm
     invalid_answer_message = _(
@@ -205,7 +209,6 @@ class SimilaritySpans(Spans):
         return {"feedback_rows": [row] if row else []} | context
 
     parse_expected = Similarity.parse_expected
-    control_passed = Similarity.control_passed
 
     def dashboard(self, judgments):
         return Similarity().dashboard(judgments) + super().dashboard(judgments)

@@ -13,6 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
 from reports.analysis import build_report
 from scoring.metrics import get_metric
 from scoring.metrics.wordnet import install_wordnet
@@ -60,7 +62,7 @@ def report_of(nltk_data):
             "meteor": meteor.score(sources=SOURCES, hypotheses=HYPOTHESES),
         }
     )
-    judgments = pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"])
+    judgments = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"]), VOTE)
     return build_report(pairs, judgments, {"meteor": "higher"}, label_source="gold", n_bootstrap=10, n_draws=2)
 
 

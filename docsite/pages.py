@@ -469,7 +469,7 @@ def on_serve(server, config, builder):
 
 
 def dump(out):
-    """Write the generated pages under `out`, to read them without a build: `python -m parasol.docsite DIR`."""
+    """Write the generated pages under `out`, to read them without a build: `python -m docsite.pages DIR`."""
     pages = generated_pages()
     for path, content in pages.items():
         target = Path(out) / path

@@ -1,11 +1,12 @@
 """The 5-way similarity scale's facts, in one place and free of Django.
 
-The answer order, the paper's mapping to the binary class (paraphrase or not), the 4-point
-ordinal used for rank correlations and the majority rule that turns votes into a pair's class. The Django
-models, the exports and the pure analysis package all read them from here.
+The answer order, the paper's mapping to the binary class (paraphrase or not) and the 4-point
+ordinal used for rank correlations, declared as the type's `Vote` (`VOTE`): the human labels,
+adaptive overlap and the controls read the answers through it. The Django models, the exports
+and the 5-way tables of the report read the answers' names and titles from here.
 """
 
-import pandas as pd
+from annotation.votes import Vote
 
 # The five answers, in the order the protocol shows them.
 ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
@@ -26,10 +27,6 @@ ANSWER_TITLES = {
     "dont_know": gettext_noop("Don't know"),
 }
 
-# The binary class's two values, as tables name them (one spelling: "non_paraphrase"), and their titles.
-PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
-PARAPHRASE_TITLES = {PARAPHRASE: "Paraphrase", NON_PARAPHRASE: "Non-paraphrase"}
-
 # The paper's mapping to the binary class; Don't know is indeterminate (None).
 PARAPHRASE_OF_ANSWER = {
     "very_different": 0,
@@ -49,9 +46,6 @@ ORDINAL_OF_ANSWER = {
 }
 
 
-def majority_paraphrase(paraphrase_votes: pd.Series, non_paraphrase_votes: pd.Series) -> pd.Series:
-    """The binary majority per pair (Int64): Don't know casts no vote, a tie (or no vote) stays empty."""
-    paraphrase = pd.Series(pd.NA, index=paraphrase_votes.index, dtype="Int64")
-    paraphrase[paraphrase_votes > non_paraphrase_votes] = 1
-    paraphrase[non_paraphrase_votes > paraphrase_votes] = 0
-    return paraphrase
+# How a 5-way answer (stored in `Judgment.label`) counts as a human label: the paper's binary
+# mapping (Don't know casts no vote, counted apart) and the 4-point ordinal as its rating.
+VOTE = Vote(field="label", paraphrase=PARAPHRASE_OF_ANSWER, abstain=(DONT_KNOW,), rating=ORDINAL_OF_ANSWER)
