@@ -28,6 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 TARGET = 0.10
+# lev's loop (the cheapest metric: the trigger is a large share of a row) may cost up to a fifth (issue 52).
+TARGETS = {"lev scoring loop": 0.20}
 STATES = ("none", "as shipped")
 WORKS = ("import_pairs --create", "lev scoring loop", "bleu scoring loop")
 
@@ -112,8 +114,9 @@ def line(work, best):
     """One work's least CPU times by state, each state's cost over `none`, and the shipped state's verdict."""
     none = best["none"][work]
     cells = [f"{state} {best[state][work]:6.2f} s ({best[state][work] / none - 1:+6.1%})" for state in STATES[1:]]
-    verdict = "met" if best["as shipped"][work] / none - 1 < TARGET else "NOT met"
-    return f"{work:22} none {none:6.2f} s; {'; '.join(cells)}  (target < {TARGET:.0%}: {verdict})"
+    target = TARGETS.get(work, TARGET)
+    verdict = "met" if best["as shipped"][work] / none - 1 < target else "NOT met"
+    return f"{work:22} none {none:6.2f} s; {'; '.join(cells)}  (target < {target:.0%}: {verdict})"
 
 
 if __name__ == "__main__":
