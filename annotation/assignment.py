@@ -297,7 +297,11 @@ def record_judgment(assignment, answer, client_ms=None):
                 existing = Judgment.objects.filter(assignment=assignment).first()
                 if existing is not None:
                     return existing, False
-                released = _release_if_given_away(assignment)
+                # As it is now, under the lock: another request may have released it, or it may have lapsed.
+                assignment = (
+                    Assignment.objects.select_related("pair", "judge__campaign").filter(pk=assignment.pk).first()
+                )
+                released = assignment is None or _release_if_given_away(assignment)
             if not released:
                 judgment = Judgment.objects.create(
                     assignment=assignment,
@@ -311,7 +315,7 @@ def record_judgment(assignment, answer, client_ms=None):
         # Another request for the same assignment won the race: keep its answer.
         return Judgment.objects.get(assignment=assignment), False
     if released:  # the release is committed: the judge's next pair is another
-        raise PairGivenAway(assignment.pair_id)
+        raise PairGivenAway()
     return judgment, True
 
 

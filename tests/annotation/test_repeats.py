@@ -46,5 +46,5 @@ def test_a_participant_id_that_joined_twice_is_marked_on_the_judges_table(client
     table = campaign_reliability(campaign)
     joins = {row.judge.pk: row.crowd_joins for row in table.itertuples()}
     assert joins == {judges[0].pk: 2, judges[1].pk: 2, judges[2].pk: 1}
-    html = render_to_string("campaigns/_reliability.html", {"reliability": table})
+    html = render_to_string("campaigns/_reliability.html", {"reliability": table, "campaign": campaign})
     assert html.count("this id joined 2 times") == 2
