@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation import assignment as assign
 from annotation.models import Assignment, Judgment
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Pair
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 
@@ -111,6 +111,7 @@ def test_the_page_says_the_pair_was_given_to_someone_else_and_shows_the_next(cli
     while (taken := assign.next_assignment(other)).pair_id != mine.pair_id:
         assign.record_judgment(taken, "same_meaning", 1000)
     assign.record_judgment(taken, "same_meaning", 1000)
+    Pair.objects.create(campaign=small, source="One more.", hypothesis="Another.", external_id="more")  # open
     url = reverse("annotation-record-answer", args=[small.slug, away.token])
     response = client.post(url, {"assignment": mine.pk, "label": "very_different", "response_ms": "1500"})
     assert response.status_code == 200

@@ -305,10 +305,13 @@ def test_replace_on_the_unique_key_counts_too(live_campaign):
 
 
 @postgresql_only
+@pytest.mark.django_db(
+    transaction=True
+)  # as an operator runs it: PostgreSQL refuses a TRUNCATE after writes in its transaction
 def test_the_live_report_is_exact_after_truncate(live_campaign):
     """TRUNCATE fires no row trigger: its own statement triggers advance every campaign's part it empties."""
     before = live_tables(live_campaign, "human")
-    assert moved(live_campaign, lambda: _sql("TRUNCATE annotation_judgment, scoring_score", [])) >= {
+    assert moved(live_campaign, lambda: _sql("TRUNCATE annotation_judgment, scoring_score CASCADE", [])) >= {
         "judgments",
         "scores_changed",
     }
@@ -319,6 +322,7 @@ def test_the_live_report_is_exact_after_truncate(live_campaign):
 
 
 @postgresql_only
+@pytest.mark.django_db(transaction=True)
 def test_truncating_pairs_advances_them(live_campaign):
     assert "pairs" in moved(live_campaign, lambda: _sql("TRUNCATE campaigns_pair CASCADE", []))
 
