@@ -38,6 +38,44 @@ def _votes(campaign):
     return task_type_of(campaign).vote
 
 
+def _reservation_windows():
+    """(since when an idle judge's reservations count, since when a working judge's do)."""
+    now = timezone.now()
+    idle = now - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    return idle, now - timedelta(minutes=settings.PARASOL_ASSIGNMENT_RESERVATION_MINUTES)
+
+
+def still_reserved(assignment) -> bool:
+    """Whether an unanswered assignment still counts in its pair's load (the rule of `pairs_with_load`)."""
+    idle_since, reserved_since = _reservation_windows()
+    if assignment.assigned_at >= idle_since:
+        return True
+    working = Judgment.objects.filter(judge_id=assignment.judge_id, is_training=False).exists()
+    return working and assignment.assigned_at >= reserved_since
+
+
+def _counts_in_load(assignment) -> bool:
+    return not assignment.is_training and not assignment.pair.is_control
+
+
+class PairGivenAway(Exception):
+    """The judge's reservation of a pair lapsed and the pair reached its target meanwhile: their answer would
+    push it past the target, so it is not stored (the view says so and shows the judge their next pair)."""
+
+
+def _release_if_given_away(assignment) -> bool:
+    """Call with the campaign locked. A lapsed reservation is taken again while the pair still wants a judgment
+    (counted from now), or released (deleted: it holds no answer) when others filled the pair; True if released."""
+    if assignment.is_training or not _counts_in_load(assignment) or still_reserved(assignment):
+        return False
+    if open_pairs(assignment.judge.campaign).filter(pk=assignment.pair_id).exists():
+        Assignment.objects.filter(pk=assignment.pk).update(assigned_at=timezone.now())
+        assignment.refresh_from_db(fields=["assigned_at"])
+        return False
+    assignment.delete()
+    return True
+
+
 def pairs_with_load(campaign):
     """Real pairs annotated with `load`: judgments given plus assignments still reserved.
 
@@ -46,9 +84,7 @@ def pairs_with_load(campaign):
     a few idle joiners could keep a small campaign "full".
     With adaptive overlap, also `answered` and the binary votes `paraphrase` and `non_paraphrase`.
     """
-    now = timezone.now()
-    reserved_since = now - timedelta(minutes=settings.PARASOL_ASSIGNMENT_RESERVATION_MINUTES)
-    idle_since = now - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES)
+    idle_since, reserved_since = _reservation_windows()
     working = campaign.judges.filter(judgments__is_training=False).values("pk")
     counts = (
         Q(assignments__judgment__isnull=False)
@@ -182,6 +218,8 @@ def next_assignment(judge):
         if not Campaign.objects.filter(pk=judge.campaign_id, is_open=True).exists():
             return None
         current = pending_assignment(judge)
+        while current is not None and _release_if_given_away(current):  # given to others while they were away
+            current = pending_assignment(judge)
         if current is not None:
             return current
         return _assign_new(judge)
@@ -240,24 +278,40 @@ def record_judgment(assignment, answer, client_ms=None):
     """Store the answer once; a repeated submission (double click, retry) changes nothing.
 
     The campaign's task type says how the answer is stored (for similarity: the label).
-    Returns (judgment, created).
+    Returns (judgment, created). A real pair's answer is stored under the campaign's lock, so no pair
+    passes its overlap target: an answer on a reservation that lapsed counts while the pair still wants
+    a judgment; once other judges filled it, `PairGivenAway` is raised and nothing is stored.
     """
     existing = Judgment.objects.filter(assignment=assignment).first()
     if existing is not None:
         return existing, False
+    released = False
     try:
         with transaction.atomic():
-            judgment = Judgment.objects.create(
-                assignment=assignment,
-                judge_id=assignment.judge_id,
-                pair_id=assignment.pair_id,
-                is_training=assignment.is_training,
-                response_ms=_response_ms(assignment, client_ms),
-                **task_type_of(assignment.judge.campaign).judgment_fields(answer),
-            )
+            if _counts_in_load(assignment):
+                _lock_campaign(assignment.judge.campaign_id)
+                existing = Judgment.objects.filter(assignment=assignment).first()
+                if existing is not None:
+                    return existing, False
+                # As it is now, under the lock: another request may have released it, or it may have lapsed.
+                assignment = (
+                    Assignment.objects.select_related("pair", "judge__campaign").filter(pk=assignment.pk).first()
+                )
+                released = assignment is None or _release_if_given_away(assignment)
+            if not released:
+                judgment = Judgment.objects.create(
+                    assignment=assignment,
+                    judge_id=assignment.judge_id,
+                    pair_id=assignment.pair_id,
+                    is_training=assignment.is_training,
+                    response_ms=_response_ms(assignment, client_ms),
+                    **task_type_of(assignment.judge.campaign).judgment_fields(answer),
+                )
     except IntegrityError:
         # Another request for the same assignment won the race: keep its answer.
         return Judgment.objects.get(assignment=assignment), False
+    if released:  # the release is committed: the judge's next pair is another
+        raise PairGivenAway()
     return judgment, True
 
 

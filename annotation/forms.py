@@ -1,10 +1,12 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.forms import UniqueWithItsOwner
+
 from .models import CampaignProtocol, EnglishLevel, Judge
 
 
-class EnglishLevelForm(forms.ModelForm):
+class EnglishLevelForm(UniqueWithItsOwner):
     english_level = forms.ChoiceField(
         choices=EnglishLevel.choices,
         widget=forms.RadioSelect,
@@ -17,7 +19,7 @@ class EnglishLevelForm(forms.ModelForm):
         fields = ["english_level"]
 
 
-class ProtocolForm(forms.ModelForm):
+class ProtocolForm(UniqueWithItsOwner):
     completion_url = forms.URLField(
         required=False, assume_scheme="https", help_text="Where judges are sent at the end (e.g. Prolific)."
     )

@@ -111,4 +111,13 @@ def campaign_reliability(campaign):
     table = judge_reliability(answers)
     judges = Judge.objects.in_bulk(list(table["judge"]))
     table["judge"] = table["judge"].map(judges)
+    # A crowd participant id is no secret, so a repeat joins as a new judge (resuming on it would hand out the
+    # first judge's answers; refusing would tell anyone which ids joined): the table says how often it joined.
+    ids = (
+        Judge.objects.filter(campaign=campaign)
+        .exclude(crowd_participant="")
+        .values_list("crowd_participant", flat=True)
+    )
+    joins = pd.Series(list(ids), dtype=object).value_counts()
+    table["crowd_joins"] = [joins.get(judge.crowd_participant, 0) if judge else 0 for judge in table["judge"]]
     return table

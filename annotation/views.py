@@ -31,7 +31,7 @@ from . import joining
 from .controls import protocol_of
 from .diff import Segment, word_diff
 from .forms import EnglishLevelForm
-from .models import Judge, Step
+from .models import Judge, Judgment, Step
 from .tasktypes.registry import task_type_of
 
 
@@ -277,6 +277,9 @@ def answer(request, judge):
     if hasattr(current, "judgment"):
         return _answered(request, judge, current.judgment)
     if not assign.is_on_show(judge, current):
+        stored = Judgment.objects.filter(assignment=current).first()
+        if stored is not None:  # a repeat whose first was stored meanwhile (double click): answered like the first
+            return _answered(request, judge, stored)
         return _back_to_step(request, judge, problem=_("This pair is not the one on show to you"))
     task_type = task_type_of(judge.campaign)
     form = task_type.answer_form(request.POST)
@@ -289,8 +292,24 @@ def answer(request, judge):
     problem = task_type.answer_problem(answer, current)
     if problem is not None:
         return HttpResponseBadRequest(f"{problem}; nothing was stored.")
-    judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
+    try:
+        judgment, _created = assign.record_judgment(current, answer, form.cleaned_data.get("response_ms"))
+    except assign.PairGivenAway:
+        return _given_away(request, judge)
     return _answered(request, judge, judgment)
+
+
+def _given_away(request, judge):
+    """The judge's reservation lapsed and others filled the pair: their answer is not stored; the next pair."""
+    following = assign.next_assignment(judge)
+    problem = _(
+        "This pair was given to someone else while you were away, so your answer to it was not stored; "
+        "here is your next one."
+    )
+    if following is None:
+        done_url = reverse("annotation-show-thanks", args=[judge.campaign.slug, Judge.path_token])
+        return HttpResponseClientRedirect(done_url) if request.htmx else redirect(done_url)
+    return _render_item(request, judge, following, problem=problem)
 
 
 def _answered(request, judge, judgment):

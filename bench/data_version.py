@@ -1,23 +1,22 @@
 """What the data version costs on SQLite: import and scoring with and without it, side by side in one run.
 
-The data version (`reports.models.DataVersion`) is advanced by triggers, and SQLite runs a trigger once per
-row. A scoring batch counts its own scores once under a seal (`reports.models.ScoreSeal`); this bench
-measures three states of one database, in turn, each on a freshly imported campaign that is deleted after:
+The data version (`reports.models.DataVersion`) is advanced by triggers (`reports.data_version`), and SQLite
+runs a trigger once per row: every score of a scoring batch is counted by its own trigger. This bench measures
+two states of one database, in turn, each on a freshly imported campaign that is deleted after:
 
-- `none`: no triggers, no seal (what the app cost before the data version);
-- `row triggers`: the triggers, no seal (every score counted by its trigger, as before the seal);
-- `as shipped`: the triggers and the seal.
+- `none`: no triggers (what the app cost before the data version);
+- `as shipped`: the triggers.
 
 Each figure is the process's CPU time (not wall time: the machine is shared, and the triggers' cost is CPU),
 the least of `--runs` runs, for `import_pairs --create` and the `lev` and `bleu` scoring loops
-(`scoring.service.score_campaign_inline`). The target: the data version costs under 10% of each (issue 36).
+(`scoring.service.score_campaign_inline`). The target: the data version costs under 10% of each (issue 36);
+lev's loop, the cheapest metric, is accepted at +15-20% (issue 52: plain code over a seal that saved 0.35 s).
 `bench/scale.py --only-triggers` gives the same at 400,000 pairs in wall time, through the commands.
 
     .venv/bin/python bench/data_version.py [--pairs 50000] [--runs 5]
 """
 
 import argparse
-import importlib
 import io
 import os
 import sys
@@ -29,7 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 TARGET = 0.10
-STATES = ("none", "row triggers", "as shipped")
+# lev's loop (the cheapest metric: the trigger is a large share of a row) may cost up to a fifth (issue 52).
+TARGETS = {"lev scoring loop": 0.20}
+STATES = ("none", "as shipped")
 WORKS = ("import_pairs --create", "lev scoring loop", "bleu scoring loop")
 
 
@@ -53,22 +54,13 @@ def set_up(directory, n_pairs):
 
 
 def switch(state):
-    """Put the database in `state`: triggers dropped or made; scoring batches sealing or not."""
-    from django.apps import apps
+    """Put the database in `state`: the triggers dropped or made."""
     from django.db import connection
 
-    from campaigns import data_version
-    from reports.models import ScoreSeal
+    from reports import data_version
 
-    triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
     with connection.schema_editor() as editor:
-        triggers.drop_triggers(apps, editor)
-        if state != "none":
-            triggers.create_triggers(apps, editor)
-    if state == "as shipped":
-        data_version.provide_score_sealer(ScoreSeal.counting)
-    else:
-        data_version._sealers.clear()  # no seal: what the app did before the seal (and without the data version)
+        data_version.drop(editor) if state == "none" else data_version.remake(editor)
 
 
 def cpu_seconds(work):
@@ -122,8 +114,9 @@ def line(work, best):
     """One work's least CPU times by state, each state's cost over `none`, and the shipped state's verdict."""
     none = best["none"][work]
     cells = [f"{state} {best[state][work]:6.2f} s ({best[state][work] / none - 1:+6.1%})" for state in STATES[1:]]
-    verdict = "met" if best["as shipped"][work] / none - 1 < TARGET else "NOT met"
-    return f"{work:22} none {none:6.2f} s; {'; '.join(cells)}  (target < {TARGET:.0%}: {verdict})"
+    target = TARGETS.get(work, TARGET)
+    verdict = "met" if best["as shipped"][work] / none - 1 < target else "NOT met"
+    return f"{work:22} none {none:6.2f} s; {'; '.join(cells)}  (target < {target:.0%}: {verdict})"
 
 
 if __name__ == "__main__":

@@ -428,15 +428,12 @@ def bench_export(env, n_pairs, against=None):
 
 
 TRIGGERS_SWITCH = """
-import importlib, sys, django
+import sys, django
 django.setup()
-from django.apps import apps
 from django.db import connection
-triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
+from reports import data_version
 with connection.schema_editor() as editor:
-    (triggers.create_triggers if sys.argv[1] == "on" else triggers.drop_triggers)(apps, editor)
-# The seal is left as it is: off, a scoring batch still seals and counts itself (three statements a batch of
-# 1,000 scores), so "without" holds that part of the data version's cost (bench/data_version.py leaves it out).
+    (data_version.remake if sys.argv[1] == "on" else data_version.drop)(editor)
 """
 
 

@@ -19,6 +19,23 @@ FORMAT_TITLES = {
 FORMAT_CHOICES = [(name, FORMAT_TITLES.get(name, name.upper())) for name in FORMATS]
 
 
+class UniqueWithItsOwner(forms.ModelForm):
+    """A ModelForm whose model is unique together with a field the view sets rather than the form (a template's
+    name per campaign): Django leaves such a constraint unchecked, and the save would meet an IntegrityError.
+    The fields of the model's unique constraints that the instance already holds are validated with the form,
+    so a clash is a form error. Every ModelForm of the project derives from it
+    (tests/campaigns/test_unique_with_owner.py)."""
+
+    def _get_validation_exclusions(self):
+        excluded = super()._get_validation_exclusions()
+        meta = self.instance._meta
+        constrained = {name for fields in meta.unique_together for name in fields}
+        constrained |= {name for constraint in meta.total_unique_constraints for name in constraint.fields}
+        constrained |= {field.name for field in meta.concrete_fields if field.unique and not field.primary_key}
+        held = {name for name in constrained if getattr(self.instance, meta.get_field(name).attname, None) is not None}
+        return excluded - held
+
+
 class CampaignChoices:
     """A campaign's detector and LLM backends, checked alike by the researchers' form and the admin's
     (the form sets `self.user`, whose visible campaigns bound the detector choice)."""
@@ -35,7 +52,7 @@ class CampaignChoices:
         return self.cleaned_data.get("llm_backends") or {}
 
 
-class CampaignForm(CampaignChoices, forms.ModelForm):
+class CampaignForm(CampaignChoices, UniqueWithItsOwner):
     class Meta:
         model = Campaign
         fields = [

@@ -26,7 +26,7 @@ TRAINING_FEEDBACK_KEYS = ("expected", "explanation")
 
 # A campaign's choice of detector (`Campaign.paratag_detector`): empty, or <campaign id>/<version>; the API
 # publishes the pattern, `detector_choice_problem` checks the same form and then what is stored.
-DETECTOR_CHOICE_PATTERN = r"^([0-9]{1,18}/.+)?$"
+DETECTOR_CHOICE_PATTERN = r"^([0-9]{1,18}/[^\x00]+)?$"  # no NUL (the server refuses one), as the schema says
 DETECTOR_CHOICE_FORMAT = (
     "Name a detector as <campaign id>/<version>, e.g. 7/0003-news, or leave it empty for the latest."
 )

@@ -220,6 +220,8 @@ class GenerationRunViewSet(
     @extend_schema(request=None, responses=GenerationOutputSerializer(many=True))
     @action(detail=True, methods=["get"], serializer_class=GenerationOutputSerializer)
     def outputs(self, request, pk=None):
+        # The paging is checked first, as on every list: a bad `limit` is a 400 whatever the run.
+        self.paginator.get_limit(request), self.paginator.get_offset(request)
         run = self.get_object()
         page = self.paginate_queryset(run.outputs.select_related("source", "pair"))
         return self.get_paginated_response(GenerationOutputSerializer(page, many=True).data)

@@ -3,6 +3,7 @@
 from django import forms
 from django.conf import settings
 
+from campaigns.forms import UniqueWithItsOwner
 from scoring.metrics.registry import metric_names
 
 from . import llm
@@ -17,7 +18,7 @@ SOURCE_CHOICES = [
 ]
 
 
-class GenerationForm(forms.ModelForm):
+class GenerationForm(UniqueWithItsOwner):
     templates = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, initial=["naive"])
     sources_from = forms.ChoiceField(choices=SOURCE_CHOICES, initial="text", widget=forms.RadioSelect)
     sources_text = forms.CharField(widget=forms.Textarea(attrs={"rows": 6}), required=False, label="Sources")
@@ -92,7 +93,7 @@ class GenerationForm(forms.ModelForm):
         return {name: self.cleaned_data[name] for name in names if self.cleaned_data[name] not in (None, "")}
 
 
-class PromptTemplateForm(forms.ModelForm):
+class PromptTemplateForm(UniqueWithItsOwner):
     turns_text = forms.CharField(
         label="Turns",
         widget=forms.Textarea(attrs={"rows": 10}),

@@ -16,8 +16,25 @@ from rest_framework.exceptions import APIException, ValidationError
 
 # No text may hold a NUL (parasol.middleware refuses it before any view): the schema says so.
 NO_NUL = RegexValidator(r"^[^\x00]*$", "Text may not hold a NUL character (0x00).")
+
+
+def _escaped_class(characters) -> str:
+    """A regex character class body naming each of `characters` by its code point (\\uXXXX), in runs: read
+    alike by Python and by the ECMA regexes of a JSON schema's `pattern`."""
+    points, runs = sorted(map(ord, characters)), []
+    for point in points:
+        if runs and point == runs[-1][1] + 1:
+            runs[-1][1] = point
+        else:
+            runs.append([point, point])
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in runs)
+
+
+# What the server trims as white space (Python's str.strip: \x1c-\x1f and \x85 too, which an ECMA `\s` lacks):
+# spelled out, so the schema and the server call the same text blank.
+WHITE_SPACE = _escaped_class(chr(point) for point in range(0x3001) if chr(point).isspace())
 # At least one character that is neither a NUL nor white space (white space around it is trimmed).
-NOT_BLANK = RegexValidator(r"^[^\x00]*[^\x00\s][^\x00]*$", "This field may not be blank.")
+NOT_BLANK = RegexValidator(f"^[^\\x00]*[^\\x00{WHITE_SPACE}][^\\x00]*$", "This field may not be blank.")
 
 
 class Conflict(APIException):

@@ -2,8 +2,9 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-from parasol.startup import settings_or_exit
+from parasol.startup import data_version_or_exit, settings_or_exit
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
 settings_or_exit()
 application = get_asgi_application()
+data_version_or_exit()

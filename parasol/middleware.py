@@ -164,3 +164,23 @@ class NoStoreApiMiddleware:
         if request.path.startswith("/api/"):
             add_never_cache_headers(response)
         return response
+
+
+class CacheDownMiddleware:
+    """Redis (the report cache and the broker, as compose runs it) unreachable: a page that needs it says so
+    with a 503 rather than a 500. Judge pages never read it; reports, their tables and scoring progress do."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        import redis
+
+        if not isinstance(exception, redis.RedisError):
+            return None
+        from django.shortcuts import render
+
+        return render(request, "cache_down.html", {"error": type(exception).__name__}, status=503)

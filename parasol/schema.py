@@ -3,7 +3,7 @@
 Each status is added where the server can really answer it, decided from the operation itself:
 - every operation: 400 (a query parameter repeated, out of bounds or holding a NUL), 401 (no or a
   wrong token), 403 (not a researcher, or not allowed this campaign's action), 406 (an `Accept`
-  the API cannot serve), 429 (throttled);
+  the API cannot serve), 414 (a request line too long for the front server), 429 (throttled);
 - an operation with a path parameter: 404 (no such object, or not one this researcher may see);
 - one that takes a body: 409 (it conflicts with stored data, or two of its values with each other:
   `parasol.api_fields.Conflict`), 413 (a body over the size limit), 415 (a body that is not JSON).
@@ -37,6 +37,11 @@ ALWAYS = {
     "403": _json("#/components/schemas/Detail", "Not a researcher, or an action reserved to the campaign's owner."),
     "406": _json("#/components/schemas/Detail", "The Accept header names no type this operation answers with."),
     "429": _json("#/components/schemas/Detail", "Too many requests (or wrong tokens) from this caller: wait."),
+    # Refused by the front server (gunicorn's request-line limit, 4,094 bytes) before Django sees the request.
+    "414": {
+        "description": "The path and query are longer than the server reads.",
+        "content": {"text/html": {"schema": {"type": "string"}}, **TEXT},
+    },
 }
 WITH_PATH_PARAMETER = {"404": _json("#/components/schemas/Detail", "No such object among those this caller may see.")}
 WITH_BODY = {

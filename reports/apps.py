@@ -1,7 +1,6 @@
-import importlib
-
+from celery.signals import worker_init
 from django.apps import AppConfig
-from django.db import connections
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
@@ -9,29 +8,19 @@ class ReportsConfig(AppConfig):
     name = "reports"
 
     def ready(self):
-        from campaigns import data_version
+        from django.core import checks
 
-        from .models import ScoreSeal
+        from . import data_version
+        from .checks import data_version_triggers_check
 
-        post_migrate.connect(refresh_data_version_triggers, sender=self)
-        data_version.provide_score_sealer(ScoreSeal.counting)
+        post_migrate.connect(data_version.remake_after_migrate, sender=self)
+        connection_created.connect(data_version.turn_on_recursive_triggers)
+        checks.register(data_version_triggers_check, checks.Tags.database, deploy=True)
+        # A worker, like the web server (parasol/wsgi.py), does not start without the triggers.
+        worker_init.connect(_data_version_or_exit, weak=False)
 
 
-def refresh_data_version_triggers(sender, using="default", apps=None, **kwargs):
-    """After every `migrate`: the data version's triggers dropped and made again from the schema as it is now.
+def _data_version_or_exit(**kwargs):
+    from parasol.startup import data_version_or_exit
 
-    A later migration may rebuild a table (SQLite drops its triggers then) or add a campaign column that the
-    campaign row's UPDATE trigger must watch: remaking them here keeps them complete whatever migrations came
-    after the one that created them (`reports/migrations/0001_data_version_triggers.py`).
-    """
-    if apps is None:
-        return  # `flush` (a test's teardown) empties tables without rebuilding any: the triggers stay
-    connection = connections[using]
-    if connection.vendor not in ("sqlite", "postgresql"):
-        return
-    if "reports_dataversion" not in connection.introspection.table_names():
-        return  # migrated back before the data version: no triggers to keep
-    triggers = importlib.import_module("reports.migrations.0001_data_version_triggers")
-    with connection.schema_editor() as editor:
-        triggers.drop_triggers(apps, editor)
-        triggers.create_triggers(apps, editor)
+    data_version_or_exit()

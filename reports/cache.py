@@ -18,7 +18,7 @@ from parasol.queues import QUEUED
 from reports.analysis import build_report
 from reports.figures import FigureSpec, drawing
 from reports.frames import report_work
-from reports.machinery.digests import Digests
+from reports.machinery.digests import Digests, report_setting
 from reports.machinery.loading import DataState, data_state, report_frames
 from reports.machinery.store import CACHE_SECONDS, Store
 from reports.models import DataVersion
@@ -46,8 +46,8 @@ class CachedReport:
 
 
 def report_key(campaigns, label_source, state: DataState | None = None) -> str:
-    cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS  # a report under another cap is another report
-    return Store.key("report", label_source, cap, data_inputs(campaigns, state))
+    """The report's key: its campaigns' data versions, its labels, the code and its settings (`Store.key`)."""
+    return Store.key("report", label_source, data_inputs(campaigns, state))
 
 
 def cached_report(key) -> CachedReport | None:
@@ -104,7 +104,7 @@ def get_report(campaigns, label_source="human", on_stage=None, state=None) -> Ca
     cached = cache.get(key)
     if cached is None:
         store = report_store()
-        cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
+        cap = report_setting("PARASOL_REPORT_MAX_SYSTEM_COMPARISONS")
         report, frames = compute_report(
             campaigns, label_source, store=store, state=state, on_stage=on_stage, max_system_comparisons=cap
         )
@@ -118,7 +118,7 @@ def get_report(campaigns, label_source="human", on_stage=None, state=None) -> Ca
 def _forget_superseded(campaigns, label_source, key):
     """Delete the report this one replaces (of the same campaigns and labels, an older state of their data):
     a live campaign makes one per new judgment, and nothing asks for an older state again."""
-    cap = settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS
+    cap = report_setting("PARASOL_REPORT_MAX_SYSTEM_COMPARISONS")
     pks = "-".join(str(pk) for pk in sorted(c.pk for c in campaigns))
     latest = f"parasol-report-latest:{label_source}:{cap}:{pks}"
     previous = cache.get(latest)
@@ -140,7 +140,7 @@ def fits_in_request(campaigns) -> bool:
         return False
     work = report_work(campaigns)
     n = work["systems"]
-    comparisons = min(n * (n - 1) // 2, settings.PARASOL_REPORT_MAX_SYSTEM_COMPARISONS)
+    comparisons = min(n * (n - 1) // 2, report_setting("PARASOL_REPORT_MAX_SYSTEM_COMPARISONS"))
     return (
         n <= settings.PARASOL_REPORT_INLINE_MAX_SYSTEMS
         and comparisons <= settings.PARASOL_REPORT_INLINE_MAX_SYSTEM_COMPARISONS

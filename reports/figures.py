@@ -39,7 +39,8 @@ def _all_specs(report) -> list[FigureSpec]:
 def _missing(report, spec) -> str | None:
     """Why `spec` would be a blank figure, or None when it has something to draw."""
     if spec.kind == "systems":
-        if report.tables["systems"]["paraphrase_rate"].notna().any():
+        systems = report.tables["systems"]  # columnless when its step failed (`analysis.common.failed_table`)
+        if "paraphrase_rate" in systems and systems["paraphrase_rate"].notna().any():
             return None
         return "no system has a labelled pair, so no paraphrase rate"
     if not report.metrics:
@@ -49,7 +50,7 @@ def _missing(report, spec) -> str | None:
         points = points if spec.corpus == "Global" else points[points["corpus"] == spec.corpus]
         return None if points[report.metrics].notna().any().any() else "no labelled pair with a score"
     curves = report.tables["curves_threshold" if spec.kind == "thresholds" else "curves_rank"]
-    return None if (curves["corpus"] == spec.corpus).any() else "no labelled pair with a score"
+    return None if "corpus" in curves and (curves["corpus"] == spec.corpus).any() else "no labelled pair with a score"
 
 
 def figure_specs(report) -> list[FigureSpec]:

@@ -14,7 +14,6 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
-from campaigns import data_version
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
 from parasol import llm_backends
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
@@ -223,8 +222,7 @@ def store_scores(metric, signature, pair_pks, values, details=None):
         details = [None] * len(pair_pks)
     with transaction.atomic(savepoint=False), connection.cursor() as cursor:
         if connection.vendor == "sqlite":
-            with data_version.scores_counted_once(pair_pks):
-                _insert_sqlite(cursor, metric, signature, created_at, pair_pks, values, details)
+            _insert_sqlite(cursor, metric, signature, created_at, pair_pks, values, details)
         else:
             rows = [
                 (pair_pk, metric, signature, float(value), detail, created_at)

@@ -36,11 +36,40 @@ def browser():
         browser.close()
 
 
+# A judge page says when its script is ready (static/js/judge.js: its handlers in place, the item settled); a
+# page without that script has nothing to wait for.
+SCRIPTS_READY = (
+    "() => !document.querySelector('script[src*=\"/js/judge\"]') || document.body.hasAttribute('data-judge-ready')"
+)
+
+
+def ready(page):
+    """Wait until the page's script is ready: a key pressed or typed earlier would go to a page without handlers
+    (quiet machines are fast enough to get there; loaded ones hid it)."""
+    page.wait_for_function(SCRIPTS_READY)
+
+
+def keys_wait_for_scripts(page):
+    """Every key the test presses or types on `page` waits until the page's script is ready (`ready`)."""
+    keyboard = page.keyboard  # Playwright hands out one keyboard object per page: its methods are wrapped once
+
+    def waiting(action):
+        def wrapped(*args, **kwargs):
+            ready(page)
+            return action(*args, **kwargs)
+
+        return wrapped
+
+    for name in ("press", "type", "down", "insert_text"):
+        setattr(keyboard, name, waiting(getattr(keyboard, name)))
+    return page
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context()
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    page = keys_wait_for_scripts(context.new_page())
     yield page
     context.close()
 

@@ -90,3 +90,37 @@ def evenly_spaced_positions(n: int, max_rows: int | None) -> np.ndarray:
     if max_rows is None or n <= max_rows:
         return np.arange(n)
     return np.unique(np.linspace(0, n - 1, max_rows).astype(int))
+
+
+FAILED = "failed"  # the `attrs` key of a table whose step raised: the note saying so
+
+
+def failed_table(note: str) -> pd.DataFrame:
+    """The table a step that raised leaves: no rows, and the note saying why (`failure_notes` collects it)."""
+    table = pd.DataFrame()
+    table.attrs[FAILED] = note
+    return table
+
+
+def computed_apart(groups: dict, what=str) -> dict[str, pd.DataFrame]:
+    """The tables of `groups` ({names: () -> {name: table}}), each group computed on its own: one that raises
+    (degenerate data no step foresaw, or a bug) leaves its tables empty with a note, and the others stand.
+    `what(name)` titles a table in the note."""
+    tables = {}
+    for names, compute in groups.items():
+        names = (names,) if isinstance(names, str) else names
+        try:
+            tables |= compute()
+        except Exception as error:  # noqa: BLE001 - whatever it was, it loses its own tables and no other
+            note = failure_note(", ".join(what(name) for name in names), error)
+            tables |= {name: failed_table(note) for name in names}
+    return tables
+
+
+def failure_note(what: str, error: Exception) -> str:
+    return f"{what}: could not be computed ({type(error).__name__}: {error}); the other tables are unaffected."
+
+
+def failure_notes(tables: dict) -> list[str]:
+    """The notes of the tables whose step raised (`failed_table`), each once, in table order."""
+    return list(dict.fromkeys(t.attrs[FAILED] for t in tables.values() if FAILED in getattr(t, "attrs", {})))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from reports.analysis import agreement, breakdowns, classification, collection, oracle, ppi, ranking, systems, tables
 from reports.analysis.collection import ROUND_KEYS
-from reports.analysis.common import corpora, subsets
+from reports.analysis.common import corpora, failed_table, failure_note, failure_notes, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
@@ -18,6 +18,8 @@ from scoring.metrics.registry import title_of
 # The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
 TABLE_NAMES = [table.name for table in TABLES]
 POINT_COLUMNS = ["pair_id", "corpus", "paraphrase", "edit_distance"]
+# The steps whose notes a report keeps by name (`Report.notes_by_step`), whichever groups compute them.
+STEP_NOTES = ("systems", "estimates", "mbd", "table4", "rank_correlation", "agreement", "by_group")
 # The step groups that take longest on a large corpus (each sorts every metric), handed out first.
 LONGEST_GROUPS = ("classification", "auc")
 
@@ -98,11 +100,10 @@ def build_report(
     notes = label_notes + metric_notes + tables.corpus_notes(frame)
     steps = _Steps(frame, judgments, metrics, directions, answers, settings, runner or Direct())
     result, step_notes = steps.tables(verdicts)
+    notes += failure_notes(result)
     points, n_labelled = _figure_points(frame[POINT_COLUMNS + metrics], settings)
     notes += step_notes["systems"] + step_notes["estimates"] + _scale_notes(frame, settings)
-    notes += [
-        note for name in ("mbd", "table4", "rank_correlation", "agreement", "by_group") for note in step_notes[name]
-    ]
+    notes += [note for name in STEP_NOTES[2:] for note in step_notes[name]]
     return Report(
         settings=settings,
         metrics=metrics,
@@ -201,9 +202,9 @@ class _Steps:
 
         The groups read nothing of each other: the runner may compute them at once (the longest first).
         """
-        result, notes = {}, {}
+        result, notes = {}, {step: [] for step in STEP_NOTES}
         groups = sorted(dict.fromkeys(table.build for table in TABLES), key=lambda group: group not in LONGEST_GROUPS)
-        computed = self.runner.map([partial(getattr(self, f"_{group}"), verdicts) for group in groups])
+        computed = self.runner.map([partial(self._apart, group, verdicts) for group in groups])
         for group, (tables_of_group, notes_of_group) in zip(groups, computed):
             declared = {table.name for table in TABLES if table.build == group}
             if set(tables_of_group) != declared:  # a step and the declarations must agree
@@ -211,6 +212,16 @@ class _Steps:
             result |= tables_of_group
             notes |= notes_of_group
         return result, notes
+
+    def _apart(self, group, verdicts):
+        """Step group `group`; one that raises leaves its own tables empty with a note (`common.failed_table`),
+        and every other group's stand: no data, however degenerate, takes the whole report down."""
+        try:
+            return getattr(self, f"_{group}")(verdicts)
+        except Exception as error:  # noqa: BLE001 - whatever it was, it loses its own tables and no other
+            declared = [table for table in TABLES if table.build == group]
+            note = failure_note(", ".join(table.heading for table in declared), error)
+            return {table.name: failed_table(note) for table in declared}, {}
 
     def _oracle(self, verdicts):
         return {"oracle": oracle.oracle_table(self.frame, verdicts)}, {}

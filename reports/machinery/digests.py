@@ -1,14 +1,16 @@
 """Digests of what a cached result is computed from: values (`digest`), the code (`code_digest`).
 
 `digest` hashes the values themselves (numbers as stored, strings as their lengths and text), so
-two digests are equal only for equal values, in any process. `code_digest` hashes the source of the
-code that computes what reports cache, as joblib.Memory keys on a function's code: a change to that
-code never reuses a result the old code computed, and nobody bumps a version by hand. `Digests`
+two digests are equal only for equal values, in any process. `code_digest` hashes the source of
+every first-party package, as joblib.Memory keys on a function's code: a change to any code a
+report runs never reuses a result the old code computed, and nobody lists modules or bumps a
+version by hand. `settings_digest` does the same for the settings that change a report's content. `Digests`
 digests a run's arguments, each column once.
 """
 
 import hashlib
 import pickle
+import re
 from functools import cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -135,18 +137,17 @@ def _identity(column: pd.Series) -> tuple | None:
     return (layout, type(array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
 
 
-# The packages and modules a cached result is computed by: the reports app (analysis, frames, figures,
-# task sections, this machinery), and what it reads the database and the task types through.
-CODE = (
-    "reports",
-    "scoring.service",
-    "scoring.metrics.base",
-    "scoring.metrics.registry",
-    "annotation.tagging",
-    "annotation.tasktypes",
-    "campaigns.models",
-    "parasol.db",
-)
+# What is not code a deployed report runs: the test suite and the benchmarks (the same checkout holds them).
+NOT_RUN = ("tests", "bench")
+# How code reads a setting that changes what it computes (`report_setting`): each one found so is in every key.
+REPORT_SETTING = re.compile(r"""report_setting\(\s*["']([A-Z][A-Z0-9_]*)["']""")
+
+
+def first_party_packages(root: Path) -> list[str]:
+    """Every package of the project (a folder with `__init__.py` at its root), but `NOT_RUN`: what the analysis
+    imports, directly or through a registry's dotted path (task types, metrics, report sections), is among them,
+    so no module it runs can change unseen (a hand list of packages left out `annotation.scale`, once)."""
+    return sorted(p.name for p in root.iterdir() if (p / "__init__.py").is_file() and p.name not in NOT_RUN)
 
 
 def _source_files(dotted: str) -> list[Path]:
@@ -154,19 +155,47 @@ def _source_files(dotted: str) -> list[Path]:
     origin = Path(spec.origin)
     if spec.submodule_search_locations is None:
         return [origin]
-    return sorted(path for path in origin.parent.rglob("*.py") if "migrations" not in path.parts)
+    return sorted(origin.parent.rglob("*.py"))
+
+
+def project_root() -> Path:
+    return Path(find_spec("reports").origin).parent.parent
+
+
+def code_files(root: Path | None = None) -> list[Path]:
+    """The source files `code_digest` hashes: every `.py` file of every first-party package."""
+    root = root or project_root()
+    return sorted(path for package in first_party_packages(root) for path in (root / package).rglob("*.py"))
 
 
 @cache
-def code_digest() -> str:
-    """The digest of the source of CODE (file names and bytes), computed once per process."""
+def code_digest(root: Path | None = None) -> str:
+    """The digest of the project's code (file names and bytes, `code_files`), computed once per process."""
+    root = root or project_root()
     hasher = hashlib.blake2b(digest_size=8)
-    root = Path(find_spec("reports").origin).parent.parent
-    for dotted in CODE:
-        for path in _source_files(dotted):
-            hasher.update(str(path.relative_to(root)).encode() + b"\0")
-            hasher.update(path.read_bytes() + b"\0")
+    for path in code_files(root):
+        hasher.update(str(path.relative_to(root)).encode() + b"\0")
+        hasher.update(path.read_bytes() + b"\0")
     return hasher.hexdigest()
+
+
+@cache
+def report_settings(root: Path | None = None) -> tuple[str, ...]:
+    """The settings the code reads through `report_setting` (found in its source, `code_files`)."""
+    names = {name for path in code_files(root) for name in REPORT_SETTING.findall(path.read_text(encoding="utf-8"))}
+    return tuple(sorted(names))
+
+
+def report_setting(name: str):
+    """A setting that changes what a report computes: read through here, it is in every key (`settings_digest`)."""
+    from django.conf import settings
+
+    return getattr(settings, name)
+
+
+def settings_digest() -> str:
+    """The digest of the values of `report_settings` now (a test's override included)."""
+    return digest(repr([(name, report_setting(name)) for name in report_settings()]))
 
 
 class Digests:

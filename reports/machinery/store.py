@@ -9,7 +9,7 @@ values are pickled, large ones into files of their own, read back without being 
 
 from django.core.cache import cache as default_cache
 
-from reports.machinery.digests import code_digest, digest
+from reports.machinery.digests import code_digest, digest, settings_digest
 
 CACHE_SECONDS = 7 * 24 * 3600
 
@@ -22,8 +22,9 @@ class Store:
 
     @staticmethod
     def key(name: str, *inputs) -> str:
-        """The key of the result `name` computed from `inputs` (digests, versions, settings) by this code."""
-        return f"parasol-{name}:{digest(repr(inputs))}:{code_digest()}"
+        """The key of the result `name` computed from `inputs` (digests, versions) by this code, under these
+        settings (`digests.report_setting`)."""
+        return f"parasol-{name}:{digest(repr((inputs, settings_digest())))}:{code_digest()}"
 
     def get(self, key):
         return self.cache.get(key)

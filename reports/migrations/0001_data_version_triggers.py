@@ -5,10 +5,13 @@ judgments, judges, scores), whatever wrote it. PostgreSQL: statement-level trigg
 tables for pairs, judgments and scores (a bulk insert advances a version once), row-level ones for
 the rare writes to campaigns and judges (a column list needs them). SQLite has row-level triggers only.
 
-The SQL is written out here rather than imported: a migration must keep doing what it did.
+The SQL is written out here as this migration first made it; `reports.data_version` holds the triggers
+as they are now, and migration 0003 and every `migrate` make them from there.
 A later migration that makes SQLite rebuild one of these tables (most ALTERs do) drops its triggers:
 `tests/reports/test_data_version.py` checks every trigger exists once every migration has run.
 """
+
+import random
 
 from django.db import migrations, models
 
@@ -86,9 +89,7 @@ def _campaign_columns(apps):
 
 # SQLite: a score whose pair lies in the range a scoring batch has sealed is counted by that batch
 # (`reports.models.ScoreSeal`), not once more by the trigger. No seal (NULL range): every row counts.
-SEALED = (
-    "coalesce(NEW.pair_id BETWEEN (SELECT lo FROM reports_scoreseal) AND (SELECT hi FROM reports_scoreseal), 0)"
-)
+SEALED = "coalesce(NEW.pair_id BETWEEN (SELECT lo FROM reports_scoreseal) AND (SELECT hi FROM reports_scoreseal), 0)"
 
 
 def sqlite_statements(apps):
@@ -155,7 +156,9 @@ def postgresql_statements(apps):
             "UPDATE": "REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows",
             "DELETE": "REFERENCING OLD TABLE AS old_rows",
         }[event]
-        statements += _pg_function(name, _bump("postgresql", part, _written(campaigns_of, event, "new_rows", "old_rows")))
+        statements += _pg_function(
+            name, _bump("postgresql", part, _written(campaigns_of, event, "new_rows", "old_rows"))
+        )
         statements.append(
             f"CREATE TRIGGER {name} AFTER {event} ON {table} {referencing} FOR EACH STATEMENT EXECUTE FUNCTION {name}()"
         )
@@ -201,10 +204,11 @@ def drop_triggers(apps, schema_editor):
 
 
 def number_existing_campaigns(apps, schema_editor):
-    """A version row per part for the campaigns made before the triggers (new ones get theirs from a trigger)."""
+    """A version row per part for the campaigns made before the triggers (new ones get theirs from a trigger),
+    at a random start: never 0, which a database migrated back and forth would give again to other data."""
     campaign, data_version = apps.get_model("campaigns", "Campaign"), apps.get_model("reports", "DataVersion")
     data_version.objects.bulk_create(
-        data_version(campaign_id=pk, part=part, version=0)
+        data_version(campaign_id=pk, part=part, version=1 + random.randrange(2**31))  # noqa: S311 - not a secret
         for pk in campaign.objects.values_list("pk", flat=True)
         for part in PARTS
     )

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from reports.analysis.common import computed_apart, failure_notes
 from reports.analysis.present import Table, tables_in
 
 TABLE_TEMPLATE = "reports/_section.html"
@@ -139,7 +140,10 @@ class TaskSection:
         specs = {**report.specs, **{table.name: table for table in self.declared}}
         if self.tables is None or all(name in report.tables for name in self.headings):
             return report if specs == report.specs else dataclasses.replace(report, specs=specs)
-        return dataclasses.replace(report, tables={**report.tables, **self.tables(campaigns)}, specs=specs)
+        # Reading them may fail as a whole (each type's `tables` keeps its tables apart inside): then they alone go.
+        added = computed_apart({tuple(self.headings): lambda: self.tables(campaigns)}, self.headings.get)
+        notes = [note for note in failure_notes(added) if note not in report.notes]
+        return dataclasses.replace(report, tables={**report.tables, **added}, specs=specs, notes=report.notes + notes)
 
     def tables_in(self, section: str) -> tuple[str, ...]:
         """The tables this type adds that a page section shows, in declared order."""

@@ -2,16 +2,16 @@
 
 import numpy as np
 import pandas as pd
-from django.conf import settings
 
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
 from reports.analysis import criteria, ppi
-from reports.analysis.common import scipy_stats
+from reports.analysis.common import computed_apart, scipy_stats
 from reports.analysis.present import Table, pem
 from reports.cache import data_inputs, report_store
 from reports.frames import load_frames
+from reports.machinery.digests import report_setting
 from scoring.metrics.pem import FEATURES
 from scoring.models import Score
 from scoring.service import values_under
@@ -69,48 +69,76 @@ CRITERIA_TABLES = (
 
 def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
     """PEM's tables for the real pairs and counted ratings of `campaigns`, computed once per state of the data."""
-    in_reference = settings.PARASOL_PEM_CONTROLS_IN_REFERENCE  # a setting that changes the tables is in the key
     store = report_store()
-    return store.get_or_set(
-        store.key("criteria", in_reference, data_inputs(campaigns)), lambda: _criteria_tables(campaigns)
-    )
+    return store.get_or_set(store.key("criteria", data_inputs(campaigns)), lambda: _criteria_tables(campaigns))
 
 
 def _criteria_tables(campaigns):
     frames = load_frames(campaigns, fields=("values",))
-    pairs = frames.pairs.assign(system=frames.pairs["system"].replace("", NO_SYSTEM))
     judgments = frames.judgments.join(ratings_frame(frames.judgments))
-    metrics = [m for m in frames.directions if m in pairs and pairs[m].notna().any()]
+    # PEM 5.2: from Table 2 on, the fixed-score controls join the judges' mean (a setting leaves them out).
+    in_reference = report_setting("PARASOL_PEM_CONTROLS_IN_REFERENCE")  # in every key, as `report_setting` is
+    controls = pem_controls_frame(campaigns, frames.signatures) if in_reference else None
+    return tables_of(frames.pairs, judgments, frames.directions, controls)
+
+
+def tables_of(pairs, judgments, directions, controls=None) -> dict[str, pd.DataFrame]:
+    """PEM's tables from the frames: `pairs` (pair_id, source, system, a column per metric), `judgments` with a
+    column per criterion, the metrics' `directions`, PEM's controls (or None). Each table is computed apart."""
+    pairs = pairs.assign(system=pairs["system"].replace("", NO_SYSTEM))
+    metrics = [m for m in directions if m in pairs and pairs[m].notna().any()]
     for metric in metrics:
         pairs[metric] = pd.to_numeric(pairs[metric], errors="coerce").astype(float)
-    # PEM 5.2: from Table 2 on, the fixed-score controls join the judges' mean (a setting leaves them out).
-    controls = pem_controls_frame(campaigns, frames.signatures) if settings.PARASOL_PEM_CONTROLS_IN_REFERENCE else None
     features = [f for f in FEATURES if f in metrics]
-    fits = [
-        {"features": "PEM: " + ", ".join(features), **criteria.pem_fit(judgments, pairs, features, controls=controls)}
-    ]
-    fits.append(
-        {
-            "features": "every metric: " + ", ".join(metrics),
-            **criteria.pem_fit(judgments, pairs, metrics, controls=controls),
-        }
-    )
-    system_level = criteria.criteria_system_correlation(judgments, pairs, metrics, frames.directions, controls)
-    return {
+    whole = len(features) == len(FEATURES)  # PEM's own rows need its three features
+
+    def fits():
+        rows = [
+            {
+                "features": "PEM: " + ", ".join(features),
+                **criteria.pem_fit(judgments, pairs, features, controls=controls),
+            }
+        ]
+        rows.append(
+            {
+                "features": "every metric: " + ", ".join(metrics),
+                **criteria.pem_fit(judgments, pairs, metrics, controls=controls),
+            }
+        )
+        return {"criteria_pem_fit": pd.DataFrame(rows if whole else rows[1:])}
+
+    def system_level():
+        table = criteria.criteria_system_correlation(judgments, pairs, metrics, directions, controls)
         # A criteria campaign has no binary label: the Systems section correlates with mean Overall instead.
-        "system_correlation": system_level[system_level["criterion"] == "overall"].drop(columns="criterion"),
-        "criteria_by_system": with_intervals(criteria.criteria_by_system(judgments, pairs)),
-        "criteria_inter_judge": _inter_judge(judgments, pairs),
-        "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs, controls),
-        "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, frames.directions, controls),
-        "criteria_system_correlation": system_level,
-        "criteria_alpha": criteria.alpha_per_criterion(judgments),
-        "criteria_pem_fit": pd.DataFrame(fits if len(features) == len(FEATURES) else fits[1:]),
-        "criteria_estimates": _estimates(judgments, pairs, metrics, frames.directions),
-        "criteria_pem_judges": criteria.pem_vs_judges(judgments, pairs, features, controls=controls)
-        if len(features) == len(FEATURES)
-        else pd.DataFrame(),
-    }
+        overall = table[table["criterion"] == "overall"].drop(columns="criterion")
+        return {"system_correlation": overall, "criteria_system_correlation": table}
+
+    def pem_judges():
+        table = criteria.pem_vs_judges(judgments, pairs, features, controls=controls) if whole else pd.DataFrame()
+        return {"criteria_pem_judges": table}
+
+    headings = {table.name: table.heading for table in CRITERIA_TABLES} | {"system_correlation": "System level"}
+    # Each table on its own: a degenerate fold that stops one (PEM's fit) leaves the others standing.
+    return computed_apart(
+        {
+            ("system_correlation", "criteria_system_correlation"): system_level,
+            "criteria_by_system": lambda: {
+                "criteria_by_system": with_intervals(criteria.criteria_by_system(judgments, pairs))
+            },
+            "criteria_inter_judge": lambda: {"criteria_inter_judge": _inter_judge(judgments, pairs)},
+            "criteria_vs_overall": lambda: {
+                "criteria_vs_overall": criteria.criteria_vs_overall(judgments, pairs, controls)
+            },
+            "criteria_metrics": lambda: {
+                "criteria_metrics": criteria.metrics_vs_criteria(judgments, pairs, metrics, directions, controls)
+            },
+            "criteria_alpha": lambda: {"criteria_alpha": criteria.alpha_per_criterion(judgments)},
+            "criteria_pem_fit": fits,
+            "criteria_estimates": lambda: {"criteria_estimates": _estimates(judgments, pairs, metrics, directions)},
+            "criteria_pem_judges": pem_judges,
+        },
+        headings.get,
+    )
 
 
 def _estimates(judgments, pairs, metrics, directions) -> pd.DataFrame:

@@ -45,9 +45,12 @@ def fit_svr(features, targets) -> dict:
 def predict_svr(params, features) -> np.ndarray:
     """The fitted regression at each row of `features` (the RBF kernel expansion, as scikit-learn's predict)."""
     z = (np.asarray(features, float) - np.asarray(params["mean"])) / np.asarray(params["scale"])
-    vectors = np.asarray(params["support_vectors"], float)
+    # A fit on constant targets keeps no support vector (`[]` in JSON): the expansion is then empty and
+    # the prediction the intercept alone, as scikit-learn's.
+    vectors = np.asarray(params["support_vectors"], float).reshape(-1, z.shape[1])
+    coefficients = np.asarray(params["dual_coef"], float).reshape(-1)
     distances = ((z[:, None, :] - vectors[None, :, :]) ** 2).sum(axis=2)
-    return np.exp(-params["gamma"] * distances) @ np.asarray(params["dual_coef"]) + params["intercept"]
+    return np.exp(-params["gamma"] * distances) @ coefficients + params["intercept"]
 
 
 def save_model(root, campaign, params, manifest, folder=None) -> Path:

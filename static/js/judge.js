@@ -174,4 +174,12 @@
       tagger(word).querySelector("button.span-submit").click();
     }
   });
+  // Ready: every handler above is in place (after htmx's own, added first) and the item on show has settled.
+  // Browser tests wait for it before they type or click (tests/browser.py `ready`); a swap clears it until done.
+  function markReady() { document.body.setAttribute("data-judge-ready", ""); }
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.shouldSwap) { document.body.removeAttribute("data-judge-ready"); }
+  });
+  document.addEventListener("htmx:afterSettle", markReady);
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", markReady); } else { markReady(); }
 })();

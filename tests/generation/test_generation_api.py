@@ -132,3 +132,16 @@ def test_it_refuses_a_server_path_as_the_model_and_stores_nothing(api, campaign,
     assert response.status_code == 400
     assert response.json() == {"model": [f'"{model}" is not one of: embedded.']}
     assert not GenerationRun.objects.exists() and not GenerationSource.objects.exists()
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=1001", "limit=abc", "offset=-1", "offset=1.5", "limit=2&limit=3"])
+@pytest.mark.parametrize("which", ["own", "missing"])
+def test_the_outputs_paging_is_checked_as_the_schema_says(api, campaign, query, which):
+    """The schema bounds `limit` (1-1000) and `offset` (0 or more) on the outputs too: out of them, a 400 naming
+    the parameter, whichever run the path names."""
+    run = create_run(campaign, sources=["The cat sleeps."], templates=["naive"])
+    pk = run.pk if which == "own" else run.pk + 1000
+    response = api.get(f"/api/generations/{pk}/outputs/?{query}")
+    assert response.status_code == 400, response.content
+    assert query.split("=")[0] in response.json()
+    assert api.get(f"/api/generations/{run.pk}/outputs/?limit=1000&offset=0").status_code == 200

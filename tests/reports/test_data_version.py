@@ -2,20 +2,22 @@
 so the live report equals a report computed from scratch after a gold swap by `QuerySet.update` or a score
 changed in raw SQL; and results are keyed on the digest of the code that computes them."""
 
-import importlib
+from pathlib import Path
 
 import pytest
-from django.db import connection, transaction
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.db import connection
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Campaign, Pair
 from reports import cache as report_cache
+from reports import data_version
 from reports.machinery.digests import code_digest
 from reports.models import PARTS, DataVersion
 from scoring.models import Score
 from tests.reports.test_incremental_report import full, make_live_campaign, table_bytes
 
-TRIGGERS = importlib.import_module("reports.migrations.0001_data_version_triggers")
 UPDATE_TRIGGER = "parasol_version_campaigns_campaign_update"
 
 
@@ -47,24 +49,16 @@ def scratch_tables(campaign, label_source):
     return table_bytes(report), report.notes
 
 
-def existing_triggers() -> set[str]:
-    with connection.cursor() as cursor:
-        if connection.vendor == "sqlite":
-            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
-        else:
-            cursor.execute("SELECT tgname FROM pg_trigger WHERE NOT tgisinternal")
-        return {name for (name,) in cursor.fetchall()}
-
-
 def test_every_trigger_exists_once_every_migration_ran(db):
     """A later migration that makes SQLite rebuild one of the tables drops its triggers: this says so."""
-    expected = {TRIGGERS._name(table, event) for table, event in TRIGGERS.TRIGGERS}
-    assert expected <= existing_triggers()
+    expected = {name for _table, name in data_version.triggers(connection.vendor)}
+    assert expected <= data_version.existing_triggers(connection)
+    assert data_version.missing_triggers(connection) == []
 
 
 def test_the_campaign_trigger_watches_every_column_but_the_assignment_counter(db):
     """A column added to Campaign later must be added to the trigger (a new migration), or be declared ignored."""
-    columns = {f.column for f in Campaign._meta.concrete_fields} - set(TRIGGERS.CAMPAIGN_COLUMNS_IGNORED)
+    columns = {f.column for f in Campaign._meta.concrete_fields} - set(data_version.CAMPAIGN_COLUMNS_IGNORED)
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute("SELECT sql FROM sqlite_master WHERE name = %s", [UPDATE_TRIGGER])
@@ -149,11 +143,78 @@ def test_cached_results_are_keyed_on_the_code_digest(live_campaign):
     assert report_cache.report_store().key("pairs", ((live_campaign.pk, "pairs", 1),)).endswith(code_digest())
 
 
-def test_the_code_digest_covers_the_analysis_and_the_reader():
-    from reports.machinery.digests import CODE, _source_files
+def test_every_first_party_module_a_report_imports_is_in_the_code_digest(live_campaign):
+    """The digest is not a hand list: whatever the report's computation imported from this project is hashed."""
+    import sys
 
-    files = {path.name for dotted in CODE for path in _source_files(dotted)}
-    assert {"frames.py", "digests.py", "memory.py", "loading.py", "ranking.py", "layouts.py", "service.py"} <= files
+    from reports.machinery.digests import NOT_RUN, code_files, project_root
+    from reports.task_sections.criteria import criteria_tables
+
+    report_cache.get_report([live_campaign], "gold")
+    criteria_tables([live_campaign])
+    root, hashed = project_root(), set(code_files())
+    imported = {
+        Path(module.__file__)
+        for module in list(sys.modules.values())
+        if getattr(module, "__file__", None) and Path(module.__file__).is_relative_to(root)
+    }
+    ours = {path for path in imported if path.relative_to(root).parts[0] not in (*NOT_RUN, ".venv")}
+    assert ours and ours <= hashed, sorted(ours - hashed)
+
+
+def test_the_code_digest_changes_when_the_answer_scale_changes(tmp_path):
+    """Flipping what an answer means (the scale's PARAPHRASE_OF_ANSWER) changes every report key."""
+    import shutil
+
+    from reports.machinery.digests import code_digest, code_files, first_party_packages, project_root
+
+    root = project_root()
+    for package in first_party_packages(root):
+        shutil.copytree(root / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    before = code_digest.__wrapped__(tmp_path)
+    assert before == code_digest()  # the copy is the code
+    (scale,) = [p for p in code_files(tmp_path) if "PARAPHRASE_OF_ANSWER = " in p.read_text(encoding="utf-8")]
+    text = scale.read_text(encoding="utf-8")
+    scale.write_text(text.replace('"mostly_similar": 1', '"mostly_similar": 0', 1), encoding="utf-8")
+    assert scale.read_text(encoding="utf-8") != text
+    assert code_digest.__wrapped__(tmp_path) != before
+
+
+def test_every_setting_a_report_reads_is_in_its_key(live_campaign, settings):
+    """The Parasol settings read while a report is computed (its steps, PEM's tables) are those `report_setting`
+    reads, which every key holds: a setting that changes a report changes its key."""
+    from django.conf import settings as lazy
+
+    from reports.machinery.digests import report_settings
+    from reports.task_sections.criteria import criteria_tables
+
+    read = set()
+
+    class Recording:
+        def __init__(self, wrapped):
+            self.wrapped = wrapped
+
+        def __getattr__(self, name):
+            read.add(name)
+            return getattr(self.wrapped, name)
+
+    wrapped = lazy._wrapped
+    cached = {name: value for name, value in lazy.__dict__.items() if name.isupper()}
+    for name in cached:
+        del lazy.__dict__[name]  # LazySettings keeps what was read: read it again, through the recorder
+    lazy._wrapped = Recording(wrapped)
+    try:
+        report_cache.get_report([live_campaign], "human")
+        criteria_tables([live_campaign])
+    finally:
+        lazy._wrapped = wrapped
+    parasol = {name for name in read if name.startswith("PARASOL_")}
+    assert parasol <= set(report_settings()), sorted(parasol - set(report_settings()))
+    key = report_cache.report_key([live_campaign], "human")
+    for name in report_settings():
+        setattr(settings, name, ("another value than", getattr(settings, name)))
+        assert report_cache.report_key([live_campaign], "human") != key, name
+        key = report_cache.report_key([live_campaign], "human")
 
 
 def test_the_scorers_bulk_insert_advances_only_the_campaigns_it_wrote_to(live_campaign):
@@ -178,86 +239,6 @@ def test_the_live_report_is_exact_after_a_scoring_batch(live_campaign):
     Score.objects.filter(pair__campaign=live_campaign, metric="sbert").delete()
     store_scores("sbert", "metric:sbert|again", pks, [(pk % 7) / 7 for pk in pks])
     assert live_tables(live_campaign, "gold") == scratch_tables(live_campaign, "gold")
-
-
-INSERT_SCORE = "INSERT INTO scoring_score (pair_id, metric, signature, value, created_at) VALUES (%s, 'x', 'y', 1, 'z')"
-
-
-def _seal():
-    from reports.models import ScoreSeal
-
-    return ScoreSeal.objects.values_list("lo", "hi", "holder_id").get()
-
-
-@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals: PostgreSQL counts a batch once")
-def test_a_sealed_batch_is_counted_and_leaves_no_seal_behind(live_campaign):
-    """`store_scores` on SQLite seals its pairs' range: its campaign's `scores_added` moves, the seal is gone after,
-    and a score inserted in raw SQL once the batch is over counts through the trigger again."""
-    from scoring.service import store_scores
-
-    pks = list(Pair.objects.filter(campaign=live_campaign).order_by("pk").values_list("pk", flat=True))
-    assert moved(live_campaign, lambda: store_scores("lev", "metric:lev|sealed", pks, [0.5] * len(pks))) == {
-        "scores_added"
-    }
-    assert _seal() == (None, None, None)
-    assert moved(live_campaign, lambda: _sql(INSERT_SCORE, [pks[0]])) == {"scores_added"}
-
-
-@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals")
-def test_under_a_seal_every_campaign_owning_a_pair_in_the_range_is_counted(live_campaign):
-    """Another campaign's pair inside the sealed range: a score on it written under the seal still moves its
-    version (the seal advances every campaign in the range), and a pair outside the range counts by its trigger."""
-    from reports.models import ScoreSeal
-
-    inside = Campaign.objects.create(slug="inside", name="Inside")
-    outside = Campaign.objects.create(slug="outside", name="Outside")
-    a, b = (Pair.objects.create(campaign=inside, source=f"s{i}", hypothesis="h", external_id=str(i)) for i in range(2))
-    far = Pair.objects.create(campaign=outside, source="far", hypothesis="h", external_id="far")
-    own = Pair.objects.create(campaign=live_campaign, source="own", hypothesis="h", external_id="own")
-    before = {c.slug: versions(c) for c in (inside, outside)}
-    with transaction.atomic(), ScoreSeal.counting([a.pk, own.pk]):
-        _sql(INSERT_SCORE, [b.pk])
-        _sql(INSERT_SCORE, [far.pk])
-    assert versions(inside)["scores_added"] != before["inside"]["scores_added"]
-    assert versions(outside)["scores_added"] != before["outside"]["scores_added"]
-    assert _seal() == (None, None, None)
-
-
-@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals")
-@pytest.mark.django_db(transaction=True)
-def test_a_seal_is_not_committed_and_one_committed_all_the_same_hides_no_score(campaign):
-    """With foreign keys on (Django's SQLite connections) the COMMIT of a seal fails on its deferred foreign key.
-    With them off, a committed seal is undone by the next reader of a version, which then sees a new one: the
-    score inserted under it counts. (A `flush` between tests deletes the seal row: the first batch makes it.)"""
-    from django.db import IntegrityError
-
-    from reports.models import ScoreSeal
-
-    pair = Pair.objects.create(campaign=campaign, source="a b", hypothesis="b a", external_id="sealed")
-    ScoreSeal.objects.update_or_create(pk=1, defaults={"lo": None, "hi": None, "holder": None})
-    with pytest.raises(IntegrityError), transaction.atomic():
-        ScoreSeal.objects.update(lo=pair.pk, hi=pair.pk, holder_id=0)
-    assert _seal() == (None, None, None)
-    before = versions(campaign)
-    with connection.constraint_checks_disabled():
-        ScoreSeal.objects.update(lo=pair.pk, hi=pair.pk, holder_id=0)
-        _sql(INSERT_SCORE, [pair.pk])  # under the committed seal: its trigger skips it
-    after = versions(campaign)
-    assert after["scores_added"] != before["scores_added"]
-    assert _seal() == (None, None, None)
-
-
-@pytest.mark.skipif("connection.vendor != 'sqlite'", reason="only SQLite seals")
-def test_a_batch_makes_the_seal_row_again_after_a_flush(live_campaign):
-    from reports.models import ScoreSeal
-    from scoring.service import store_scores
-
-    ScoreSeal.objects.all().delete()
-    pks = list(Pair.objects.filter(campaign=live_campaign).order_by("pk").values_list("pk", flat=True))
-    assert moved(live_campaign, lambda: store_scores("lev", "metric:lev|resealed", pks, [0.5] * len(pks))) == {
-        "scores_added"
-    }
-    assert _seal() == (None, None, None)
 
 
 def test_a_figure_is_drawn_again_when_what_it_draws_changes_and_only_then(live_campaign, monkeypatch):
@@ -285,3 +266,124 @@ def test_a_figure_is_drawn_again_when_what_it_draws_changes_and_only_then(live_c
     cached = report_cache.get_report([live_campaign], "gold")
     again = report_cache.figure_bytes(cached, thresholds(cached.report), "png")
     assert again == figures.draw_figure(full(live_campaign, "gold"), thresholds(cached.report), "png") != first
+
+
+sqlite_only = pytest.mark.skipif("connection.vendor != 'sqlite'", reason="REPLACE and table rebuilds are SQLite's")
+postgresql_only = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="TRUNCATE is PostgreSQL's")
+
+
+@sqlite_only
+@pytest.mark.parametrize("statement", ["REPLACE INTO", "INSERT OR REPLACE INTO"])
+def test_the_live_report_is_exact_after_replace_on_scores(live_campaign, statement):
+    """SQLite's REPLACE deletes the row it replaces: with recursive triggers on (every connection), that counts."""
+    before = live_tables(live_campaign, "gold")
+    first = list(Score.objects.filter(pair__campaign=live_campaign, metric="sbert").order_by("pk")[:5])
+    write = lambda: _sql(  # noqa: E731
+        f"{statement} scoring_score (id, pair_id, metric, signature, value, details, created_at) "
+        "SELECT id, pair_id, metric, signature, 1 - value, details, created_at FROM scoring_score WHERE id IN "
+        f"({', '.join(str(score.pk) for score in first)})",
+        [],
+    )
+    assert "scores_changed" in moved(live_campaign, write)
+    after = live_tables(live_campaign, "gold")
+    assert after == scratch_tables(live_campaign, "gold")
+    assert after[0] != before[0]
+
+
+@sqlite_only
+def test_replace_on_the_unique_key_counts_too(live_campaign):
+    """A REPLACE that collides on (pair, metric, signature) rather than the id: a new row, the old one deleted."""
+    live_tables(live_campaign, "gold")
+    score = Score.objects.filter(pair__campaign=live_campaign, metric="sbert").order_by("pk").first()
+    write = lambda: _sql(  # noqa: E731
+        "REPLACE INTO scoring_score (pair_id, metric, signature, value, created_at) "
+        "SELECT pair_id, metric, signature, value + 5, created_at FROM scoring_score WHERE id = %s",
+        [score.pk],
+    )
+    assert "scores_changed" in moved(live_campaign, write)
+    assert live_tables(live_campaign, "gold") == scratch_tables(live_campaign, "gold")
+
+
+@postgresql_only
+@pytest.mark.django_db(
+    transaction=True
+)  # as an operator runs it: PostgreSQL refuses a TRUNCATE after writes in its transaction
+def test_the_live_report_is_exact_after_truncate(live_campaign):
+    """TRUNCATE fires no row trigger: its own statement triggers advance every campaign's part it empties."""
+    before = live_tables(live_campaign, "human")
+    assert moved(live_campaign, lambda: _sql("TRUNCATE annotation_judgment, scoring_score CASCADE", [])) >= {
+        "judgments",
+        "scores_changed",
+    }
+    after = live_tables(live_campaign, "human")
+    assert after == scratch_tables(live_campaign, "human")
+    assert after != before
+    assert report_cache.get_report([live_campaign], "human").report.summary["n_judgments"] == 0
+
+
+@postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_truncating_pairs_advances_them(live_campaign):
+    assert "pairs" in moved(live_campaign, lambda: _sql("TRUNCATE campaigns_pair CASCADE", []))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrating_back_and_forth_never_serves_the_report_cached_before(campaign, shared_cache):
+    """`migrate reports zero`, a write, `migrate`, twice: the versions start at random, never where they were."""
+    live = make_live_campaign(campaign)
+    for _ in range(2):
+        live_tables(live, "gold")  # cached
+        call_command("migrate", "reports", "zero", verbosity=0)
+        one = Pair.objects.filter(campaign=live, gold_label=1).order_by("pk").first()
+        Pair.objects.filter(pk=one.pk).update(gold_label=0)
+        call_command("migrate", verbosity=0)
+        assert data_version.missing_triggers(connection) == []
+        assert all(version for _pk, _part, version in DataVersion.of([live]))
+        assert live_tables(live, "gold") == scratch_tables(live, "gold")
+
+
+@pytest.fixture
+def lost_score_triggers(transactional_db):
+    """What a later migration's table rebuild does on SQLite (the schema editor's ALTER pattern): the table is
+    made again and its triggers are gone. On PostgreSQL, a trigger dropped by hand. Made again after the test."""
+    if connection.vendor == "sqlite":
+        with connection.schema_editor() as editor:
+            editor._remake_table(Score)  # noqa: SLF001 - the very rebuild an ALTER makes
+    else:
+        _sql("DROP TRIGGER parasol_version_scoring_score_insert ON scoring_score", [])
+    yield
+    with connection.schema_editor() as editor:
+        data_version.remake(editor)
+
+
+def test_a_table_rebuild_is_detected_and_named_with_how_to_restore(lost_score_triggers):
+    missing = data_version.missing_triggers(connection)
+    assert "parasol_version_scoring_score_insert" in missing
+    with pytest.raises(SystemCheckError) as raised:
+        call_command("check", "--deploy")
+    assert "parasol_version_scoring_score_insert" in str(raised.value)
+    assert "manage.py migrate" in str(raised.value)
+
+
+def test_the_web_and_worker_processes_refuse_to_start_without_a_trigger(lost_score_triggers, capsys):
+    from parasol.startup import EXIT_CODE, data_version_or_exit
+
+    with pytest.raises(SystemExit) as raised:
+        data_version_or_exit()
+    assert raised.value.code == EXIT_CODE
+    assert "parasol_version_scoring_score_insert" in capsys.readouterr().err
+
+
+def test_a_process_starts_with_every_trigger_there(db):
+    from parasol.startup import data_version_or_exit
+
+    data_version_or_exit()
+
+
+def test_migrate_makes_the_lost_triggers_again(lost_score_triggers):
+    campaign = Campaign.objects.create(slug="after", name="After")
+    call_command("migrate", verbosity=0)
+    assert data_version.missing_triggers(connection) == []
+    pair = Pair.objects.create(campaign=campaign, source="a b", hypothesis="b a", external_id="after")
+    write = lambda: Score.objects.create(pair=pair, metric="lev", signature="s", value=1)  # noqa: E731
+    assert moved(campaign, write) == {"scores_added"}

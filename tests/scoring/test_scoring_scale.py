@@ -49,8 +49,7 @@ def test_it_runs_the_same_queries_per_batch_however_many_scores_exist(pairs):
     store_fake_scores(pairs[2 * BATCH :], "lev")
     queries_full, _ = score_one_batch(pairs[BATCH : 2 * BATCH])
     assert queries_empty == queries_full
-    # One select of the missing pairs, one bulk insert, and on SQLite the data version's seal (seal, count the
-    # batch's campaigns, unseal: `reports.models.ScoreSeal`): no query per pair.
+    # One select of the missing pairs and the bulk insert (a few chunks of rows on SQLite): no query per pair.
     assert queries_full <= (5 if connection.vendor == "sqlite" else 2)
 
 

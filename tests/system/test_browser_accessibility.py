@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS, audit
+from tests.browser import SCREENSHOTS, audit, keys_wait_for_scripts
 from tests.factories import add_pairs, without_controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -78,7 +78,7 @@ def test_a_judge_can_answer_with_the_keyboard_alone(live_server, page, campaign_
 
 def test_the_pair_page_fits_a_phone(live_server, browser, campaign_to_judge):
     context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True)
-    page = context.new_page()
+    page = keys_wait_for_scripts(context.new_page())
     page.goto(f"{live_server.url}/j/a11y/")
     page.get_by_label("I agree").check()
     page.get_by_role("button", name="Start").click()

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS, TIMEOUT_MS
+from tests.browser import SCREENSHOTS, TIMEOUT_MS, keys_wait_for_scripts, ready
 from tests.factories import add_pairs, without_controls
 from tests.system.test_browser_accessibility import audit
 from tests.system.test_browser_task_types import DESKTOP, PHONE, Walk, make_campaign
@@ -31,6 +31,8 @@ def join(page, url):
     page.get_by_role("button", name="Continue").click()
     expect(page.get_by_text("no counterpart").first).to_be_visible()
     page.get_by_role("button", name="Start the training").click()
+    expect(words(page).first).to_be_visible()
+    ready(page)  # the words are tagged by judge.js's handlers: none before it ran
 
 
 def words(page):
@@ -49,6 +51,8 @@ def remember(expected, page, buttons):
 def continue_after_feedback(page):
     expect(page.get_by_role("heading", name="Training: the expected answer and yours")).to_be_visible()
     page.get_by_role("link", name="Continue").click()
+    expect(page.get_by_role("heading", name="Training: the expected answer and yours")).to_have_count(0)
+    ready(page)
 
 
 def test_a_judge_tags_by_mouse_drag_and_keyboard_and_the_export_holds_those_tags(
@@ -128,7 +132,7 @@ def test_a_judge_tags_by_mouse_drag_and_keyboard_and_the_export_holds_those_tags
 
 def test_the_span_page_fits_a_phone(live_server, browser, spans_campaign):
     context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True)
-    page = context.new_page()
+    page = keys_wait_for_scripts(context.new_page())
     join(page, live_server.url)
     expect(words(page).first).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
@@ -159,7 +163,7 @@ def test_similarity_spans_asks_in_words_for_the_five_way_answer_that_comes_first
     phone = size == "phone"
     context = browser.new_context(**(PHONE if phone else DESKTOP))
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    page = keys_wait_for_scripts(context.new_page())
     campaign = make_campaign("similarity+spans")
     walk = Walk(page, campaign.task_type, phone=phone)
     walk.start(f"{live_server.url}/j/{campaign.slug}/")

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from annotation.models import Assignment, Judgment
 from annotation.tasktypes.registry import get_task_type
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit
+from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit, keys_wait_for_scripts
 from tests.factories import without_controls
 from tests.toys import every_task_type
 
@@ -31,7 +31,7 @@ PAIRS = [
 def phone_page(browser):
     context = browser.new_context(**PHONE)
     context.set_default_timeout(TIMEOUT_MS)
-    yield context.new_page()
+    yield keys_wait_for_scripts(context.new_page())
     context.close()
 
 
@@ -39,7 +39,7 @@ def phone_page(browser):
 def desktop_page(browser):
     context = browser.new_context(**DESKTOP)
     context.set_default_timeout(TIMEOUT_MS)
-    yield context.new_page()
+    yield keys_wait_for_scripts(context.new_page())
     context.close()
 
 

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from annotation.tasktypes.registry import get_task_type
 from tests.annotation.explanations import claim_problems, key, speaks_of_tagging
-from tests.browser import TIMEOUT_MS
+from tests.browser import TIMEOUT_MS, keys_wait_for_scripts
 from tests.factories import gives_feedback
 from tests.system.test_browser_task_types import DESKTOP, PHONE, Walk, make_campaign
 from tests.toys import every_task_type
@@ -105,7 +105,7 @@ def test_training_feedback_keeps_the_pair_and_its_explanation_agrees(live_server
     phone = size == "phone"
     context = browser.new_context(**(PHONE if phone else DESKTOP))
     context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    page = keys_wait_for_scripts(context.new_page())
     campaign = make_campaign(task_type)
     # The span types show yellow only when the campaign turns it on: on, so the feedback has a highlight to keep.
     campaign.span_highlight = True

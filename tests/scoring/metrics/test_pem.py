@@ -34,6 +34,20 @@ def test_the_json_model_predicts_what_scikit_learn_predicts():
     json.dumps(params)  # plain JSON, no pickle
 
 
+def test_a_fit_on_constant_ratings_predicts_their_value():
+    """Every judge gave the same Overall: the RBF SVR keeps no support vector, and the model still predicts
+    (the intercept, as scikit-learn does), through a JSON round trip."""
+    rng = np.random.default_rng(3)
+    features, ratings = rng.normal(size=(12, 3)), np.full(12, 4.0)
+    params = json.loads(json.dumps(fit_svr(features, ratings)))
+    assert params["support_vectors"] == []
+    sklearn = SVR(kernel="rbf").fit(StandardScaler().fit_transform(features), ratings)
+    predicted = predict_svr(params, rng.normal(size=(5, 3)))
+    assert predicted.shape == (5,)
+    assert np.allclose(predicted, sklearn.intercept_[0])
+    assert np.allclose(predicted, 4.0, atol=0.11)  # within the SVR's epsilon of the ratings
+
+
 def test_models_are_versioned_and_checked_against_their_manifest(tmp_path):
     params = fit_svr(*training_data())
     first = save_model(tmp_path, "pem-study", params, {"features": {}, "split": "sources"})
