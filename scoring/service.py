@@ -7,6 +7,7 @@ queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 """
 
 import logging
+from datetime import UTC, datetime
 from functools import cache
 
 from django.conf import settings
@@ -51,7 +52,8 @@ def check_metric_names(names):
 @cache
 def scorer(metric, options=()):
     """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task."""
-    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options))
+    # A server backend's requests share one client per process, so its slots hold across batches and metrics.
+    return llm_backends.share_client(get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options)))
 
 
 def scorer_for(metric, campaign=None, backend=None):
@@ -105,13 +107,16 @@ def score_pairs(metric, pair_pks):
         try:
             scored = _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
         except BackendUnavailable as error:
-            llm_backends.note_down(error)  # the scoring panel says so
+            llm_backends.note_down(error, campaign=campaign.pk, metric=metric)  # the scoring panel says so
             raise  # the task retries later: the batch waits for the server
         except MetricUnavailable as error:
             logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
+            if uses_llm_backend(metric):  # a refusal, no log-probabilities: the campaign's page says it
+                llm_backends.note_failed(campaign.pk, metric, campaign.llm_backend_name(metric), error)
             continue
         if scored and uses_llm_backend(metric):
-            llm_backends.note_answered(campaign.llm_backend_name(metric))  # any judge or ParaPLUIE variant
+            # any judge or ParaPLUIE variant
+            llm_backends.note_answered(campaign.llm_backend_name(metric), campaign.pk, metric)
         stored += scored
     return stored
 
@@ -134,8 +139,19 @@ def _score_and_store(metric_scorer, metric, signature, rows):
 
 
 def backend_problem(metric, campaign):
-    """Why `metric`'s backend for `campaign` does not answer now, or None."""
-    return llm_backends.why_down(campaign.llm_backend_name(metric)) if uses_llm_backend(metric) else None
+    """Why `metric`'s batches for `campaign` wait for its backend now (its own last failure, not another
+    campaign's note on the same backend), or None."""
+    failure = campaign_failure(campaign, metric)
+    return failure["message"] if failure and failure["waiting"] else None
+
+
+def campaign_failure(campaign, metric):
+    """{time, backend, message, waiting} of this campaign's metric's last failure, or None (the scoring panel).
+
+    The one place the panel reads failures from: per-pair failure records, where kept, are read here too.
+    """
+    failure = llm_backends.last_failure(campaign.pk, metric) if uses_llm_backend(metric) else None
+    return {**failure, "when": datetime.fromtimestamp(failure["time"], tz=UTC)} if failure else None
 
 
 def store_scores(metric, signature, pair_pks, values, details=None):
