@@ -161,6 +161,7 @@ class WatchedTask(Task):
                 reason = STEPPED_ASIDE.format(node=request.hostname)
                 record_event("stepped aside", self.name, reason, **self.facts(args))
                 return None
+            claim(request)
             attempt = _start_attempt(request.id, request.retries)
             if attempt == 2:
                 record_event("retried", self.name, "its worker process died while running it", **self.facts(args))
@@ -315,6 +316,7 @@ def take_next(key):
 HOLDERS_KEY = "parasol:task-holders"
 SEEN_KEY = "parasol:workers-seen"  # {worker: the broker's time of its last sign of life}
 HANDED_OVER_KEY = "parasol:handed-over:{}"  # a requeued message's tag: the node it was taken from
+CLAIM_KEY = "parasol:claim:{}"  # a message's tag: the token of the execution that runs it now
 LOST_SWEEP_LOCK = "parasol:lost-worker-sweep"
 REQUEUED_REASON = (
     "its worker {node} stopped: no sign of life for {seconds} s while the broker answered, and no answer to a "
@@ -322,6 +324,7 @@ REQUEUED_REASON = (
 )
 STEPPED_ASIDE = "its worker {node} resumed after the batch had been handed to another worker: not run twice"
 BROKER_LOST = "worker {node} could not reach the broker for {seconds} s; no worker is declared lost for that"
+PAUSED = "worker {node} was paused (or starved of CPU) for {seconds} s; what it held may have been handed over"
 PING_SECONDS = 1.0
 SEEN_FORGOTTEN_SECONDS = 7 * 24 * 3600
 # Forget a holder only if it is still the one read: the message may have been taken again meanwhile.
@@ -382,18 +385,37 @@ def _expected_seconds(request):
     return None
 
 
+def claim(request):
+    """This execution takes its message over (before the work): an earlier execution of the same message still
+    running (redelivered by kombu after a broker outage, or a worker resumed after its batch was handed over)
+    finds the claim changed at its next check and steps aside."""
+    tag = (request.delivery_info or {}).get("delivery_tag")
+    if tag is None:
+        return
+    token = secrets.token_hex(8)
+    try:
+        client().set(CLAIM_KEY.format(tag), token, ex=SEEN_FORGOTTEN_SECONDS)
+    except redis.RedisError:  # no claim without a broker: the upsert repairs a double
+        return
+    request.parasol_claim = token
+
+
 def still_held_here(request):
-    """Whether the message this task runs from is still this node's: False once it was handed to another
-    worker (or put back for one) because this one looked lost. Checked before the work and between its parts;
-    True when it cannot be told (no broker now, a message taken outside a worker): the upsert repairs a double."""
+    """Whether the message this task runs from is still this execution's: False once another execution claimed
+    it, or it was handed to another worker (or put back for one) because this one looked lost. Checked before the
+    work and between its parts; True when it cannot be told (no broker now, a message taken outside a worker)."""
     tag = (request.delivery_info or {}).get("delivery_tag")
     if tag is None:
         return True
     try:
         r = client()
-        holder, handed_from = r.hget(HOLDERS_KEY, tag), r.get(HANDED_OVER_KEY.format(tag))
+        holder, handed_from, claimed = r.hget(HOLDERS_KEY, tag), r.get(HANDED_OVER_KEY.format(tag)), None
+        token = getattr(request, "parasol_claim", None)
+        claimed = r.get(CLAIM_KEY.format(tag)) if token else None
     except redis.RedisError:
         return True
+    if token and claimed is not None and claimed.decode() != token:
+        return False
     if holder is not None:
         return json.loads(holder)["node"] == request.hostname
     return handed_from is None or handed_from.decode() != request.hostname
@@ -407,20 +429,29 @@ def _say_alive(worker):
 
 class BrokerContact:
     """How long this process has reached the broker without a break: the only time in which another
-    worker's silence means anything. A gap longer than two watch intervals is a break."""
+    worker's silence means anything. A break is a failed call, or a gap of over two watch intervals
+    between two calls (the process itself was paused)."""
 
     def __init__(self):
-        self.since = self.last = None
+        self.since = self.last = self.failed_at = None
+
+    def failed(self, now=None):
+        if self.failed_at is None:
+            self.failed_at = time.monotonic() if now is None else now
 
     def reached(self, now=None):
-        """The broker answered now; returns the seconds of the break that ended, if one did."""
+        """The broker answered now; returns (what broke, seconds) if a break just ended: "broker lost" when
+        calls failed, "paused" when this process did not run; None otherwise."""
         now = time.monotonic() if now is None else now
-        gap = None if self.last is None else now - self.last
-        broke = gap is not None and gap > 2 * _interval()
+        broke = None
+        if self.failed_at is not None:
+            broke = ("broker lost", now - self.failed_at)
+        elif self.last is not None and now - self.last > 2 * _interval():
+            broke = ("paused", now - self.last)
         if self.since is None or broke:
             self.since = now
-        self.last = now
-        return gap if broke else None
+        self.last, self.failed_at = now, None
+        return broke
 
     def seconds(self, now=None):
         now = time.monotonic() if now is None else now
@@ -435,12 +466,20 @@ def _watch_loop(worker, node, contact):
     while True:
         try:
             _say_alive(worker)
-            broke = contact.reached()
-            if broke is not None:
-                record_event("broker lost", "", BROKER_LOST.format(node=node, seconds=round(broke)))
-            requeue_lost(contact.seconds())
         except Exception:  # a Redis outage or restart: try again next time; the thread must not end
-            logger.exception("The lost-worker watch could not run; trying again")
+            contact.failed()
+            logger.warning("The lost-worker watch cannot reach the broker; trying again", exc_info=True)
+        else:
+            try:
+                broke = contact.reached()
+                if broke is not None:
+                    what, seconds = broke
+                    words = BROKER_LOST if what == "broker lost" else PAUSED
+                    record_event(what, "", words.format(node=node, seconds=round(seconds)), node=node)
+                requeue_lost(contact.seconds())
+            except Exception:
+                contact.failed()
+                logger.exception("The lost-worker watch could not run; trying again")
         time.sleep(_interval())
 
 

@@ -7,6 +7,7 @@ queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 """
 
 import logging
+import threading
 from datetime import UTC, datetime
 from functools import cache
 
@@ -49,9 +50,22 @@ def check_metric_names(names):
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(metric_names())}")
 
 
-@cache
 def scorer(metric, options=()):
-    """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task."""
+    """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task.
+
+    Built under a lock: the served worker runs batches on threads, and two first batches building at once
+    would load a model twice, or race in transformers' lazy imports (ImportError of AutoTokenizer).
+    """
+    with _building:
+        return _scorer(metric, options)
+
+
+_building = threading.RLock()
+scorer.cache_clear = lambda: _scorer.cache_clear()  # tests that change a metric's settings start afresh
+
+
+@cache
+def _scorer(metric, options):
     # A server backend's requests share one client per process, so its slots hold across batches and metrics.
     return llm_backends.share_client(get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options)))
 
