@@ -429,8 +429,8 @@ def _say_alive(worker):
 
 class BrokerContact:
     """How long this process has reached the broker without a break: the only time in which another
-    worker's silence means anything. A break is a failed call, or a gap of over two watch intervals
-    between two calls (the process itself was paused)."""
+    worker's silence means anything. A break is a failed call ("broker lost"), or this process itself not
+    running for half the limit between two rounds of its watch ("paused": SIGSTOP, a frozen VM)."""
 
     def __init__(self):
         self.since = self.last = self.failed_at = None
@@ -440,18 +440,21 @@ class BrokerContact:
             self.failed_at = time.monotonic() if now is None else now
 
     def reached(self, now=None):
-        """The broker answered now; returns (what broke, seconds) if a break just ended: "broker lost" when
-        calls failed, "paused" when this process did not run; None otherwise."""
+        """The broker answered now; returns (what broke, seconds) if a break just ended, else None."""
         now = time.monotonic() if now is None else now
         broke = None
         if self.failed_at is not None:
             broke = ("broker lost", now - self.failed_at)
-        elif self.last is not None and now - self.last > 2 * _interval():
+        elif self.last is not None and now - self.last > _pause_seconds():
             broke = ("paused", now - self.last)
         if self.since is None or broke:
             self.since = now
-        self.last, self.failed_at = now, None
+        self.failed_at = None
         return broke
+
+    def done(self, now=None):
+        """A round of the watch ended (its own work, a ping's wait included, is not a pause)."""
+        self.last = time.monotonic() if now is None else now
 
     def seconds(self, now=None):
         now = time.monotonic() if now is None else now
@@ -460,6 +463,11 @@ class BrokerContact:
 
 def _interval():
     return settings.PARASOL_WORKER_LOST_SECONDS / 3
+
+
+def _pause_seconds():
+    """A gap between two rounds of the watch longer than this (past its sleep) is a pause, not a busy machine."""
+    return _interval() + settings.PARASOL_WORKER_LOST_SECONDS / 2
 
 
 def _watch_loop(worker, node, contact):
@@ -477,6 +485,7 @@ def _watch_loop(worker, node, contact):
                     words = BROKER_LOST if what == "broker lost" else PAUSED
                     record_event(what, "", words.format(node=node, seconds=round(seconds)), node=node)
                 requeue_lost(contact.seconds())
+                contact.done()
             except Exception:
                 contact.failed()
                 logger.exception("The lost-worker watch could not run; trying again")

@@ -183,3 +183,54 @@ def test_the_panel_shows_this_campaigns_own_failure_escaped_and_cut_never_anothe
     assert "&lt;script&gt;alert(1)&lt;/script&gt; refused" in page and "<script>alert" not in page
     assert "x" * (llm_backends.MESSAGE_CHARS - 40) in page and "x" * 400 not in page
     assert "last failure" in page
+
+
+def test_the_watch_tells_a_broker_outage_from_a_pause_and_starts_its_evidence_again(settings):
+    settings.PARASOL_WORKER_LOST_SECONDS = 60  # rounds every 20 s; a pause is a gap of over 50 s
+    contact = queues.BrokerContact()
+    assert contact.reached(now=0) is None
+    contact.done(now=1)
+    assert contact.reached(now=21) is None and contact.seconds(now=21) == 21
+    contact.done(now=22)
+    contact.failed(now=42)  # Redis does not answer for a while
+    contact.failed(now=62)
+    assert contact.reached(now=102) == ("broker lost", 60)
+    assert contact.seconds(now=110) == 8  # what it knows of the others' silence starts again
+    contact.done(now=110)
+    assert contact.reached(now=200) == ("paused", 90)  # this process itself did not run
+    assert contact.seconds(now=200) == 0
+
+
+@pytest.mark.django_db
+def test_no_worker_is_declared_lost_without_the_limits_worth_of_contact(redis_broker, settings, campaign):
+    """A silent worker after a Redis outage: its silence counts only once the sweeper has watched for the limit."""
+    settings.PARASOL_WORKER_LOST_SECONDS = 60
+    score_batch.apply_async(args=["lev", [1, 2], campaign.pk], retry=False)
+    with celery_app.connection_for_write() as connection:
+        message = connection.default_channel.basic_get("cpu", no_ack=False)
+        facts = score_batch.facts(message.decode()[0])
+        queues.record_holder(message.delivery_tag, "gone@host/1/a", "gone@host", score_batch.name, "id", facts)
+        assert queues.requeue_lost(contact_seconds=59) == 0  # the outage silenced it as much as anyone
+        assert queues.requeue_lost(contact_seconds=61) == 1  # watched for the limit: its silence is its own
+
+
+@pytest.mark.django_db
+def test_a_later_claim_or_a_hand_over_makes_an_execution_step_aside(redis_broker):
+    from types import SimpleNamespace
+
+    def execution(node, tag="7"):
+        return SimpleNamespace(delivery_info={"delivery_tag": tag}, hostname=node)
+
+    first, again = execution("one@host"), execution("one@host")
+    assert queues.still_held_here(first)  # nothing recorded: nothing says otherwise
+    queues.claim(first)
+    assert queues.still_held_here(first)
+    queues.claim(again)  # the same message started again (kombu redelivered it to this very node)
+    assert not queues.still_held_here(first) and queues.still_held_here(again)
+    queues.record_holder("7", "two@host/2/b", "two@host", score_batch.name, "id", {})
+    assert not queues.still_held_here(execution("one@host"))  # taken by another node since
+    assert queues.still_held_here(execution("two@host"))
+    queues.client().hdel(queues.HOLDERS_KEY, "8")
+    queues.client().set(queues.HANDED_OVER_KEY.format("8"), "one@host")  # put back, nobody took it yet
+    assert not queues.still_held_here(execution("one@host", "8"))
+    assert queues.still_held_here(SimpleNamespace(delivery_info=None, hostname="one@host"))  # run eagerly
