@@ -117,6 +117,7 @@ def main():
     parser.add_argument("--waves", type=int, default=12, help="pairs per campaign, in multiples of max_concurrency")
     parser.add_argument("--local-pairs", type=int, default=120)
     parser.add_argument("--skip-local", action="store_true")
+    parser.add_argument("--skip-served", action="store_true")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parasol-served-"))
     with PacedServer(capacity=64, latency=args.latency, top_logprobs=parapluie_logprobs()) as server:
@@ -158,7 +159,8 @@ def main():
                 up = lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == len(workers)  # noqa: E731
                 wait_until(up, timeout=600, interval=0.5)
                 print(f"Served and in-process LLM scoring through real workers; {load()}", flush=True)
-                served_runs(server, args.waves)
+                if not args.skip_served:
+                    served_runs(server, args.waves)
                 if not args.skip_local:
                     local_runs(args.local_pairs)
             finally:

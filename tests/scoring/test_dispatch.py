@@ -61,6 +61,7 @@ def test_each_campaign_has_at_most_its_share_queued_and_a_finished_batch_brings_
     assert dispatch.batches_in_flight(big.pk, "lev") == 0  # the pass ended and its state went with it
 
 
+@pytest.mark.django_db  # an LLM metric's batch size reads its campaign's backend
 def test_a_slow_metric_gets_batches_of_bounded_time(redis_broker, settings):
     settings.PARASOL_SCORING_BATCH_SIZE = 64
     settings.PARASOL_SCORING_BATCH_SECONDS = 60
