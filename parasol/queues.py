@@ -315,8 +315,10 @@ def take_next(key):
 # (`still_held_here`) and steps aside rather than running it beside its replacement.
 HOLDERS_KEY = "parasol:task-holders"
 SEEN_KEY = "parasol:workers-seen"  # {worker: the broker's time of its last sign of life}
-HANDED_OVER_KEY = "parasol:handed-over:{}"  # a requeued message's tag: the node it was taken from
-CLAIM_KEY = "parasol:claim:{}"  # a message's tag: the token of the execution that runs it now
+# Keyed by task id (a running task knows its id, not its message's delivery tag):
+HANDED_OVER_KEY = "parasol:handed-over:{}"  # a requeued task: the node it was taken from
+TAKEN_BY_KEY = "parasol:taken-by:{}"  # the node that took the task's message last
+CLAIM_KEY = "parasol:claim:{}"  # the token of the execution that runs the task now
 LOST_SWEEP_LOCK = "parasol:lost-worker-sweep"
 REQUEUED_REASON = (
     "its worker {node} stopped: no sign of life for {seconds} s while the broker answered, and no answer to a "
@@ -367,7 +369,9 @@ def record_holder(delivery_tag, worker, node, task, task_id, facts, expected=Non
     """Worker `worker` (of node `node`) took the message `delivery_tag` of task `task` (its facts for the pages);
     `expected`: the seconds past which the staff page flags it as held too long."""
     held = {"worker": worker, "node": node, "task": task, "id": task_id, "facts": facts, "since": time.time()}
-    client().hset(HOLDERS_KEY, delivery_tag, json.dumps({**held, "expected": expected}))
+    with client().pipeline() as pipe:
+        pipe.hset(HOLDERS_KEY, delivery_tag, json.dumps({**held, "expected": expected}))
+        pipe.set(TAKEN_BY_KEY.format(task_id), node, ex=SEEN_FORGOTTEN_SECONDS).execute()
 
 
 # A scoring batch is sized to take PARASOL_SCORING_BATCH_SECONDS: held this many times longer, it is flagged.
@@ -386,38 +390,36 @@ def _expected_seconds(request):
 
 
 def claim(request):
-    """This execution takes its message over (before the work): an earlier execution of the same message still
+    """This execution takes its task over (before the work): an earlier execution of the same task still
     running (redelivered by kombu after a broker outage, or a worker resumed after its batch was handed over)
     finds the claim changed at its next check and steps aside."""
-    tag = (request.delivery_info or {}).get("delivery_tag")
-    if tag is None:
+    if not request.id:
         return
     token = secrets.token_hex(8)
     try:
-        client().set(CLAIM_KEY.format(tag), token, ex=SEEN_FORGOTTEN_SECONDS)
+        client().set(CLAIM_KEY.format(request.id), token, ex=SEEN_FORGOTTEN_SECONDS)
     except redis.RedisError:  # no claim without a broker: the upsert repairs a double
         return
     request.parasol_claim = token
 
 
 def still_held_here(request):
-    """Whether the message this task runs from is still this execution's: False once another execution claimed
-    it, or it was handed to another worker (or put back for one) because this one looked lost. Checked before the
-    work and between its parts; True when it cannot be told (no broker now, a message taken outside a worker)."""
-    tag = (request.delivery_info or {}).get("delivery_tag")
-    if tag is None:
+    """Whether the task this execution runs is still its own: False once another execution claimed it, or its
+    message was handed to another node (or put back for one) because this one looked lost. Checked before the
+    work and between its parts; True when it cannot be told (no broker now, a task run outside a worker)."""
+    if not request.id:
         return True
+    token = getattr(request, "parasol_claim", None)
     try:
         r = client()
-        holder, handed_from, claimed = r.hget(HOLDERS_KEY, tag), r.get(HANDED_OVER_KEY.format(tag)), None
-        token = getattr(request, "parasol_claim", None)
-        claimed = r.get(CLAIM_KEY.format(tag)) if token else None
+        taken_by, handed_from = r.get(TAKEN_BY_KEY.format(request.id)), r.get(HANDED_OVER_KEY.format(request.id))
+        claimed = r.get(CLAIM_KEY.format(request.id)) if token else None
     except redis.RedisError:
         return True
     if token and claimed is not None and claimed.decode() != token:
         return False
-    if holder is not None:
-        return json.loads(holder)["node"] == request.hostname
+    if taken_by is not None:
+        return taken_by.decode() == request.hostname
     return handed_from is None or handed_from.decode() != request.hostname
 
 
@@ -557,7 +559,9 @@ def _requeue(r, channel, held):
     requeued = 0
     for tag, holder in holders.items():
         if unacked[tag] and holder["worker"] in lost:
-            r.set(HANDED_OVER_KEY.format(tag.decode()), holder["node"], ex=SEEN_FORGOTTEN_SECONDS)
+            with r.pipeline() as pipe:  # put back for another node: the one it was taken from steps aside
+                pipe.set(HANDED_OVER_KEY.format(holder["id"]), holder["node"], ex=SEEN_FORGOTTEN_SECONDS)
+                pipe.delete(TAKEN_BY_KEY.format(holder["id"])).execute()
             channel.qos.restore_by_tag(tag.decode())  # to the head of its queue: it was someone's turn already
             reason = REQUEUED_REASON.format(node=holder["node"], seconds=settings.PARASOL_WORKER_LOST_SECONDS)
             record_event("requeued", holder["task"], reason, **holder["facts"])

@@ -218,19 +218,18 @@ def test_no_worker_is_declared_lost_without_the_limits_worth_of_contact(redis_br
 def test_a_later_claim_or_a_hand_over_makes_an_execution_step_aside(redis_broker):
     from types import SimpleNamespace
 
-    def execution(node, tag="7"):
-        return SimpleNamespace(delivery_info={"delivery_tag": tag}, hostname=node)
+    def execution(node, task_id="t7"):
+        return SimpleNamespace(id=task_id, hostname=node)
 
     first, again = execution("one@host"), execution("one@host")
     assert queues.still_held_here(first)  # nothing recorded: nothing says otherwise
     queues.claim(first)
     assert queues.still_held_here(first)
-    queues.claim(again)  # the same message started again (kombu redelivered it to this very node)
+    queues.claim(again)  # the same task started again (kombu redelivered it to this very node)
     assert not queues.still_held_here(first) and queues.still_held_here(again)
-    queues.record_holder("7", "two@host/2/b", "two@host", score_batch.name, "id", {})
+    queues.record_holder("7", "two@host/2/b", "two@host", score_batch.name, "t7", {})
     assert not queues.still_held_here(execution("one@host"))  # taken by another node since
     assert queues.still_held_here(execution("two@host"))
-    queues.client().hdel(queues.HOLDERS_KEY, "8")
-    queues.client().set(queues.HANDED_OVER_KEY.format("8"), "one@host")  # put back, nobody took it yet
-    assert not queues.still_held_here(execution("one@host", "8"))
-    assert queues.still_held_here(SimpleNamespace(delivery_info=None, hostname="one@host"))  # run eagerly
+    queues.client().set(queues.HANDED_OVER_KEY.format("t8"), "one@host")  # put back, nobody took it yet
+    assert not queues.still_held_here(execution("one@host", "t8"))
+    assert queues.still_held_here(SimpleNamespace(id=None, hostname="one@host"))  # run outside a worker
