@@ -41,6 +41,7 @@ class GenerationTask(WatchedTask):
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
+    time_limits=staticmethod(llm_backends.generation_time_limits),
 )
 def generate_batch(self, run_id, source_pks):
     """Generate what these sources still lack; a cancelled, finished or deleted run is skipped.

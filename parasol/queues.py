@@ -3,7 +3,10 @@
 Interactive work has queues of its own, so no scoring batch is ever ahead of it:
 `reports` (large reports), `training` (span detector retraining), `generation` (LLM
 generation runs). Scoring batches go to their metric's queue, `cpu` or `gpu` (the
-registry says which), handed out per campaign in turn (scoring/dispatch.py).
+registry says which), handed out per campaign in turn (scoring/dispatch.py), except those
+of an LLM metric whose campaign asks a server backend: they go to `served`, whose worker
+runs many batches at once on threads (the work is waiting on a server, not computing), so
+a served campaign never waits behind another's in-process model batches.
 
 A task whose worker process died (SIGKILL, out of memory) runs once more; a third start
 is refused and recorded as failed, with its reason, where the pages and the staff page read
@@ -26,6 +29,7 @@ from urllib.parse import urlparse
 
 import redis
 from celery import Task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
 
@@ -36,7 +40,8 @@ logger = logging.getLogger(__name__)
 REPORTS = "reports"
 TRAINING = "training"
 GENERATION = "generation"
-SCORING = (CPU, GPU)
+SERVED = "served"  # batches of LLM metrics whose campaign's backend is a server (I/O: a threads worker)
+SCORING = (CPU, GPU, SERVED)
 ALL = (REPORTS, TRAINING, GENERATION, *SCORING)
 
 ROUTES = {
@@ -46,8 +51,9 @@ ROUTES = {
     "generation.tasks.select_candidates": GENERATION,
     "scoring.tasks.sweep_all": CPU,
 }
-# Tasks whose first argument is a metric: they run where the metric's model is.
-BY_METRIC = {"scoring.tasks.score_batch", "scoring.tasks.sweep_metric"}
+# Tasks whose first argument is a metric: they run where the metric's model is. The value: the position
+# of the campaign argument, whose backend may send the task to `served` instead.
+BY_METRIC = {"scoring.tasks.score_batch": 2, "scoring.tasks.sweep_metric": 1}
 
 QUEUED = "queued for a worker"  # the stage of a report or a training no worker has taken yet
 LOST_REASON = "its worker process died twice while running it (killed, or out of memory)"
@@ -62,9 +68,24 @@ def route(name, args, kwargs, options, task=None, **extra):
     if name in ROUTES:
         return {"queue": ROUTES[name]}
     if name in BY_METRIC:
-        metric = args[0] if args else kwargs["metric"]
-        return {"queue": queue_of(metric)}
+        return {"queue": scoring_queue(name, list(args or ()), kwargs or {})}
     return None
+
+
+def scoring_queue(name, args, kwargs):
+    """`served` for a campaign's LLM metric asked of a server backend, else the metric's own queue (cpu, gpu).
+
+    A sweep over every campaign (no campaign named) stays on the metric's queue: it builds each
+    campaign's scorer, and an in-process one loads its model, which the served worker must never do.
+    """
+    from parasol.llm_backends import served_by
+
+    metric = args[0] if args else kwargs["metric"]
+    at = BY_METRIC[name]
+    campaign_pk = args[at] if len(args) > at else kwargs.get("campaign_pk", kwargs.get("campaign_id"))
+    if campaign_pk is not None and served_by(metric, campaign_pk) is not None:
+        return SERVED
+    return queue_of(metric)
 
 
 @lru_cache(maxsize=8)
@@ -115,19 +136,49 @@ class WatchedTask(Task):
     """A task retried once after its worker died, then failed with its reason (never "queued" forever).
 
     Subclasses say what failing means for their object (`given_up`) and which facts identify
-    it on a page (`facts`).
+    it on a page (`facts`). A task that asks an LLM server names `time_limits` (a function of its
+    arguments, in its decorator): each send gets Celery soft and hard time limits from it, and a
+    batch past its soft limit waits for its server, as one it could not reach does.
     """
+
+    time_limits = None  # args -> parasol.llm_backends.Limits or None; staticmethod(...) in the decorator
+
+    def apply_async(self, args=None, kwargs=None, **options):
+        if self.time_limits is not None and args and "soft_time_limit" not in options:
+            try:
+                limits = self.time_limits(args)
+            except Exception:  # routing reads the same row and says why; the batch goes without limits
+                logger.exception("Could not derive the time limits of %s", self.name)
+                limits = None
+            if limits is not None:
+                options.update(limits.options())
+        return super().apply_async(args, kwargs, **options)
 
     def __call__(self, *args, **kwargs):
         request = self.request
         if not request.called_directly and not request.is_eager:
+            if not still_held_here(request):
+                reason = STEPPED_ASIDE.format(node=request.hostname)
+                record_event("stepped aside", self.name, reason, **self.facts(args))
+                return None
+            claim(request)
             attempt = _start_attempt(request.id, request.retries)
             if attempt == 2:
                 record_event("retried", self.name, "its worker process died while running it", **self.facts(args))
             elif attempt and attempt > 2:
                 self._give_up(args, LOST_REASON)
                 return None
-        return super().__call__(*args, **kwargs)
+        try:
+            return super().__call__(*args, **kwargs)
+        except SoftTimeLimitExceeded:
+            limits = self.time_limits(args) if self.time_limits is not None else None
+            if limits is None:
+                raise
+            from parasol import llm_backends
+
+            error = llm_backends.overran(limits)
+            llm_backends.note_down(error, **self.facts(args))
+            llm_backends.retry_when_back(self, error)
 
     def on_failure(self, exc, task_id, args, kwargs, einfo):
         self._give_up(args, f"{type(exc).__name__}: {exc}")
@@ -255,10 +306,29 @@ def take_next(key):
 # Workers that died whole. Redis does not know which worker took a message; `note_holder`
 # records it when the worker receives it, under the message's delivery tag (kombu's key
 # for it in its `unacked` hash, where the message stays until acknowledged).
+#
+# A worker is declared lost only on evidence gathered while the broker answered: its last sign
+# of life is older than PARASOL_WORKER_LOST_SECONDS by the broker's own clock, the sweeping worker
+# has itself reached the broker without a break for that long (a Redis outage silences every
+# worker alike: none is lost for it), and the lost worker's node does not answer Celery's ping.
+# A worker paused past that (SIGSTOP, a frozen VM) and resumed finds its message handed over
+# (`still_held_here`) and steps aside rather than running it beside its replacement.
 HOLDERS_KEY = "parasol:task-holders"
-ALIVE_KEY = "parasol:worker-alive:{}"
+SEEN_KEY = "parasol:workers-seen"  # {worker: the broker's time of its last sign of life}
+# Keyed by task id (a running task knows its id, not its message's delivery tag):
+HANDED_OVER_KEY = "parasol:handed-over:{}"  # a requeued task: the node it was taken from
+TAKEN_BY_KEY = "parasol:taken-by:{}"  # the node that took the task's message last
+CLAIM_KEY = "parasol:claim:{}"  # the token of the execution that runs the task now
 LOST_SWEEP_LOCK = "parasol:lost-worker-sweep"
-REQUEUED_REASON = "its worker {node} stopped (no sign of life for {seconds} s): put back in its queue"
+REQUEUED_REASON = (
+    "its worker {node} stopped: no sign of life for {seconds} s while the broker answered, and no answer to a "
+    "ping (paused or died): put back in its queue"
+)
+STEPPED_ASIDE = "its worker {node} resumed after the batch had been handed to another worker: not run twice"
+BROKER_LOST = "worker {node} could not reach the broker for {seconds} s; no worker is declared lost for that"
+PAUSED = "worker {node} was paused (or starved of CPU) for {seconds} s; what it held may have been handed over"
+PING_SECONDS = 1.0
+SEEN_FORGOTTEN_SECONDS = 7 * 24 * 3600
 # Forget a holder only if it is still the one read: the message may have been taken again meanwhile.
 _FORGET_HOLDER = (
     "if redis.call('hget', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('hdel', KEYS[1], ARGV[1]) end"
@@ -277,7 +347,9 @@ def watch_this_worker(hostname):
         if _watch.get("pid") != os.getpid():
             worker = f"{hostname}/{os.getpid()}/{secrets.token_hex(4)}"
             _say_alive(worker)  # before any message is recorded as held by it
-            threading.Thread(target=_watch_loop, args=(worker,), name="parasol-worker-watch", daemon=True).start()
+            contact = BrokerContact()
+            args = (worker, hostname, contact)
+            threading.Thread(target=_watch_loop, args=args, name="parasol-worker-watch", daemon=True).start()
             _watch.update(pid=os.getpid(), worker=worker)
         return _watch["worker"]
 
@@ -287,37 +359,151 @@ def note_holder(request):
     try:
         worker = watch_this_worker(request.hostname)
         facts = request.task.facts(request.args) if isinstance(request.task, WatchedTask) else {}
-        record_holder(request.message.delivery_tag, worker, request.hostname, request.name, request.id, facts)
+        expected = _expected_seconds(request)
+        record_holder(request.message.delivery_tag, worker, request.hostname, request.name, request.id, facts, expected)
     except redis.RedisError as error:  # the message is still safe: the visibility timeout puts it back
         logger.warning("Could not record that %s took %s: %s", request.hostname, request.id, error)
 
 
-def record_holder(delivery_tag, worker, node, task, task_id, facts):
-    """Worker `worker` (of node `node`) took the message `delivery_tag` of task `task` (its facts for the pages)."""
+def record_holder(delivery_tag, worker, node, task, task_id, facts, expected=None):
+    """Worker `worker` (of node `node`) took the message `delivery_tag` of task `task` (its facts for the pages);
+    `expected`: the seconds past which the staff page flags it as held too long."""
     held = {"worker": worker, "node": node, "task": task, "id": task_id, "facts": facts, "since": time.time()}
-    client().hset(HOLDERS_KEY, delivery_tag, json.dumps(held))
+    with client().pipeline() as pipe:
+        pipe.hset(HOLDERS_KEY, delivery_tag, json.dumps({**held, "expected": expected}))
+        pipe.set(TAKEN_BY_KEY.format(task_id), node, ex=SEEN_FORGOTTEN_SECONDS).execute()
+
+
+# A scoring batch is sized to take PARASOL_SCORING_BATCH_SECONDS: held this many times longer, it is flagged.
+HELD_TOO_LONG = 5
+
+
+def _expected_seconds(request):
+    """How long the task should be held: its soft time limit (an LLM batch), a scoring batch's
+    sized time a few times over, else None (reports and trainings take what they take)."""
+    hard, soft = (tuple(request.time_limits or ()) + (None, None))[:2]
+    if soft or hard:
+        return soft or hard
+    if request.name.startswith("scoring.tasks.score_batch"):
+        return settings.PARASOL_SCORING_BATCH_SECONDS * HELD_TOO_LONG
+    return None
+
+
+def claim(request):
+    """This execution takes its task over (before the work): an earlier execution of the same task still
+    running (redelivered by kombu after a broker outage, or a worker resumed after its batch was handed over)
+    finds the claim changed at its next check and steps aside."""
+    if not request.id:
+        return
+    token = secrets.token_hex(8)
+    try:
+        client().set(CLAIM_KEY.format(request.id), token, ex=SEEN_FORGOTTEN_SECONDS)
+    except redis.RedisError:  # no claim without a broker: the upsert repairs a double
+        return
+    request.parasol_claim = token
+
+
+def still_held_here(request):
+    """Whether the task this execution runs is still its own: False once another execution claimed it, or its
+    message was handed to another node (or put back for one) because this one looked lost. Checked before the
+    work and between its parts; True when it cannot be told (no broker now, a task run outside a worker)."""
+    if not request.id:
+        return True
+    token = getattr(request, "parasol_claim", None)
+    try:
+        r = client()
+        taken_by, handed_from = r.get(TAKEN_BY_KEY.format(request.id)), r.get(HANDED_OVER_KEY.format(request.id))
+        claimed = r.get(CLAIM_KEY.format(request.id)) if token else None
+    except redis.RedisError:
+        return True
+    if token and claimed is not None and claimed.decode() != token:
+        return False
+    if taken_by is not None:
+        return taken_by.decode() == request.hostname
+    return handed_from is None or handed_from.decode() != request.hostname
 
 
 def _say_alive(worker):
-    client().set(ALIVE_KEY.format(worker), time.time(), ex=settings.PARASOL_WORKER_LOST_SECONDS)
+    r = client()
+    seconds, micros = r.time()
+    r.hset(SEEN_KEY, worker, seconds + micros / 1e6)
 
 
-def _watch_loop(worker):
+class BrokerContact:
+    """How long this process has reached the broker without a break: the only time in which another
+    worker's silence means anything. A break is a failed call ("broker lost"), or this process itself not
+    running for half the limit between two rounds of its watch ("paused": SIGSTOP, a frozen VM)."""
+
+    def __init__(self):
+        self.since = self.last = self.failed_at = None
+
+    def failed(self, now=None):
+        if self.failed_at is None:
+            self.failed_at = time.monotonic() if now is None else now
+
+    def reached(self, now=None):
+        """The broker answered now; returns (what broke, seconds) if a break just ended, else None."""
+        now = time.monotonic() if now is None else now
+        broke = None
+        if self.failed_at is not None:
+            broke = ("broker lost", now - self.failed_at)
+        elif self.last is not None and now - self.last > _pause_seconds():
+            broke = ("paused", now - self.last)
+        if self.since is None or broke:
+            self.since = now
+        self.failed_at = None
+        return broke
+
+    def done(self, now=None):
+        """A round of the watch ended (its own work, a ping's wait included, is not a pause)."""
+        self.last = time.monotonic() if now is None else now
+
+    def seconds(self, now=None):
+        now = time.monotonic() if now is None else now
+        return 0.0 if self.since is None else now - self.since
+
+
+def _interval():
+    return settings.PARASOL_WORKER_LOST_SECONDS / 3
+
+
+def _pause_seconds():
+    """A gap between two rounds of the watch longer than this (past its sleep) is a pause, not a busy machine."""
+    return _interval() + settings.PARASOL_WORKER_LOST_SECONDS / 2
+
+
+def _watch_loop(worker, node, contact):
     while True:
         try:
             _say_alive(worker)
-            requeue_lost()
         except Exception:  # a Redis outage or restart: try again next time; the thread must not end
-            logger.exception("The lost-worker watch could not run; trying again")
-        time.sleep(settings.PARASOL_WORKER_LOST_SECONDS / 3)
+            contact.failed()
+            logger.warning("The lost-worker watch cannot reach the broker; trying again", exc_info=True)
+        else:
+            try:
+                broke = contact.reached()
+                if broke is not None:
+                    what, seconds = broke
+                    words = BROKER_LOST if what == "broker lost" else PAUSED
+                    record_event(what, "", words.format(node=node, seconds=round(seconds)), node=node)
+                requeue_lost(contact.seconds())
+                contact.done()
+            except Exception:
+                contact.failed()
+                logger.exception("The lost-worker watch could not run; trying again")
+        time.sleep(_interval())
 
 
-def requeue_lost():
-    """Put back in its queue every message held by a worker no longer alive; returns how many.
+def requeue_lost(contact_seconds):
+    """Put back in its queue every message held by a worker found lost; returns how many.
 
+    `contact_seconds`: how long the caller has reached the broker without a break; under
+    PARASOL_WORKER_LOST_SECONDS it knows nothing of the others' silence and declares none lost.
     One sweep at a time in the whole deployment (a lock): a message is put back once, then taken
     (and recorded) by whichever worker is next. Holders of messages acknowledged since are forgotten.
     """
+    if contact_seconds < settings.PARASOL_WORKER_LOST_SECONDS:
+        return 0
     r = client()
     lock = r.lock(LOST_SWEEP_LOCK, timeout=60)
     if not lock.acquire(blocking=False):
@@ -343,25 +529,54 @@ def _unacked(channel, tags):
         return dict(zip(tags, pipe.execute(), strict=True))
 
 
+def _silent_workers(r, workers):
+    """The workers of `workers` whose last sign of life is older than the limit, by the broker's clock."""
+    seconds, micros = r.time()
+    now = seconds + micros / 1e6
+    seen = dict(zip(workers, r.hmget(SEEN_KEY, workers), strict=True)) if workers else {}
+    return {w for w, at in seen.items() if at is None or now - float(at) > settings.PARASOL_WORKER_LOST_SECONDS}
+
+
+def _answering(nodes):
+    """The nodes of `nodes` that answer Celery's ping now (a busy worker's main process does; a paused one not)."""
+    if not nodes:
+        return set()
+    try:
+        replies = _app().control.ping(destination=sorted(nodes), timeout=PING_SECONDS) or []
+    except Exception:  # no answer can be had: the heartbeat's evidence stands
+        return set()
+    return {name for reply in replies for name in reply}
+
+
 def _requeue(r, channel, held):
     tags = list(held)
     unacked = _unacked(channel, tags)
     holders = {tag: json.loads(held[tag]) for tag in tags}
-    workers = sorted({holder["worker"] for holder in holders.values()})
-    with r.pipeline() as pipe:
-        for worker in workers:
-            pipe.exists(ALIVE_KEY.format(worker))
-        alive = dict(zip(workers, pipe.execute(), strict=True))
+    silent = _silent_workers(r, sorted({holder["worker"] for holder in holders.values()}))
+    answering = _answering({holder["node"] for holder in holders.values() if holder["worker"] in silent})
+    nodes = {holder["worker"]: holder["node"] for holder in holders.values()}
+    lost = {worker for worker in silent if nodes[worker] not in answering}
     requeued = 0
     for tag, holder in holders.items():
-        if unacked[tag] and not alive[holder["worker"]]:
+        if unacked[tag] and holder["worker"] in lost:
+            with r.pipeline() as pipe:  # put back for another node: the one it was taken from steps aside
+                pipe.set(HANDED_OVER_KEY.format(holder["id"]), holder["node"], ex=SEEN_FORGOTTEN_SECONDS)
+                pipe.delete(TAKEN_BY_KEY.format(holder["id"])).execute()
             channel.qos.restore_by_tag(tag.decode())  # to the head of its queue: it was someone's turn already
             reason = REQUEUED_REASON.format(node=holder["node"], seconds=settings.PARASOL_WORKER_LOST_SECONDS)
             record_event("requeued", holder["task"], reason, **holder["facts"])
             requeued += 1
-        if not unacked[tag] or not alive[holder["worker"]]:
+        if not unacked[tag] or holder["worker"] in lost:
             r.eval(_FORGET_HOLDER, 1, HOLDERS_KEY, tag, held[tag])
+    _forget_old_workers(r)
     return requeued
+
+
+def _forget_old_workers(r):
+    seconds, _ = r.time()
+    old = [w for w, at in r.hgetall(SEEN_KEY).items() if seconds - float(at) > SEEN_FORGOTTEN_SECONDS]
+    if old:
+        r.hdel(SEEN_KEY, *old)
 
 
 def held_tasks():
@@ -373,7 +588,11 @@ def held_tasks():
     with _app().connection_for_write() as connection:
         unacked = _unacked(connection.default_channel, list(held))
     rows = [json.loads(raw) for tag, raw in held.items() if unacked[tag]]
+    silent = _silent_workers(r, sorted({row["worker"] for row in rows}))
+    now = time.time()
     for row in rows:
-        row["alive"] = bool(r.exists(ALIVE_KEY.format(row["worker"])))
+        row["alive"] = row["worker"] not in silent
         row["when"] = datetime.fromtimestamp(row["since"], tz=UTC)
+        row["held_seconds"] = round(now - row["since"])
+        row["too_long"] = bool(row.get("expected")) and row["held_seconds"] > row["expected"]
     return sorted(rows, key=lambda row: row["since"])

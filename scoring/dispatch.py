@@ -14,9 +14,12 @@ with a flushed Redis); the periodic sweep then starts the campaign's pass again.
 
 Batches are sized by time, not pairs: the recent speed of each metric (pairs per second
 of a worker) times PARASOL_SCORING_BATCH_SECONDS, never more than the configured sizes, so
-an LLM batch ends in bounded time on whatever device the workers have.
+an LLM batch ends in bounded time on whatever device the workers have. A batch for a server
+backend is a whole number of its `max_concurrency` (one "wave" at least): the server is fed
+as many requests as it serves at once, and its speed is measured apart from in-process runs.
 """
 
+import base64
 import json
 import time
 
@@ -25,11 +28,12 @@ from django.conf import settings
 from django.db.models import Min
 
 from campaigns.models import Campaign, Pair
+from parasol import llm_backends
 from parasol.progress import duration_words as _duration
-from parasol.queues import client, recent_events
+from parasol.queues import client, recent_events, scoring_queue
 
 from . import service
-from .metrics.registry import GPU, queue_of
+from .metrics.registry import GPU, METRICS, queue_of, uses_llm_backend
 
 # A metric not yet measured starts with batches this small on the LLM queue (its speed is unknown).
 FIRST_LLM_BATCH = 4
@@ -69,7 +73,7 @@ def finished(campaign_pk, metric, send):
 def _top_up(r, key, campaign_pk, metric, send):
     state = {name.decode(): int(value) for name, value in r.hgetall(key).items()}
     cursor, inflight = state["cursor"], state["inflight"]
-    size = batch_size(metric)
+    size = batch_size(metric, campaign_pk)
     while inflight < settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN:
         batch = next_batch(campaign_pk, cursor, size)
         if not batch and "rewind" in state:  # the pass is over: go back for what the sweep found behind it
@@ -127,10 +131,16 @@ class _locked:
             pass  # it expired while held: the state was written all the same
 
 
-def batch_size(metric):
-    """Pairs per batch: what a worker scores in PARASOL_SCORING_BATCH_SECONDS at the metric's recent speed."""
+def batch_size(metric, campaign_pk=None):
+    """Pairs per batch: what a worker scores in PARASOL_SCORING_BATCH_SECONDS at the metric's recent speed;
+    for a server backend, that in whole waves of its `max_concurrency` (one wave before any is measured)."""
+    served = llm_backends.served_by(metric, campaign_pk)
     largest = service.batch_size(metric)
-    speed = worker_speed(metric)
+    speed = worker_speed(metric, served)
+    if served is not None:
+        wave = served.max_concurrency
+        waves = 1 if speed is None else int(speed * settings.PARASOL_SCORING_BATCH_SECONDS) // wave
+        return wave * max(1, min(waves, largest // wave))
     if speed is None:
         return min(FIRST_LLM_BATCH, largest) if queue_of(metric) == GPU else largest
     return max(1, min(largest, int(speed * settings.PARASOL_SCORING_BATCH_SECONDS)))
@@ -141,9 +151,10 @@ def record_batch(campaign_pk, metric, n_scored, seconds):
     if not n_scored:
         return
     now = time.time()
+    served = llm_backends.served_by(metric, campaign_pk)
     try:
         with client().pipeline() as pipe:
-            speed = _speed_key(metric)
+            speed = _speed_key(metric, served)
             pipe.lpush(speed, json.dumps([n_scored, seconds])).ltrim(speed, 0, SPEEDS_KEPT - 1)
             if campaign_pk is not None:
                 rate = _rate_key(metric, campaign_pk)
@@ -153,10 +164,11 @@ def record_batch(campaign_pk, metric, n_scored, seconds):
         pass
 
 
-def worker_speed(metric):
-    """Pairs per second one worker scored in the metric's recent batches; None before any."""
+def worker_speed(metric, served=None):
+    """Pairs per second one worker scored in the metric's recent batches (through server backend `served`,
+    else in-process); None before any."""
     try:
-        rows = [json.loads(raw) for raw in client().lrange(_speed_key(metric), 0, SPEEDS_KEPT - 1)]
+        rows = [json.loads(raw) for raw in client().lrange(_speed_key(metric, served), 0, SPEEDS_KEPT - 1)]
     except redis.RedisError:
         return None
     seconds = sum(row[1] for row in rows)
@@ -184,8 +196,9 @@ def batches_in_flight(campaign_pk, metric):
         return None
 
 
-def _speed_key(metric):
-    return f"parasol:scoring-speed:{metric}"
+def _speed_key(metric, served=None):
+    """A server's speed is its own: a vLLM's batches must not size an in-process model's, nor the reverse."""
+    return f"parasol:scoring-speed:{metric}" + (f":{served.name}" if served is not None else "")
 
 
 def _rate_key(metric, campaign_pk):
@@ -194,25 +207,86 @@ def _rate_key(metric, campaign_pk):
 
 def live_progress(campaign):
     """`service.scoring_progress` with, per metric, the recent rate, the time left and the batches in flight,
-    and the batches of this campaign retried or given up after their worker died.
+    and the batches of this campaign retried or given up after their worker died; per LLM metric also its
+    backend, the batches of other campaigns ahead of this one's in its queue, and this campaign's own last
+    failure (never another campaign's note about the same backend).
 
     Only stored scores and a few Redis reads: the web process never loads a model. Without
     Redis the counts are still right; the live facts say they cannot be read.
     """
     progress = service.scoring_progress(campaign)
+    for row in progress["metrics"]:
+        llm = row["metric"] in METRICS and uses_llm_backend(row["metric"])
+        row["backend"] = campaign.llm_backend_name(row["metric"]) if llm else None
+        row["failure"] = service.campaign_failure(campaign, row["metric"]) if row["metric"] in METRICS else None
     try:
         client().ping()
     except redis.RedisError as error:
         progress["live_error"] = f"the broker cannot be reached ({type(error).__name__}): rates unknown"
         return progress
     for row in progress["metrics"]:
-        rate = recent_rate(campaign.pk, row["metric"])
         left = progress["total"] - row["scored"]
+        rate = recent_rate(campaign.pk, row["metric"])
         row["rate"] = rate
-        row["time_left"] = _duration(left / rate) if rate and left > 0 else None
+        row["rate_words"] = rate_words(rate)
+        # A time left only beside a rate that is not nothing: "unknown" otherwise, never a guess.
+        row["time_left"] = _duration(left / rate) if rate and left > 0 else ("unknown" if left > 0 else None)
         row["in_flight"] = batches_in_flight(campaign.pk, row["metric"])
+        if row["metric"] in METRICS:
+            row["queue"] = scoring_queue("scoring.tasks.score_batch", [row["metric"], [], campaign.pk], {})
+            row["ahead"] = batches_ahead(row["queue"], campaign.pk, row["metric"]) if left > 0 else 0
     progress["events"] = recent_events(campaign=campaign.pk)[:10]
     return progress
+
+
+def rate_words(rate):
+    """Pairs per second, minute or hour, with two or three meaningful digits: never "0.0 pairs/s"."""
+    if not rate or rate <= 0:
+        return None
+    for per, unit in ((1, "s"), (60, "min"), (3600, "h")):
+        value = rate * per
+        if value >= 1 or unit == "h":
+            break
+    digits = f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+    return f"{digits} pairs/{unit}"
+
+
+# The most messages read to count the batches ahead (a queue holds a few batches per campaign).
+AHEAD_READ = 2000
+
+
+def batches_ahead(queue, campaign_pk, metric):
+    """Batches of other campaigns waiting in `queue` ahead of this campaign's oldest waiting batch of
+    `metric` (0 when none of its batches waits: they run); None when the queue cannot be read.
+
+    kombu keeps a queue as a Redis list, published on the left and taken on the right: the oldest last.
+    """
+    try:
+        raw = client().lrange(queue, -AHEAD_READ, -1)
+    except redis.RedisError:
+        return None
+    ahead = 0
+    for message in reversed(raw):
+        args = _batch_args(message)
+        if args is None:
+            continue
+        if args[2] == campaign_pk and args[0] == metric:
+            return ahead
+        if args[2] != campaign_pk:
+            ahead += 1
+    return 0
+
+
+def _batch_args(message):
+    """(metric, pair pks, campaign pk) of a queued score_batch message; None for another task or an unreadable one."""
+    try:
+        envelope = json.loads(message)
+        if envelope.get("headers", {}).get("task") != "scoring.tasks.score_batch":
+            return None
+        args = json.loads(base64.b64decode(envelope["body"]))[0]
+        return (*args, None)[:3]
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def scoring_passes():
@@ -230,6 +304,7 @@ def scoring_passes():
             "campaign": campaigns.get(pk, f"#{pk} (deleted)"),
             "metric": metric,
             "rate": recent_rate(pk, metric),
+            "rate_words": rate_words(recent_rate(pk, metric)),
             "in_flight": batches_in_flight(pk, metric),
         }
         for pk, metric in sorted(found)

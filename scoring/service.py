@@ -7,6 +7,8 @@ queueing itself lives beside the tasks it queues, in `scoring.tasks`.
 """
 
 import logging
+import threading
+from datetime import UTC, datetime
 from functools import cache
 
 from django.conf import settings
@@ -48,10 +50,24 @@ def check_metric_names(names):
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(metric_names())}")
 
 
-@cache
 def scorer(metric, options=()):
-    """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task."""
-    return get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options))
+    """One scorer per metric (and per campaign's choices, `options`) per process: models load once, not per task.
+
+    Built under a lock: the served worker runs batches on threads, and two first batches building at once
+    would load a model twice, or race in transformers' lazy imports (ImportError of AutoTokenizer).
+    """
+    with _building:
+        return _scorer(metric, options)
+
+
+_building = threading.RLock()
+scorer.cache_clear = lambda: _scorer.cache_clear()  # tests that change a metric's settings start afresh
+
+
+@cache
+def _scorer(metric, options):
+    # A server backend's requests share one client per process, so its slots hold across batches and metrics.
+    return llm_backends.share_client(get_metric(metric, **settings.METRIC_OPTIONS.get(metric, {}), **dict(options)))
 
 
 def scorer_for(metric, campaign=None, backend=None):
@@ -108,13 +124,15 @@ def score_pairs(metric, pair_pks):
         try:
             scored, tried = _score_missing(scorer_for(metric, campaign), metric, pair_pks, campaign)
         except BackendUnavailable as error:
-            llm_backends.note_down(error, campaign.pk)  # this campaign's scoring panel says so
+            llm_backends.note_down(error, campaign=campaign.pk, metric=metric)  # this campaign's panel says so
             raise  # the task retries later: the batch waits for the server
         except MetricUnavailable as error:
             logger.info("%s does not score campaign %s: %s", metric, campaign.pk, error)
+            if uses_llm_backend(metric):  # a refusal, no log-probabilities: the campaign's page says it
+                llm_backends.note_failed(campaign.pk, metric, campaign.llm_backend_name(metric), error)
             continue
         if tried and uses_llm_backend(metric):  # the server answered (scores or failures of its own): not down
-            llm_backends.note_answered(campaign.llm_backend_name(metric), campaign.pk)
+            llm_backends.note_answered(campaign.llm_backend_name(metric), campaign.pk, metric)
         stored += scored
     return stored
 
@@ -204,6 +222,29 @@ def backend_problem(metric, campaign):
     if not uses_llm_backend(metric):
         return None
     return llm_backends.why_down(campaign.llm_backend_name(metric), campaign.pk)
+
+
+def campaign_failure(campaign, metric):
+    """{time, backend, message, waiting} of this campaign's metric's last failure, or None (the scoring panel).
+
+    The one place the panel reads failures from: per-pair failure records, where kept, are read here too.
+    """
+    if not uses_llm_backend(metric):
+        return None
+    failure = llm_backends.last_failure(campaign.pk, metric)
+    if failure:
+        failure = {**failure, "when": datetime.fromtimestamp(failure["time"], tz=UTC)}
+    pairs = recent_failures(campaign, metric, limit=1)["recent"]
+    if pairs and (failure is None or pairs[0]["failed_at"] > failure["when"]):
+        newest = pairs[0]  # a pair the server answered badly (non-finite, no Yes/No, a refusal): its own record
+        failure = {
+            "time": newest["failed_at"].timestamp(),
+            "when": newest["failed_at"],
+            "backend": campaign.llm_backend_name(metric),
+            "message": f"pair {newest['pair_id']}: {newest['reason']}"[: llm_backends.MESSAGE_CHARS],
+            "waiting": False,
+        }
+    return failure
 
 
 def store_scores(metric, signature, pair_pks, values, details=None):

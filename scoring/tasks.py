@@ -13,7 +13,7 @@ from django.db import OperationalError, transaction
 
 from campaigns.models import Campaign
 from parasol import llm_backends
-from parasol.queues import WatchedTask
+from parasol.queues import STEPPED_ASIDE, WatchedTask, record_event, still_held_here
 from scoring.metrics.backends import BackendUnavailable
 from scoring.metrics.base import MetricUnavailable
 
@@ -44,22 +44,54 @@ class ScoringTask(WatchedTask):
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
+    time_limits=staticmethod(llm_backends.scoring_time_limits),
 )
 def score_batch(self, metric, pair_pks, campaign_pk=None):
     """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch.
 
-    An LLM server that does not answer makes the batch wait (parasol.llm_backends), not fail: it
-    keeps its campaign's place meanwhile.
+    An LLM server that does not answer, or does not serve the batch within its time limit, makes the
+    batch wait (parasol.llm_backends), not fail: it keeps its campaign's place meanwhile.
     """
     _load_scorer(metric, campaign_pk)
     start = time.perf_counter()
     try:
-        scored = service.score_pairs(metric, pair_pks)
+        scored = _score_in_parts(self, metric, pair_pks, campaign_pk, start)
     except BackendUnavailable as error:
         llm_backends.retry_when_back(self, error)
+    except HandedOver:  # its replacement scores the rest and queues the campaign's next batch
+        record_event(
+            "stepped aside",
+            self.name,
+            STEPPED_ASIDE.format(node=self.request.hostname),
+            **self.facts([metric, pair_pks, campaign_pk]),
+        )
+        return 0
     dispatch.record_batch(campaign_pk, metric, scored, time.perf_counter() - start)
     if campaign_pk is not None:
         dispatch.finished(campaign_pk, metric, send=send_batch)
+    return scored
+
+
+class HandedOver(Exception):
+    """This worker was found lost (paused past the limit) and its batch handed to another: it stops."""
+
+
+def _score_in_parts(task, metric, pair_pks, campaign_pk, start):
+    """`service.score_pairs` a part at a time, checking before each that the batch is still this worker's
+    and, for a server, that it is within its soft time limit (a threads worker has no Celery limit to
+    enforce it). A server's part is as many pairs as it serves at once: a resumed worker sends at most one."""
+    served = llm_backends.served_by(metric, campaign_pk)
+    part = served.max_concurrency if served is not None else len(pair_pks)
+    limits = llm_backends.scoring_time_limits([metric, pair_pks, campaign_pk]) if served is not None else None
+    scored = 0
+    for first in range(0, len(pair_pks), max(1, part)):
+        if not still_held_here(task.request):
+            raise HandedOver
+        if limits is not None and time.perf_counter() - start > limits.soft:
+            error = llm_backends.overran(limits)
+            llm_backends.note_down(error, campaign=campaign_pk, metric=metric)
+            raise error
+        scored += service.score_pairs(metric, pair_pks[first : first + part])
     return scored
 
 

@@ -124,11 +124,11 @@ def redis_server():
         stop(process)
 
 
-def start_worker(redis_url, database_env, queues=None, extra_env=None, name=None, pool="solo"):
+def start_worker(redis_url, database_env, queues=None, extra_env=None, name=None, pool="solo", concurrency=None):
     """A real Celery worker process sharing the test database; `name` gives it its own node name.
 
     `queues`: comma separated, default every queue; `pool="prefork"`: one child process runs the
-    tasks (killing it is a worker lost mid-task).
+    tasks (killing it is a worker lost mid-task); `pool="threads"` with `concurrency` threads (the served worker).
     """
     from parasol.queues import ALL
 
@@ -137,8 +137,8 @@ def start_worker(redis_url, database_env, queues=None, extra_env=None, name=None
     env.update(database_env)
     env.update(extra_env or {})
     command = [sys.executable, "-m", "celery", "-A", "parasol", "worker", "-Q", queues, "-P", pool, "-l", "warning"]
-    if pool == "prefork":
-        command += ["--concurrency", "1"]
+    if pool == "prefork" or concurrency is not None:
+        command += ["--concurrency", str(concurrency or 1)]
     if name is not None:
         command += ["-n", f"{name}@%h"]
     return subprocess.Popen(command, cwd=REPO, env=env)

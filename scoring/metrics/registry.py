@@ -39,6 +39,10 @@ class Entry:
     # any data (ParaPLUIE's "natural threshold"), or None where it gives none. Reports then add
     # this threshold's "a priori" rows beside the best one fitted on the labels, and Figure 2 draws it.
     natural_threshold: float | None = None
+    # Through a server backend: the most requests one pair may take, one after another (ParaPLUIE: its answer,
+    # then a wider and a biased look when the answer tokens are missing; INDIRECT an explanation first; the LLM
+    # judges one per vote at the default k, and the checks). Bounds a batch's time (parasol.llm_backends).
+    requests_per_pair: int = 1
 
 
 METRICS = {
@@ -56,6 +60,7 @@ METRICS = {
         queue=GPU,
         llm_backend=True,
         natural_threshold=LOG_ODDS_EVEN,
+        requests_per_pair=3,
     ),
     "parapluie_indirect": Entry(
         "scoring.metrics.parapluie.ParaPluieIndirect",
@@ -64,6 +69,7 @@ METRICS = {
         queue=GPU,
         llm_backend=True,
         natural_threshold=LOG_ODDS_EVEN,
+        requests_per_pair=4,
     ),
     "parapluie_fs_direct": Entry(
         "scoring.metrics.parapluie.ParaPluieFewShotDirect",
@@ -72,14 +78,29 @@ METRICS = {
         queue=GPU,
         llm_backend=True,
         natural_threshold=LOG_ODDS_EVEN,
+        requests_per_pair=3,
     ),
     "ngram_f1": Entry("scoring.metrics.ngram_f1.NgramF1", HIGHER, "n-gram F1"),
     "lm_fluency": Entry("scoring.metrics.lm_fluency.LmFluency", HIGHER, "LM fluency", queue=GPU),
     "pivot_f1": Entry("scoring.metrics.pivot_f1.PivotF1", HIGHER, "pivot F1", opt_in=True),
     "pem": Entry("scoring.metrics.pem.Pem", HIGHER, "PEM", queue=GPU, opt_in=True),
-    "llm_vote": Entry("scoring.metrics.llm_vote.LlmVote", HIGHER, "LLM vote", queue=GPU, opt_in=True, llm_backend=True),
+    "llm_vote": Entry(
+        "scoring.metrics.llm_vote.LlmVote",
+        HIGHER,
+        "LLM vote",
+        queue=GPU,
+        opt_in=True,
+        llm_backend=True,
+        requests_per_pair=5,
+    ),
     "llm_checked": Entry(
-        "scoring.metrics.llm_checked.LlmChecked", HIGHER, "LLM vote, checked", queue=GPU, opt_in=True, llm_backend=True
+        "scoring.metrics.llm_checked.LlmChecked",
+        HIGHER,
+        "LLM vote, checked",
+        queue=GPU,
+        opt_in=True,
+        llm_backend=True,
+        requests_per_pair=10,
     ),
     "paratag": Entry("scoring.metrics.paratag.ParaTag", HIGHER, "ParaTag", queue=GPU, opt_in=True, per_campaign=True),
 }
@@ -133,6 +154,11 @@ def is_per_campaign(name) -> bool:
 def uses_llm_backend(name) -> bool:
     """Whether a registered metric asks a chat LLM through the backend its campaign chooses."""
     return _entry(name).llm_backend
+
+
+def requests_per_pair(name) -> int:
+    """The most requests one pair of a registered metric may send to a server backend, one after another."""
+    return _entry(name).requests_per_pair
 
 
 def llm_backend_metrics():

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 from celery import Celery
 
+from reports.management.commands.rundemo import WORKERS
 from tests import servers
 
 pytestmark = pytest.mark.integration
@@ -76,7 +77,8 @@ def test_rundemo_stops_in_order_without_a_traceback(demo_env, tmp_path, signum):
         )
     try:
         wait_until(lambda: serves(port), START_SECONDS, "the demo does not serve")
-        wait_until(lambda: workers_answer(redis_url, 3), START_SECONDS, "the three workers do not answer")
+        count = len(WORKERS)  # cpu, gpu, served, interactive
+        wait_until(lambda: workers_answer(redis_url, count), START_SECONDS, f"the {count} workers do not answer")
         demo.send_signal(signum)
         returncode = demo.wait(timeout=STOP_SECONDS)
     finally:

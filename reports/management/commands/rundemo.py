@@ -24,12 +24,15 @@ WEB_STOP_SECONDS = 10
 WORKER_STOP_SECONDS = 60
 REDIS_STOP_SECONDS = 10
 # The production shape in miniature (docs/deployment.md): the slow LLM work on `gpu`
-# never holds up the quick metrics on `cpu`, and reports, detector training and
-# generation runs have a worker of their own, so no scoring batch is ever ahead of
-# them; the periodic sweep (-B) runs inside the cpu worker.
+# never holds up the quick metrics on `cpu`; LLM metrics a campaign sends to a server
+# backend go to `served`, whose worker waits on many requests at once on threads and
+# never behind an in-process model; reports, detector training and generation runs have
+# a worker of their own, so no scoring batch is ever ahead of them; the periodic sweep
+# (-B) runs inside the cpu worker.
 WORKERS = {
     "cpu worker": "celery -A parasol worker -Q cpu -n cpu@%h --concurrency 1 -B -l warning",
     "gpu worker": "celery -A parasol worker -Q gpu -n gpu@%h --concurrency 1 -l warning",
+    "served worker": "celery -A parasol worker -Q served -n served@%h --pool threads --concurrency 8 -l warning",
     "interactive worker": "celery -A parasol worker -Q reports,training,generation -n interactive@%h"
     " --concurrency 1 -l warning",
 }
