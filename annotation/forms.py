@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.forms import PlainHelpText
+
 from .models import CampaignProtocol, EnglishLevel, Judge
 
 
@@ -17,7 +19,7 @@ class EnglishLevelForm(forms.ModelForm):
         fields = ["english_level"]
 
 
-class ProtocolForm(forms.ModelForm):
+class ProtocolForm(PlainHelpText, forms.ModelForm):
     completion_url = forms.URLField(
         required=False, assume_scheme="https", help_text="Where judges are sent at the end (e.g. Prolific)."
     )
