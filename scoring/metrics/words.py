@@ -16,7 +16,7 @@ and decimal separators (1,000.50; 3,5), dates and times (2024-03-12, 12/03/2024,
 numbers with a unit or a hyphenated word (5km, 1.2bn, 20-year-old) and initialisms (U.S.).
 A plain compiled regular expression, as NLTK's own tokenizers are: a sentence costs
 microseconds, where spaCy would add a heavy dependency and a pipeline to load for the
-same rules (`docs/papers.md`, ParaTag, has the measurement).
+same rules (`docs/protocols/spans.md` has the measurement).
 """
 
 import re
