@@ -1,11 +1,15 @@
 """Every report table fits its card in Chromium, at desktop (1280 px) and phone (390 px) widths: a table wider
-than its card scrolls inside it, its last column reachable, and the page itself never scrolls sideways."""
+than its card scrolls inside it, its last column reachable, and the page itself never scrolls sideways; the
+generation preview neither."""
 
 import pytest
+from playwright.sync_api import expect
 
 from campaigns.models import Campaign
+from generation import llm
 from tests.browser import TIMEOUT_MS
 from tests.factories import judge_by_gold
+from tests.generation.test_generation_views import FakeTokenizer
 from tests.system.test_browser_report import log_in, scored_pairs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -93,3 +97,20 @@ def test_one_corpus_gets_no_global_column_repeating_it(live_server, page, resear
     page.goto(f"{live_server.url}/campaigns/{one_corpus.slug}/report/?label=human")
     headers = {text.strip() for text in page.locator("main table.report-table thead th").all_inner_texts()}
     assert "test" in headers and "Global" not in headers
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_generation_preview_stays_within_the_page(live_server, browser, researcher, monkeypatch, size):
+    """The template preview through a chat template: one long line (the fake tokenizer joins every turn) wraps."""
+    monkeypatch.setattr(llm, "chat_tokenizer", lambda model: FakeTokenizer())
+    campaign = Campaign.objects.create(slug="preview", name="Preview", created_by=researcher)
+    context = browser.new_context(viewport=SIZES[size])
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    try:
+        log_in(page, live_server, researcher)
+        page.goto(f"{live_server.url}/campaigns/{campaign.slug}/templates/preview/?template=naive")
+        expect(page.locator(".template-preview pre")).to_be_visible()
+        assert page.evaluate(MEASURE) == []
+    finally:
+        context.close()
