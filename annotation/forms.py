@@ -1,7 +1,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from campaigns.forms import UniqueWithItsOwner
+from campaigns.forms import PlainHelpText, UniqueWithItsOwner
 
 from .models import CampaignProtocol, EnglishLevel, Judge
 
@@ -19,7 +19,7 @@ class EnglishLevelForm(UniqueWithItsOwner):
         fields = ["english_level"]
 
 
-class ProtocolForm(UniqueWithItsOwner):
+class ProtocolForm(PlainHelpText, UniqueWithItsOwner):
     completion_url = forms.URLField(
         required=False, assume_scheme="https", help_text="Where judges are sent at the end (e.g. Prolific)."
     )

@@ -17,7 +17,6 @@ from . import assignment as assign
 from .controls import controls_planned, ensure_control_pairs, plan_control_positions, protocol_of
 from .models import Judge
 from .stats import answer_seconds
-from .tasktypes.registry import task_type_of
 
 # Judge field <- its own name (the consent form's hidden field), then link
 # parameters: Prolific's names first, then generic ones.
@@ -72,13 +71,14 @@ def why_unavailable(campaign):
 
 def what_to_expect(campaign):
     """What the welcome page promises: training pairs, then at most the pairs the progress line will count
-    (hidden controls included, unnamed), and the minutes that takes at the task type's median answer time."""
+    (hidden controls included, unnamed), and the minutes that takes at a time per pair a judge can trust
+    (`annotation.stats.answer_seconds`: `time_from` says where it comes from)."""
     training = campaign.training_pairs.count() or TRAINING_TRIAL_SIZE
     real = assign.open_pairs(campaign)[: campaign.pairs_per_judge].count()
     pairs = real + (controls_planned(campaign) if real else 0)
-    seconds, measured = answer_seconds(task_type_of(campaign))
+    seconds, time_from = answer_seconds(campaign)
     minutes = max(1, math.ceil((training + pairs) * seconds / 60))
-    return {"training": training, "pairs": pairs, "minutes": minutes, "measured": measured}
+    return {"training": training, "pairs": pairs, "minutes": minutes, "time_from": time_from}
 
 
 def seated_judges(campaign):

@@ -6,6 +6,7 @@ from django.db.models import Count, Q
 
 from .assignment import settled_early
 from .models import EnglishLevel, Judge, Judgment
+from .reliability import MIN_MEDIAN_RESPONSE_MS, campaign_reliability
 from .tasktypes.registry import task_type_of
 
 
@@ -45,20 +46,51 @@ def campaign_progress(campaign):
     }
 
 
-# A median is believed over the task type's default once this many timed answers exist;
+# A median is believed over the protocol's estimate once this many timed answers exist;
 # the latest TIMED_ANSWERS_SAMPLE of them are read, so the query stays bounded.
 MIN_TIMED_ANSWERS = 30
 TIMED_ANSWERS_SAMPLE = 2000
+# Other campaigns' answers are not checked judge by judge: the time they give per pair is
+# never believed below this share of the protocol's estimate.
+TYPE_FLOOR_SHARE = 0.5
 
 
-def answer_seconds(task_type):
-    """(seconds per answer, measured?): the median time of this task type's stored real answers, across
-    campaigns; the task type's documented default while fewer than MIN_TIMED_ANSWERS are timed."""
-    times = list(
-        Judgment.objects.filter(pair__campaign__task_type=task_type.name, is_training=False, response_ms__isnull=False)
-        .order_by("-pk")
-        .values_list("response_ms", flat=True)[:TIMED_ANSWERS_SAMPLE]
-    )
-    if len(times) < MIN_TIMED_ANSWERS:
-        return float(task_type.default_answer_seconds), False
-    return statistics.median(times) / 1000, True
+def answer_seconds(campaign):
+    """(seconds per answer, where from): the time a judge can trust, for the welcome page's promise.
+
+    In order: the median real answer of this campaign's trusted judges (neither excluded nor
+    flagged by `annotation.reliability`); else the median of the task type's answers in every
+    campaign from unexcluded judges whose own median is not robot-fast, floored at
+    TYPE_FLOOR_SHARE of the protocol's estimate; else the protocol's estimate
+    (`default_answer_seconds`). Each needs MIN_TIMED_ANSWERS timed answers.
+    """
+    task_type = task_type_of(campaign)
+    estimate = float(task_type.default_answer_seconds)
+    timed = Judgment.objects.filter(is_training=False, response_ms__isnull=False).order_by("-pk")
+    trusted = timed.filter(judge__in=trusted_judges(campaign))
+    times = list(trusted.values_list("response_ms", flat=True)[:TIMED_ANSWERS_SAMPLE])
+    if len(times) >= MIN_TIMED_ANSWERS:
+        return statistics.median(times) / 1000, "campaign"
+    of_type = timed.filter(pair__campaign__task_type=task_type.name, judge__excluded=False)
+    times = _without_fast_judges(of_type.values_list("judge_id", "response_ms")[:TIMED_ANSWERS_SAMPLE])
+    if len(times) >= MIN_TIMED_ANSWERS:
+        return max(statistics.median(times) / 1000, TYPE_FLOOR_SHARE * estimate), "task type"
+    return estimate, "protocol"
+
+
+def trusted_judges(campaign):
+    """The campaign's judges whose answers count as a person's: not excluded, not flagged."""
+    table = campaign_reliability(campaign)
+    return [
+        judge.pk
+        for judge, flagged in zip(table["judge"], table["flagged"], strict=True)
+        if not flagged and not judge.excluded
+    ]
+
+
+def _without_fast_judges(rows):
+    """The answer times of judges whose median answer is not under the reliability's speed flag."""
+    by_judge = {}
+    for judge, ms in rows:
+        by_judge.setdefault(judge, []).append(ms)
+    return [ms for times in by_judge.values() if statistics.median(times) >= MIN_MEDIAN_RESPONSE_MS for ms in times]

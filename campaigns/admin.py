@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from .forms import CampaignChoices
 from .importers import CorpusImportError, validated_row
-from .models import SLUG_NOT_AVAILABLE, Campaign, Pair, slug_change_problem, tokens_of
+from .models import SLUG_NOT_AVAILABLE, TOKENISATION, Campaign, Pair, slug_change_problem, tokens_of
 
 # DRF's token admin would let any staff user with its permissions read every key.
 if admin.site.is_registered(TokenProxy):
@@ -225,5 +225,5 @@ class PairAdmin(VisibleCampaignsAdmin):
         return fixed
 
     def save_model(self, request, obj, form, change):
-        obj.tokens = tokens_of(obj.source, obj.hypothesis)
+        obj.tokens, obj.tokenisation = tokens_of(obj.source, obj.hypothesis), TOKENISATION
         super().save_model(request, obj, form, change)

@@ -201,9 +201,10 @@ class PairSerializer(serializers.ModelSerializer):
             "metadata",
             "is_training",
             "tokens",
+            "tokenisation",
             "gold_tags",
         ]
-        read_only_fields = ["is_training", "tokens", "gold_tags"]
+        read_only_fields = ["is_training", "tokens", "tokenisation", "gold_tags"]
 
 
 class PairInputSerializer(RefusesUnknownFields, serializers.Serializer):

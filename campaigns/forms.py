@@ -1,6 +1,7 @@
 from django import forms
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.utils.html import conditional_escape
 from django.utils.text import slugify
 
 from scoring.metrics.filters import bleu_range_problem
@@ -36,6 +37,19 @@ class UniqueWithItsOwner(forms.ModelForm):
         return excluded - held
 
 
+class PlainHelpText:
+    """Help texts shown as the text they are: Django's form templates print them as HTML, and Parasol's name
+    placeholders in angle brackets ("/j/<slug>/", "<campaign id>/<version>") that HTML would swallow.
+
+    Escaped when the form is drawn, so help texts set in `__init__` are covered; escaping twice is a no-op.
+    """
+
+    def get_context(self):
+        for field in self.fields.values():
+            field.help_text = conditional_escape(field.help_text)
+        return super().get_context()
+
+
 class CampaignChoices:
     """A campaign's detector and LLM backends, checked alike by the researchers' form and the admin's
     (the form sets `self.user`, whose visible campaigns bound the detector choice)."""
@@ -52,7 +66,7 @@ class CampaignChoices:
         return self.cleaned_data.get("llm_backends") or {}
 
 
-class CampaignForm(CampaignChoices, UniqueWithItsOwner):
+class CampaignForm(PlainHelpText, CampaignChoices, UniqueWithItsOwner):
     class Meta:
         model = Campaign
         fields = [
@@ -157,7 +171,7 @@ class CampaignForm(CampaignChoices, UniqueWithItsOwner):
         return task_type
 
 
-class UploadCorpusForm(forms.Form):
+class UploadCorpusForm(PlainHelpText, forms.Form):
     file = forms.FileField(
         help_text="CSV, TSV or JSON lines with source and hypothesis columns, or an MRPC / PAWS file."
     )

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
 from scoring.metrics.registry import METRICS, llm_backend_metrics
-from scoring.metrics.words import word_tokens
+from scoring.metrics.words import TOKENISATION, word_tokens
 
 TRAINING_TRIAL_SIZE = 5
 # PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the
@@ -461,8 +461,10 @@ class Pair(models.Model):
     is_control = models.BooleanField(default=False)
     training_position = models.PositiveSmallIntegerField(null=True, blank=True)
     # The words judges tag, stored so that a tagging (word indexes) stays valid whatever
-    # the tokeniser becomes: {"source": [...], "hypothesis": [...]} (see `word_tokens`).
+    # the tokeniser becomes: {"source": [...], "hypothesis": [...]} (see `word_tokens`), with the version
+    # of the tokenisation that made them (pairs from before versions were made by version 1).
     tokens = models.JSONField(default=dict, blank=True)
+    tokenisation = models.PositiveSmallIntegerField(default=TOKENISATION, editable=False)
     # A reference tagging (training feedback, or a pre-tagged corpus): 0/1 per stored token,
     # {"source": [...], "hypothesis": [...]}; empty when the pair has none.
     gold_tags = models.JSONField(default=dict, blank=True)
@@ -502,10 +504,12 @@ class Pair(models.Model):
         training_position=None,
         is_control=False,
         gold_tags=None,
+        tokenisation=TOKENISATION,
     ):
         """An unsaved pair (for `bulk_create`): the one constructor imports, training, controls and tests share.
 
-        A training position makes it a training pair; `is_control` a hidden control item.
+        A training position makes it a training pair; `is_control` a hidden control item; `tokenisation`
+        the version its words are made by (an older one only to read back a tagging made over it).
         """
         return cls(
             campaign=campaign,
@@ -518,19 +522,20 @@ class Pair(models.Model):
             is_training=training_position is not None,
             training_position=training_position,
             is_control=is_control,
-            tokens=tokens_of(source, hypothesis),
+            tokens=tokens_of(source, hypothesis, tokenisation),
+            tokenisation=tokenisation,
             gold_tags=gold_tags or {},
         )
 
     def words(self, side):
         """One sentence's stored tokens ("source" or "hypothesis"); older pairs get theirs on first use."""
         if not self.tokens:
-            self.tokens = tokens_of(self.source, self.hypothesis)
+            self.tokens, self.tokenisation = tokens_of(self.source, self.hypothesis), TOKENISATION
             if self.pk is not None:
-                Pair.objects.filter(pk=self.pk).update(tokens=self.tokens)
+                Pair.objects.filter(pk=self.pk).update(tokens=self.tokens, tokenisation=self.tokenisation)
         return self.tokens[side]
 
 
-def tokens_of(source, hypothesis):
+def tokens_of(source, hypothesis, tokenisation=TOKENISATION):
     """The one place a pair's words are computed (display, storage and analysis share them)."""
-    return {"source": word_tokens(source), "hypothesis": word_tokens(hypothesis)}
+    return {"source": word_tokens(source, tokenisation), "hypothesis": word_tokens(hypothesis, tokenisation)}

@@ -7,6 +7,7 @@ Apart from `reports.detector` (training), which reads the taggings through `repo
 import pandas as pd
 
 from annotation.tagging import SIDES
+from campaigns.models import Pair
 from reports.analysis.detector import detector_agreement
 from scoring.metrics.paratag import campaign_detectors_path, detector_versions, read_manifest
 from scoring.models import Score
@@ -60,10 +61,18 @@ def predicted_tags(campaigns, pair_id_of_pk) -> pd.DataFrame:
     """The `paratag` metric's tags per pair, under its most recent signature (one detector version only)."""
     scores = Score.objects.filter(pair__campaign__in=campaigns, metric=METRIC)
     signatures = {key: value for key, value in latest_signatures(scores).items() if key == METRIC}
-    rows = [
-        {"pair_id": pair_id_of_pk[pair_pk], **{f"{side}_tags": _tags(details, side) for side in SIDES}}
+    details_of = {
+        pair_pk: details
         for pair_pk, _metric, details in latest_details(scores, signatures)
         if pair_pk in pair_id_of_pk.index and isinstance(details, dict) and "tags" in details
+    }
+    # Judges tagged the pair's stored words: the detector's tags compare with theirs only over the same
+    # tokenisation (scores from before tokenisations were recorded were made by version 1).
+    stored = dict(Pair.objects.filter(pk__in=list(details_of)).values_list("pk", "tokenisation"))
+    rows = [
+        {"pair_id": pair_id_of_pk[pair_pk], **{f"{side}_tags": _tags(details, side) for side in SIDES}}
+        for pair_pk, details in details_of.items()
+        if details.get("tokenisation", 1) == stored.get(pair_pk)
     ]
     return pd.DataFrame(rows, columns=["pair_id", "source_tags", "hypothesis_tags"])
 

@@ -31,6 +31,7 @@ from reports.frames import (
     tagging_log,
 )
 from scoring.metrics.registry import metric_names
+from scoring.metrics.words import word_tokens
 from scoring.models import Score
 from scoring.service import latest_details
 
@@ -246,7 +247,8 @@ def predicted_tagging_lines(campaign) -> list[str]:
         line = {"pair_id": pair.external_id, "judge": f"detector {details.get('detector', '')}".strip()}
         line |= {"is_training": pair.is_training, "is_control": pair.is_control, "judge_excluded": False}
         for side in SIDES:
-            words = pair.words(side)
+            # The words the detector tagged: by the tokenisation its scores record (1 before they recorded one).
+            words = word_tokens(getattr(pair, side), details.get("tokenisation", 1))
             line[f"{side}_tokens"] = words
             line[f"{side}_tags"] = tags_of(details.get("tags", {}).get(side, []), len(words))
         lines.append(json.dumps(line | {"predicted": True}, ensure_ascii=False))

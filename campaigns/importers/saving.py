@@ -206,6 +206,7 @@ class _IdAllocator:
             gold_label=row.gold_label,
             metadata=row.metadata,
             gold_tags=row.gold_tags,
+            tokenisation=row.tokenisation,
         )
 
     def named_ids_to_the_end(self, rows) -> frozenset:

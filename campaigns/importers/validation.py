@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from campaigns.models import Pair
-from scoring.metrics.words import word_tokens
+from scoring.metrics.words import TOKENISATION, TOKENISERS, word_tokens
 
 from .columns import COLUMN_ALIASES, check_column_count, find_column
 from .errors import CorpusConflictError, CorpusImportError
@@ -45,6 +45,9 @@ class PairRow:
     metadata: dict = field(default_factory=dict)
     # A reference tagging, 0/1 per word: {"source": [...], "hypothesis": [...]}, or {}.
     gold_tags: dict = field(default_factory=dict)
+    # The tokenisation the tagging is over (`scoring.metrics.words`): the current one unless the
+    # file states tokens of an older one (an export of an older campaign, read back).
+    tokenisation: int = TOKENISATION
     location: str = field(default="", compare=False)  # "line 3" or "row 3", for messages
 
 
@@ -92,6 +95,7 @@ def _row_of_record(location, record, default_corpus):
     if len(corpus) > CORPUS_MAX_LENGTH:
         raise CorpusImportError(f"{location}: corpus name longer than {CORPUS_MAX_LENGTH} characters")
     sentences = {side: _sentence(record, keys[side], location, side) for side in ("source", "hypothesis")}
+    gold_tags, tokenisation = _gold_tags(record, sentences, location)
     return PairRow(
         external_id=_external_id(record, keys["id"], location),
         corpus=corpus,
@@ -99,7 +103,8 @@ def _row_of_record(location, record, default_corpus):
         hypothesis=sentences["hypothesis"],
         gold_label=_gold_label(record, keys["label"], location),
         metadata=metadata,
-        gold_tags=_gold_tags(record, sentences, location),
+        gold_tags=gold_tags,
+        tokenisation=tokenisation,
         location=location,
     )
 
@@ -139,15 +144,18 @@ def _check_metadata_size(metadata, location):
 
 
 def _gold_tags(record, sentences, location):
-    """A pre-tagged pair's tagging (`<side>_tags`: 0/1 per word of `word_tokens`), checked word for word."""
+    """A pre-tagged pair's tagging (`<side>_tags`: 0/1 per word) and the tokenisation it is over, checked word
+    for word: the current one, or the one whose words the file states (`<side>_tokens`, as the taggings export
+    writes them)."""
     given = [side for side in sentences if record.get(f"{side}_tags") is not None]
     if not given:
-        return {}
+        return {}, TOKENISATION
     if len(given) == 1:
         raise CorpusImportError(f"{location}: {given[0]}_tags is given without the other sentence's tags")
+    version = _stated_tokenisation(record, sentences, location)
     tags = {}
     for side, sentence in sentences.items():
-        words = word_tokens(sentence)
+        words = word_tokens(sentence, version)
         value = record[f"{side}_tags"]
         if isinstance(value, str):
             # A CSV cell: the tags as a JSON list.
@@ -162,11 +170,22 @@ def _gold_tags(record, sentences, location):
                 f"{location}: {side}_tags has {len(value)} tags but the {side} has {len(words)} words: "
                 + " ".join(words)
             )
-        stated = record.get(f"{side}_tokens")
-        if stated is not None and list(stated) != words:
-            raise CorpusImportError(f"{location}: {side}_tokens differ from Parasol's words: {' '.join(words)}")
         tags[side] = [int(tag) for tag in value]
-    return tags
+    return tags, version
+
+
+def _stated_tokenisation(record, sentences, location):
+    """The newest tokenisation giving the words the file states, the current one when it states none."""
+    stated = {side: record.get(f"{side}_tokens") for side in sentences}
+    stated = {side: value for side, value in stated.items() if value is not None}
+    if not stated:
+        return TOKENISATION
+    for version in sorted(TOKENISERS, reverse=True):
+        if all(list(value) == word_tokens(sentences[side], version) for side, value in stated.items()):
+            return version
+    side = next(iter(stated))
+    words = word_tokens(sentences[side], TOKENISATION)
+    raise CorpusImportError(f"{location}: {side}_tokens differ from Parasol's words: {' '.join(words)}")
 
 
 def _text(record, key, location, name):

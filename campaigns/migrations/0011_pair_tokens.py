@@ -4,11 +4,11 @@ from scoring.metrics.words import word_tokens
 
 
 def store_tokens(apps, schema_editor):
-    """Existing pairs get the words they are shown and tagged by (the same tokeniser as `Pair.build`)."""
+    """Existing pairs get the words they are shown and tagged by (tokenisation version 1, `Pair.build`'s then)."""
     Pair = apps.get_model("campaigns", "Pair")
     batch = []
     for pair in Pair.objects.only("pk", "source", "hypothesis").iterator(chunk_size=1000):
-        pair.tokens = {"source": word_tokens(pair.source), "hypothesis": word_tokens(pair.hypothesis)}
+        pair.tokens = {"source": word_tokens(pair.source, 1), "hypothesis": word_tokens(pair.hypothesis, 1)}
         batch.append(pair)
         if len(batch) == 1000:
             Pair.objects.bulk_update(batch, ["tokens"])

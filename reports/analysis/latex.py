@@ -60,6 +60,9 @@ PORTRAIT_PT = 345
 LANDSCAPE_PT = 550
 # The smallest type a table is set in (\footnotesize of a 10pt article): nothing is ever scaled down.
 SIZES = (("\\small", 9), ("\\footnotesize", 8))
+# The caption stands above the table and LaTeX puts no space below a caption: booktabs' space above
+# the top rule (0pt by default) keeps it off the rule.
+CAPTION_GAP = "\\setlength{\\abovetopsep}{6pt}"
 # About how wide characters are at 8pt in Computer Modern (measured with pdflatex, rounded up: digits
 # 4pt, punctuation and spaces 2.2-3.1pt, lower case 2.2-6pt, capitals 5.4-7.7pt), and what each column
 # adds (\tabcolsep on both sides).
@@ -106,7 +109,7 @@ def _one_table(frame, caption, label, mask, stub):
         )
         # A long table breaks across pages, so it cannot be a rotated float: the pages themselves turn.
         start, end = ("\\begin{landscape}", "\\end{landscape}") if landscape else ("\\begingroup", "\\endgroup")
-        body = body.replace("\\begin{longtable}", f"{start}{size}\n\\begin{{longtable}}", 1)
+        body = body.replace("\\begin{longtable}", f"{start}{size}{CAPTION_GAP}\n\\begin{{longtable}}", 1)
         return _symbols(_headers_in(body, headers, stub).rstrip() + f"\n{end}\n")
     body = styler.to_latex(
         hrules=True,
@@ -116,7 +119,7 @@ def _one_table(frame, caption, label, mask, stub):
         position_float="centering",
         column_format=column_format,
     )
-    body = body.replace("\\centering", f"\\centering\n{size}", 1)
+    body = body.replace("\\centering", f"\\centering\n{size}{CAPTION_GAP}", 1)
     if landscape:  # a float of its own page, turned (rotating's sidewaystable)
         body = body.replace("\\begin{table}[htbp]", "\\begin{sidewaystable}", 1)
         body = body.replace("\\end{table}", "\\end{sidewaystable}", 1)

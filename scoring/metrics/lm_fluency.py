@@ -40,7 +40,8 @@ def sentence_log_probs(model, token_lists, start_id, pad_id):
 
 def word_count(text):
     """PEM's length(S): the sentence's words, a punctuation mark not counting as one (at least 1)."""
-    return max(1, sum(1 for token in word_tokens(text) if any(character.isalnum() for character in token)))
+    # Tokenisation 1, which this version's stored scores were computed with (2 would count 4.56 as one word).
+    return max(1, sum(1 for token in word_tokens(text, 1) if any(character.isalnum() for character in token)))
 
 
 class LmFluency(Metric):

@@ -26,7 +26,7 @@ import numpy as np
 
 from scoring.metrics.base import Metric, MetricUnavailable, setting
 from scoring.metrics.loading import default_device
-from scoring.metrics.words import word_tokens
+from scoring.metrics.words import TOKENISATION, word_tokens
 
 PARAPHRASED, TAGGED = 0, 1  # the rows of G
 SCORES = {"f": "FScore", "p": "PScore", "r": "RScore"}
@@ -257,6 +257,8 @@ class ParaTag(Metric):
             "weights": manifest.get("weights_sha256", "unknown"),
             "encoder": manifest.get("encoder", "unknown"),
             "score": SCORES[self.score_name],
+            # The words tagged: a tag index means something only with the tokenisation it indexes.
+            "tokens": f"words-v{TOKENISATION}",
         }
 
     def _score_batch_with_details(self, sources, hypotheses):
@@ -279,6 +281,7 @@ class ParaTag(Metric):
                     "tagged_share": result["tagged_share"],
                     "tags": {"source": result["tags_second"], "hypothesis": result["tags_first"]},
                     "n_words": {"source": len(second), "hypothesis": len(first)},
+                    "tokenisation": TOKENISATION,
                     "unread_words": result["unread"],
                 }
             )

@@ -183,3 +183,16 @@
   document.addEventListener("htmx:afterSettle", markReady);
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", markReady); } else { markReady(); }
 })();
+
+// Key hints on touch screens: parasol.css hides them where the browser reports a touch screen (no hover, or a
+// coarse pointer); some report a mouse-like pointer instead (a stylus, a desktop site on a phone), so the first
+// touch hides them too (html.touch), and the judge's next pages remember it for the session.
+(function () {
+  var root = document.documentElement;
+  try { if (sessionStorage.getItem("parasol-touch")) { root.classList.add("touch"); } } catch (e) { /* storage off */ }
+  document.addEventListener("pointerdown", function (event) {
+    if (event.pointerType !== "touch") { return; }
+    root.classList.add("touch");
+    try { sessionStorage.setItem("parasol-touch", "1"); } catch (e) { /* storage off */ }
+  }, {capture: true, passive: true});
+})();

@@ -200,16 +200,16 @@ def test_the_time_estimate_uses_the_task_types_default_until_answers_are_timed(c
     campaign.save()
     without_controls(campaign)
     similarity = get_task_type("similarity")
-    assert answer_seconds(similarity) == (similarity.default_answer_seconds, False)
+    assert answer_seconds(campaign) == (similarity.default_answer_seconds, "protocol")
     assert what_to_expect(campaign)["minutes"] == -(-25 * similarity.default_answer_seconds // 60)
     judge = make_judge(campaign)
     for pair in campaign.real_pairs[:MIN_TIMED_ANSWERS]:
         assignment = judge.assignments.create(pair=pair, position=pair.pk, top="source")
         Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label="same_meaning", response_ms=6000)
-    assert answer_seconds(similarity) == (6.0, True)
+    assert answer_seconds(campaign) == (6.0, "campaign")
     expect = what_to_expect(campaign)
     # 25 pairs (5 training, 20 real) at the measured 6 s: 2.5 minutes, rounded up.
-    assert expect["measured"] and expect["minutes"] == 3
+    assert expect["time_from"] == "campaign" and expect["minutes"] == 3
 
 
 def marked_on_item(page, task_type):

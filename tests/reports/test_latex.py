@@ -87,3 +87,12 @@ def test_wide_tables_compile_within_their_page_at_8pt_or_more(tmp_path):
     assert "Overfull" not in log and "Float too large" not in log
     sizes = font_sizes(log)
     assert len(sizes) >= 5 and min(sizes) >= 8, sizes
+
+
+@pytest.mark.parametrize("rows", [2, 60])  # a float, and a longtable
+def test_the_caption_above_a_table_is_spaced_from_its_top_rule(rows):
+    display = pd.DataFrame({"Metric": ["BLEU ↑"] * rows, "AUC": ["0.61"] * rows})
+    latex = latex_table(display, caption="c", label="tab:t")
+    # LaTeX adds no space below a caption; booktabs' \abovetopsep (0pt by default) is the space above the rule.
+    gap = latex.index("\\setlength{\\abovetopsep}{6pt}")
+    assert gap < latex.index("\\toprule") and gap < latex.index("\\caption{")

@@ -129,3 +129,28 @@ def test_table3_states_a_tied_threshold_range_when_the_analysis_gives_one(report
 
     cell = shown(Tied, "table3").table.loc[(metric_title(frame.loc[first, "metric"], "lower"), "Threshold"), "A"]
     assert cell.endswith("(tied 0.25 to 0.50)")
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "note"),
+    [
+        (0.5201, 0.5249, ""),  # prints "0.52 to 0.52": one number, no range
+        (0.52, 0.55, " (tied 0.52 to 0.55)"),
+        (0.52, 0.52, ""),
+    ],
+)
+def test_a_tie_is_printed_once_when_its_range_prints_as_one_number(low, high, note):
+    from reports.analysis.present.layouts import _threshold_note
+
+    row = {"threshold_kind": "a_posteriori", "threshold_low": low, "threshold_high": high}
+    assert _threshold_note(row) == note
+
+
+def test_one_corpus_gets_no_global_column_repeating_it():
+    pairs, judgments = data()
+    pairs["corpus"] = "MRPC"
+    report = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST)
+    assert "Global" in set(report.tables["table3"]["corpus"])  # the CSV keeps it
+    for name in ("table1", "table3", "table4", "auc"):
+        columns = shown(report, name).table.columns.get_level_values(0)
+        assert "MRPC" in columns and "Global" not in columns, name

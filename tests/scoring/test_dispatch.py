@@ -102,8 +102,10 @@ def test_the_report_page_says_what_a_queued_report_waits_for(redis_broker, clien
 
 @pytest.mark.django_db
 def test_the_queues_page_is_for_superusers_and_shows_every_queue(redis_broker, client, researcher, django_user_model):
+    assert client.get(reverse("scoring-show-queues")).status_code == 302  # to the login form
     client.force_login(researcher)  # a researcher (staff) sees only their own campaigns: not this page
-    assert client.get(reverse("scoring-show-queues")).status_code == 302
+    refused = client.get(reverse("scoring-show-queues"))
+    assert refused.status_code == 403 and "The queues page is for superusers" in refused.content.decode()
     admin = django_user_model.objects.create_superuser("operator", password="pw-operator-123")
     client.force_login(admin)
     page = client.get(reverse("scoring-show-queues")).content.decode()

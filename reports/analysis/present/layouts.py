@@ -57,7 +57,8 @@ def _threshold_note(row):
     if row["threshold_kind"] == "a_priori":
         return f" (answer {_answer_words(row['answer'])})" if row.get("answer") else ""
     low, high = row.get("threshold_low"), row.get("threshold_high")
-    if low is None or low != low or low == high:
+    # A range that prints as one number is no range to the reader ("0.52 (tied 0.52 to 0.52)").
+    if low is None or low != low or number(low) == number(high):
         return ""
     return f" (tied {number(low)} to {number(high)})"
 

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from reports.analysis.labels import GLOBAL
 from reports.analysis.vocabulary import title_for
 
 from .cells import PRECISION, cell_in_words, metric_labels
@@ -53,8 +54,14 @@ def _ordered(values, order):
 
 
 def corpus_order(report, frame):
-    """The corpora of `frame` in the report's order, then Global and MBD, then any other."""
-    return _ordered(frame["corpus"], [*report.corpora, "Global", "MBD"])
+    """The corpora of `frame` in the report's order, then Global and MBD, then any other.
+
+    Global is every corpus together: beside a single corpus it repeats that corpus cell for cell, so it is
+    left out of the table (the CSV keeps it)."""
+    order = _ordered(frame["corpus"], [*report.corpora, GLOBAL, "MBD"])
+    if len([corpus for corpus in order if corpus not in (GLOBAL, "MBD")]) == 1:
+        order = [corpus for corpus in order if corpus != GLOBAL]
+    return order
 
 
 def metrics_by_corpus(report, frame, cells, *, sub=None):
