@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
-from scoring.metrics.backends import BackendUnavailable, ServerClient
+from scoring.metrics.backends import BackendUnavailable, ServerClient, catching_pair_failures
 from scoring.metrics.untrusted import shown
 
 _DOWN = "parasol:llm-backend-down:{}:{}"  # a backend, and the campaign whose work found it down ("" for generation)
@@ -183,7 +183,10 @@ class SharedClient(ServerClient):
         super().__init__(backend)
         self._slots = ThreadPoolExecutor(max_workers=backend.max_concurrency, thread_name_prefix=f"llm-{backend.name}")
 
-    def map(self, function, items):
+    def map(self, function, items, each_alone=False):
+        """As ServerClient.map, the requests in flight bounded by the process's slots of this backend."""
+        if each_alone:
+            function = catching_pair_failures(function)
         return list(self._slots.map(function, list(items)))
 
 

@@ -356,7 +356,7 @@ class ServerClient:
         ``each_alone``: an item whose call raises PairFailed gets the error as its result, the others theirs."""
         items = list(items)
         if each_alone:
-            function = _alone(function)
+            function = catching_pair_failures(function)
         if len(items) <= 1 or self.backend.max_concurrency == 1:
             return [function(item) for item in items]
         with ThreadPoolExecutor(max_workers=min(self.backend.max_concurrency, len(items))) as pool:
@@ -366,7 +366,9 @@ class ServerClient:
         self._http.close()
 
 
-def _alone(function):
+def catching_pair_failures(function):
+    """`function` returning the PairFailed it raises instead of raising it: one item fails alone."""
+
     def call(item):
         try:
             return function(item)
