@@ -12,6 +12,6 @@ COPY . .
 # collectstatic needs settings that load; a throwaway key, never used at run time.
 RUN DJANGO_SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" DJANGO_DEBUG=false \
     python manage.py collectstatic --noinput \
- && if [ -f scoring/metrics/wordnet.py ]; then python -m scoring.metrics.wordnet; fi
+ && if [ -f metrics/wordnet.py ]; then python -m metrics.wordnet; fi
 EXPOSE 8000
 CMD ["gunicorn", "parasol.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

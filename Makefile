@@ -43,7 +43,7 @@ system-deps:
 	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null; }
 
 wordnet: install
-	@if [ -f scoring/metrics/wordnet.py ]; then $(PY) -m scoring.metrics.wordnet; fi
+	@if [ -f metrics/wordnet.py ]; then $(PY) -m metrics.wordnet; fi
 
 migrate: install
 	DJANGO_DEBUG=true $(PY) manage.py migrate --noinput

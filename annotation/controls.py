@@ -20,7 +20,7 @@ from django.db import transaction
 from annotation.tasktypes.criteria.scale import PEM_CONTROL_SYSTEMS
 from campaigns.importers import MetadataKeyCap
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
-from scoring.metrics.words import word_tokens
+from metrics.words import word_tokens
 
 from .models import CampaignProtocol, ControlKind
 from .tasktypes.registry import task_type_of

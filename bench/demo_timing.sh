@@ -16,10 +16,10 @@ elapsed() { $py -c "import sys, time; print(f'{time.time() - float(sys.argv[1]):
 export DJANGO_DEBUG=true
 export REDIS_URL="redis://127.0.0.1:$(free_port)/0"
 web=$(free_port)
-expected=$($py -c 'from scoring.metrics.registry import default_metrics; print(60 * len(default_metrics()))')
+expected=$($py -c 'from metrics.registry import default_metrics; print(60 * len(default_metrics()))')
 echo "scratch copy $scratch; expecting $expected scores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 start=$($py -c 'import time; print(time.time())')
-$py -m scoring.metrics.wordnet >/dev/null
+$py -m metrics.wordnet >/dev/null
 $py manage.py migrate --noinput >/dev/null
 $py manage.py load_demo
 echo "+$(elapsed) s: demo loaded"

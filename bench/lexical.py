@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.metrics import get_metric  # noqa: E402
+from metrics import get_metric  # noqa: E402
 
 WORDS = (
     "the a cat dog house river city council president film market shares volume police agents children "

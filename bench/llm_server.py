@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from scoring.metrics import get_metric  # noqa: E402
-from scoring.metrics.backends import parse_backends  # noqa: E402
-from scoring.metrics.loading import embedded_smollm2_path, model_revision  # noqa: E402
+from metrics import get_metric  # noqa: E402
+from metrics.backends import parse_backends  # noqa: E402
+from metrics.loading import embedded_smollm2_path, model_revision  # noqa: E402
 from tests.servers import REPO, llama_cpp_server  # noqa: E402
 
 

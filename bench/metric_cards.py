@@ -15,8 +15,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from metrics import get_metric  # noqa: E402
 from reports.analysis.classification import best_threshold, equal_error_rate, scan_thresholds  # noqa: E402
-from scoring.metrics import get_metric  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_METRICS = ["lev", "bleu", "meteor", "wer", "bertscore", "parascore", "sbert"]

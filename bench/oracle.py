@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from scoring.metrics import get_metric  # noqa: E402
+from metrics import get_metric  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.metrics.llm_checked import candidate_alignments, same_phrase, yes_check  # noqa: E402
-from scoring.metrics.loading import embedded_minilm_path, load_sentence_transformer  # noqa: E402
+from metrics.llm_checked import candidate_alignments, same_phrase, yes_check  # noqa: E402
+from metrics.loading import embedded_minilm_path, load_sentence_transformer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "fixtures" / "oracle_yes_prover.jsonl"

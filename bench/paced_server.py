@@ -83,8 +83,8 @@ class PacedServer:
 def parapluie_logprobs(metric="parapluie_direct", yes=-0.4, no=-1.6):
     """Top log-probabilities that hold the (embedded) tokenizer's Yes and No pieces, as ParaPLUIE reads them
     through a server: the answer a `PacedServer` gives so that every pair is scored with one request."""
-    from scoring.metrics import get_metric
-    from scoring.metrics.backends import parse_backends
+    from metrics import get_metric
+    from metrics.backends import parse_backends
 
     declared = {"base_url": "http://127.0.0.1:1/v1", "model": "smollm2"}
     scorer = get_metric(metric, backend=parse_backends(json.dumps({"paced": declared}))["paced"])

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from scoring.metrics import get_metric  # noqa: E402
-from scoring.metrics.loading import EMBEDDED, load_causal_lm, torch_dtype  # noqa: E402
+from metrics import get_metric  # noqa: E402
+from metrics.loading import EMBEDDED, load_causal_lm, torch_dtype  # noqa: E402
 
 SUBJECTS = ["The council", "My neighbour", "The new film", "Gilroy police", "The trading volume", "A rusty train"]
 FACTS = [

@@ -18,10 +18,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from metrics import get_metric  # noqa: E402
+from metrics.base import called_paraphrase  # noqa: E402
+from metrics.parapluie import ANSWER_MODES  # noqa: E402
 from reports.analysis.classification import best_threshold, scan_thresholds  # noqa: E402
-from scoring.metrics import get_metric  # noqa: E402
-from scoring.metrics.base import called_paraphrase  # noqa: E402
-from scoring.metrics.parapluie import ANSWER_MODES  # noqa: E402
 
 DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "demo_pairs.jsonl"
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.metrics.pivot_f1 import PivotF1  # noqa: E402
+from metrics.pivot_f1 import PivotF1  # noqa: E402
 
 
 def write_table(path, n_phrases, rng):

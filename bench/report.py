@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotation.tasktypes.similarity.scale import ANSWERS, VOTE  # noqa: E402
 from annotation.votes import with_votes  # noqa: E402
+from metrics.registry import direction_of, metric_names, natural_threshold_of  # noqa: E402
 from reports.analysis import build_report  # noqa: E402
-from scoring.metrics.registry import direction_of, metric_names, natural_threshold_of  # noqa: E402
 
 TARGET_SECONDS = 3.0
 CORPORA = ["MRPC", "PAWS", "MCPG", "LLM", "HC"]

@@ -148,7 +148,7 @@ def metric_only_seconds(corpus, metric, batch):
     """The metric alone on the corpus's sentences, in the batches the service uses."""
     import csv
 
-    from scoring.metrics.registry import get_metric
+    from metrics.registry import get_metric
 
     with open(corpus, encoding="utf-8") as handle:
         rows = [(row["source"], row["hypothesis"]) for row in csv.DictReader(handle, delimiter="\t", quoting=3)]

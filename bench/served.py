@@ -89,7 +89,7 @@ def served_runs(server, waves):
 
 def local_runs(n):
     from bench.parapluie import generate_pairs
-    from scoring.metrics import get_metric
+    from metrics import get_metric
 
     timed_scoring("local-warm", 8)  # the worker loads the model
     seconds = timed_scoring("local", n)

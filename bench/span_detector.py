@@ -22,10 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch  # noqa: E402
 
-from scoring.metrics.loading import embedded_minilm_path  # noqa: E402
-from scoring.metrics.paratag import ParaTag, encode  # noqa: E402
-from scoring.metrics.paratag_training import TaggedPair, TrainingOptions, store, train  # noqa: E402
-from scoring.metrics.words import word_tokens  # noqa: E402
+from metrics.loading import embedded_minilm_path  # noqa: E402
+from metrics.paratag import ParaTag, encode  # noqa: E402
+from metrics.paratag_training import TaggedPair, TrainingOptions, store, train  # noqa: E402
+from metrics.words import word_tokens  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "span_detector_pairs.jsonl"
 TRAIN_SECONDS_TARGET = 60.0  # per 1,000 pairs and epoch, CPU

@@ -16,6 +16,7 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.validators import UniqueValidator
 
+from metrics.registry import METRICS, llm_backend_metrics
 from parasol.api_fields import (
     FlatMetadataField,
     RefusesUnknownFields,
@@ -25,7 +26,6 @@ from parasol.api_fields import (
     conflict,
     sentence_field,
 )
-from scoring.metrics.registry import METRICS, llm_backend_metrics
 
 from .importers import CorpusConflictError, CorpusImportError, import_rows
 from .importers.validation import CORPUS_MAX_LENGTH, GOLD_LABEL_OF_TEXT, ID_MAX_LENGTH

@@ -4,8 +4,8 @@ from django.contrib.auth import get_user_model
 from django.utils.html import conditional_escape
 from django.utils.text import slugify
 
-from scoring.metrics.filters import bleu_range_problem
-from scoring.metrics.registry import METRICS
+from metrics.filters import bleu_range_problem
+from metrics.registry import METRICS
 
 from .importers import FORMATS
 from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem

@@ -11,9 +11,9 @@ from django.db import connection, models, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from scoring.metrics.paratag import LATEST, campaign_detectors_path, detector_versions
-from scoring.metrics.registry import METRICS, llm_backend_metrics
-from scoring.metrics.words import TOKENISATION, word_tokens
+from metrics.paratag import LATEST, campaign_detectors_path, detector_versions
+from metrics.registry import METRICS, llm_backend_metrics
+from metrics.words import TOKENISATION, word_tokens
 
 TRAINING_TRIAL_SIZE = 5
 # PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the

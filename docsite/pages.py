@@ -3,7 +3,7 @@
 Reference pages are built from the code, never copied into docs/: the settings
 reference from the comments above each `env_*` call of `parasol/settings.py`, the
 CLI reference from each command's own argparse help, one page per metric card of
-`scoring/metrics/README.md` beside its registry entry, the OpenAPI schema from
+`metrics/README.md` beside its registry entry, the OpenAPI schema from
 drf-spectacular, and the apps' READMEs as they are. A fact therefore has one home:
 the code or the README next to it.
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 SETTINGS_FILE = ROOT / "parasol" / "settings.py"
-METRICS_README = ROOT / "scoring" / "metrics" / "README.md"
+METRICS_README = ROOT / "metrics" / "README.md"
 PROJECT_APPS = ("campaigns", "annotation", "scoring", "generation", "reports")
 # argparse wraps help to the terminal's width: one fixed width, so the page and `--help` agree.
 HELP_COLUMNS = "100"
@@ -361,7 +361,7 @@ def split_metric_cards(readme, registered):
         cards.append(Card(slug, names, heading[4:].strip(), re.sub(r"(?m)^####", "##", body)))
     missing = [name for name in registered if not any(name in card.names for card in cards)]
     if missing:
-        raise ValueError(f"metrics with no card in scoring/metrics/README.md: {', '.join(missing)}")
+        raise ValueError(f"metrics with no card in metrics/README.md: {', '.join(missing)}")
     return cards, "".join(library)
 
 
@@ -382,11 +382,11 @@ def metric_page(card, registry):
         [
             f"# {card.title}",
             "",
-            "From the registry (`scoring/metrics/registry.py`):",
+            "From the registry (`metrics/registry.py`):",
             "",
             *rows,
             "",
-            "The card below is `scoring/metrics/README.md`'s. Every score is stored with the",
+            "The card below is `metrics/README.md`'s. Every score is stored with the",
             "metric's signature; speed figures and their commands: [performance](../operations/performance.md).",
             "",
             card.body.strip(),
@@ -396,7 +396,7 @@ def metric_page(card, registry):
 
 
 def metric_cards():
-    from scoring.metrics.registry import METRICS
+    from metrics.registry import METRICS
 
     cards, library = split_metric_cards(METRICS_README.read_text(encoding="utf-8"), METRICS)
     pages = {f"metrics/{c.slug}.md": metric_page(c, METRICS) for c in cards}

@@ -8,6 +8,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from campaigns.models import Campaign
+from metrics.registry import metric_names
 from parasol.api_fields import (
     NO_NUL_PATTERN,
     Conflict,
@@ -20,7 +21,6 @@ from parasol.api_fields import (
     single_query_value,
 )
 from parasol.schema import DETAIL
-from scoring.metrics.registry import metric_names
 
 from .errors import GenerationError
 from .llm import model_names

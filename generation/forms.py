@@ -4,7 +4,7 @@ from django import forms
 from django.conf import settings
 
 from campaigns.forms import UniqueWithItsOwner
-from scoring.metrics.registry import metric_names
+from metrics.registry import metric_names
 
 from . import llm
 from .errors import GenerationError

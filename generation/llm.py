@@ -13,9 +13,9 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from scoring.metrics.backends import ServerClient
-from scoring.metrics.base import MetricUnavailable, PairFailed
-from scoring.metrics.loading import (
+from metrics.backends import ServerClient
+from metrics.base import MetricUnavailable, PairFailed
+from metrics.loading import (
     EMBEDDED,
     chat_model_path,
     default_device,

@@ -25,12 +25,12 @@ from django.utils import timezone
 
 from campaigns.importers import CorpusImportError, import_rows
 from campaigns.models import Campaign, Pair
+from metrics.backends import BackendUnavailable
+from metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
+from metrics.loading import EMBEDDED
+from metrics.registry import metric_names
 from parasol import llm_backends
 from parasol.progress import time_left
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.filters import bleu_range_problem, bleu_range_reason, length_reason
-from scoring.metrics.loading import EMBEDDED
-from scoring.metrics.registry import metric_names
 
 from . import llm
 from .cleaning import Cleaned, Cleaner, Rejection, comparable

@@ -23,10 +23,10 @@ from django.utils import timezone
 
 from campaigns.models import Pair
 from campaigns.scores import latest_scores
+from metrics.base import called_paraphrase
+from metrics.filters import pair_bleu
+from metrics.registry import HIGHER, direction_of, queue_of
 from parasol.queues import queue_lengths
-from scoring.metrics.base import called_paraphrase
-from scoring.metrics.filters import pair_bleu
-from scoring.metrics.registry import HIGHER, direction_of, queue_of
 
 from .models import GenerationOutput, GenerationRun
 

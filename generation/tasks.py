@@ -9,9 +9,9 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError, transaction
 
+from metrics.backends import BackendUnavailable
 from parasol import llm_backends
 from parasol.queues import WatchedTask, client, hand_out
-from scoring.metrics.backends import BackendUnavailable
 
 from .models import GenerationRun, create_run
 from .selection import select_candidates as select_run_candidates

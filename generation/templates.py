@@ -7,7 +7,7 @@ turn holds ``{source}``, where the sentence to paraphrase goes.
 import re
 from dataclasses import dataclass
 
-from scoring.metrics.filters import PARATAG_BLEU_RANGE
+from metrics.filters import PARATAG_BLEU_RANGE
 
 from .cleaning import format_of
 from .errors import GenerationError

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import cache
 
-from scoring.metrics.backends import BackendUnavailable, ServerClient, catching_pair_failures
-from scoring.metrics.untrusted import shown
+from metrics.backends import BackendUnavailable, ServerClient, catching_pair_failures
+from metrics.untrusted import shown
 
 _DOWN = "parasol:llm-backend-down:{}:{}"  # a backend, and the campaign whose work found it down ("" for generation)
 _FAILED = "parasol:llm-failure:{}:{}"  # a campaign's metric: its own last failure (the scoring panel)
@@ -99,7 +99,7 @@ def backend_of(metric, campaign_pk=None):
     """The backend (`Backend`) that scores `metric` for the campaign (the deployment's default without one);
     None for a metric that asks no LLM backend. One query: routing a batch costs no more."""
     from campaigns.models import Campaign
-    from scoring.metrics.registry import uses_llm_backend
+    from metrics.registry import uses_llm_backend
 
     if not uses_llm_backend(metric):
         return None
@@ -143,7 +143,7 @@ def time_limits(backend, requests):
 
 def scoring_time_limits(args):
     """`Limits` of a score_batch(metric, pair_pks, campaign_pk) whose metric goes to a server; None otherwise."""
-    from scoring.metrics.registry import requests_per_pair
+    from metrics.registry import requests_per_pair
 
     metric, pair_pks, campaign_pk = (*args, None)[:3]
     backend = served_by(metric, campaign_pk)

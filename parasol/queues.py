@@ -33,7 +33,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
 
-from scoring.metrics.registry import CPU, GPU, queue_of
+from metrics.registry import CPU, GPU, queue_of
 
 logger = logging.getLogger(__name__)
 

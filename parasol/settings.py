@@ -24,9 +24,9 @@ from django.core.exceptions import ImproperlyConfigured
 
 # Plain data: the registry maps names to dotted paths, loading's EMBEDDED is a constant;
 # neither imports a metric or a model library.
-from scoring.metrics.backends import IN_PROCESS, MAX_ANSWER_BYTES, MAX_TEXT_CHARS, parse_backends
-from scoring.metrics.loading import EMBEDDED
-from scoring.metrics.registry import METRICS, default_metrics
+from metrics.backends import IN_PROCESS, MAX_ANSWER_BYTES, MAX_TEXT_CHARS, parse_backends
+from metrics.loading import EMBEDDED
+from metrics.registry import METRICS, default_metrics
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -339,7 +339,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Metrics that score every pair, comma separated; by default every registered metric but the
-# opt-in ones (`opt_in` in scoring/metrics/registry.py): the LLM oracle metrics generate 5 to 10
+# opt-in ones (`opt_in` in metrics/registry.py): the LLM oracle metrics generate 5 to 10
 # replies per pair (0.02-0.06 pairs/s on CPU with the embedded model, bench/oracle.py); pivot_f1
 # and pem need a phrase table and a fitted model; paratag a detector trained on a campaign's
 # taggings first (manage.py train_span_detector). Each metric's queue (cpu or gpu) is its
@@ -369,7 +369,7 @@ PARASOL_GENERATION_BATCH_SECONDS = env_int("PARASOL_GENERATION_BATCH_SECONDS", 2
 # BERTScore's model and layer, shared by ParaScore. The paper's values need bert-base-uncased
 # (layer 9) in the local Hugging Face cache or a local directory; the default is the packaged
 # all-MiniLM-L6-v2 (layer 6). Read here so a bad layer stops start-up; scoring.service hands
-# them to the scorers (scoring/metrics, Django-free, reads the same variables when used alone).
+# them to the scorers (metrics, Django-free, reads the same variables when used alone).
 BERTSCORE_MODEL = env_str("BERTSCORE_MODEL", "").strip() or EMBEDDED
 BERTSCORE_NUM_LAYERS = env_int("BERTSCORE_NUM_LAYERS", None, minimum=1)
 METRIC_OPTIONS = {
@@ -413,7 +413,7 @@ PARASOL_SCORE_ON_CREATE = env_bool("PARASOL_SCORE_ON_CREATE", True)
 # PEM (issue 26): fitted PEM models are written under this directory (`manage.py fit_pem`), and
 # the criteria report joins PEM's fixed-score control systems to the judges' mean (PEM 5.2)
 # unless this is false. pivot_f1 reads PARASOL_PEM_PHRASE_TABLE and pem reads PARASOL_PEM_MODEL
-# themselves (scoring/metrics, Django-free); both metrics are opt-in (PARASOL_METRICS).
+# themselves (metrics, Django-free); both metrics are opt-in (PARASOL_METRICS).
 PARASOL_PEM_MODEL_DIR = env_str("PARASOL_PEM_MODEL_DIR", str(BASE_DIR / "var" / "media" / "pem"))
 PARASOL_PEM_CONTROLS_IN_REFERENCE = env_bool("PARASOL_PEM_CONTROLS_IN_REFERENCE", True)
 # Reports of more pairs than this are computed by a worker while the page shows progress.
@@ -470,7 +470,7 @@ SPECTACULAR_SETTINGS = {
     # Requests and responses as separate components: read-only fields are not asked for, write-only not promised.
     "COMPONENT_SPLIT_REQUEST": True,
     # The registered metrics are one choice set wherever a field names a metric (predictor, selection).
-    "ENUM_NAME_OVERRIDES": {"MetricEnum": "scoring.metrics.registry.METRIC_NAMES"},
+    "ENUM_NAME_OVERRIDES": {"MetricEnum": "metrics.registry.METRIC_NAMES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "parasol.schema.add_error_responses",

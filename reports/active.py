@@ -24,11 +24,11 @@ from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
 from generation.selection import selection_design
+from metrics.registry import METRICS
 from reports.analysis import ppi
 from reports.analysis.common import orient
 from reports.analysis.labels import attach_labels
 from reports.frames import load_frames
-from scoring.metrics.registry import METRICS
 
 
 class ActiveChoiceError(ValueError):

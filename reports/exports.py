@@ -15,6 +15,8 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from annotation.votes import vote_columns
 from campaigns.models import Pair
+from metrics.registry import metric_names
+from metrics.words import word_tokens
 from reports.frames import (
     corpus_names,
     counted_judgments,
@@ -30,8 +32,6 @@ from reports.frames import (
     pair_table,
     tagging_log,
 )
-from scoring.metrics.registry import metric_names
-from scoring.metrics.words import word_tokens
 from scoring.models import Score
 from scoring.service import latest_details
 

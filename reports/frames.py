@@ -19,13 +19,13 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from annotation.votes import with_votes
 from campaigns.models import Pair
+from metrics.base import parse_signature
+from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
-from scoring.metrics.base import parse_signature
-from scoring.metrics.registry import METRICS, direction_of, title_of
 from scoring.models import Score
 from scoring.service import (
     latest_details,

@@ -12,11 +12,11 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from annotation.tasktypes.registry import task_type_of
+from metrics.registry import METRICS
 from reports.analysis.vocabulary import metric_title, title_for
 from reports.figures import draw_figure, figure_specs
 from reports.sections import notes_for, sections_of, systems_summary, task_of, with_task_tables
 from reports.task_sections import task_section_of
-from scoring.metrics.registry import METRICS
 
 STYLESHEETS = ["css/parasol.css", "css/report.css"]
 ANALYSIS_SETTINGS = {

@@ -10,10 +10,10 @@ are never mixed.
 
 from django.conf import settings
 
-from scoring.metrics.backends import IN_PROCESS
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.paratag import campaign_detectors_path
-from scoring.metrics.registry import is_per_campaign, llm_backend_metrics, uses_llm_backend
+from metrics.backends import IN_PROCESS
+from metrics.base import MetricUnavailable
+from metrics.paratag import campaign_detectors_path
+from metrics.registry import is_per_campaign, llm_backend_metrics, uses_llm_backend
 
 
 def campaign_options(metric, campaign) -> tuple:

@@ -28,12 +28,12 @@ from django.conf import settings
 from django.db.models import Min
 
 from campaigns.models import Campaign, Pair
+from metrics.registry import GPU, METRICS, queue_of, uses_llm_backend
 from parasol import llm_backends
 from parasol.progress import duration_words as _duration
 from parasol.queues import client, recent_events, scoring_queue
 
 from . import service
-from .metrics.registry import GPU, METRICS, queue_of, uses_llm_backend
 
 # A metric not yet measured starts with batches this small on the LLM queue (its speed is unknown).
 FIRST_LLM_BATCH = 4

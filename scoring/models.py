@@ -26,7 +26,7 @@ class Score(models.Model):
         ordering = ["pair", "metric"]
         constraints = [
             models.UniqueConstraint(fields=["pair", "metric", "signature"], name="one_score_per_pair_metric_signature"),
-            # Only finite scores, whoever writes them (scoring.metrics.base checks them first): NaN and
+            # Only finite scores, whoever writes them (metrics.base checks them first): NaN and
             # ±inf lie outside the finite floats on both databases (SQLite stores a NaN as NULL,
             # which the column refuses anyway); a non-finite score would print "inf" in table1.
             models.CheckConstraint(

@@ -17,11 +17,9 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
 from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
-from parasol import llm_backends
-from parasol.db import fetch_rows, forget_logged_queries, raw_rows
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.registry import (
+from metrics.backends import BackendUnavailable
+from metrics.base import MetricUnavailable
+from metrics.registry import (
     GPU,
     METRICS,
     get_metric,
@@ -31,7 +29,9 @@ from scoring.metrics.registry import (
     title_of,
     uses_llm_backend,
 )
-from scoring.metrics.untrusted import shown
+from metrics.untrusted import shown
+from parasol import llm_backends
+from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 
 from .campaign_metrics import campaign_options, llm_backend_options
 from .models import Score, ScoreFailure

@@ -12,10 +12,10 @@ from celery import shared_task
 from django.db import OperationalError, transaction
 
 from campaigns.models import Campaign
+from metrics.backends import BackendUnavailable
+from metrics.base import MetricUnavailable
 from parasol import llm_backends
 from parasol.queues import STEPPED_ASIDE, WatchedTask, record_event, still_held_here
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.base import MetricUnavailable
 
 from . import dispatch, service
 

@@ -1,5 +1,5 @@
 """A hostile OpenAI-compatible server (stdlib, threaded, on 127.0.0.1): what a broken or malicious LLM server
-can send, one mode at a time, for the tests of the bounded client (scoring/metrics/backends.py).
+can send, one mode at a time, for the tests of the bounded client (metrics/backends.py).
 
 Modes: ok, drip (200, then one byte every `drip_seconds`), hang (never answers), 500, 429, malformed (cut JSON),
 nan / inf / -inf (JSON's forbidden constants as log-probabilities), huge (1e999), positive (a log-probability

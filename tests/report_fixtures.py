@@ -9,7 +9,7 @@ from annotation.tasktypes.criteria.scale import CRITERIA
 from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
-from scoring.metrics.registry import METRICS, natural_threshold_of
+from metrics.registry import METRICS, natural_threshold_of
 from scoring.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docsite import pages as docsite
-from scoring.metrics.registry import METRICS
+from metrics.registry import METRICS
 
 pytestmark = pytest.mark.docs
 

@@ -1,6 +1,6 @@
 """The toy metric's class (`tests.toys`): imported on first use, once the toy's name is registered."""
 
-from scoring.metrics.base import Metric
+from metrics.base import Metric
 
 
 class ToyLengthRatio(Metric):

@@ -21,12 +21,12 @@ from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.registry import task_type_names
 from annotation.votes import Vote
 from campaigns import models as campaign_models
+from metrics import registry as metric_registry
+from metrics.registry import HIGHER, Entry
 from reports import task_sections
 from reports.analysis.present import Table
 from reports.frames import counted_judgments
 from reports.task_sections.base import ESTIMATES, LABEL_SECTIONS, SYSTEMS, Section, TaskSection
-from scoring.metrics import registry as metric_registry
-from scoring.metrics.registry import HIGHER, Entry
 
 HERE = Path(__file__).resolve().parent
 TOY_TASK_TYPE = "toy-fluency"

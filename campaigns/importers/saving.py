@@ -15,8 +15,8 @@ from django.db import DataError, IntegrityError, transaction
 
 from campaigns.models import Pair
 from campaigns.signals import pairs_created
+from metrics.filters import bleu_range_problem, paratag_reason
 from parasol.db import forget_logged_queries
-from scoring.metrics.filters import bleu_range_problem, paratag_reason
 
 from . import readers
 from .errors import CorpusConflictError, CorpusImportError

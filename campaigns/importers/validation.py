@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from campaigns.models import Pair
-from scoring.metrics.words import TOKENISATION, TOKENISERS, word_tokens
+from metrics.words import TOKENISATION, TOKENISERS, word_tokens
 
 from .columns import COLUMN_ALIASES, check_column_count, find_column
 from .errors import CorpusConflictError, CorpusImportError
@@ -45,7 +45,7 @@ class PairRow:
     metadata: dict = field(default_factory=dict)
     # A reference tagging, 0/1 per word: {"source": [...], "hypothesis": [...]}, or {}.
     gold_tags: dict = field(default_factory=dict)
-    # The tokenisation the tagging is over (`scoring.metrics.words`): the current one unless the
+    # The tokenisation the tagging is over (`metrics.words`): the current one unless the
     # file states tokens of an older one (an export of an older campaign, read back).
     tokenisation: int = TOKENISATION
     location: str = field(default="", compare=False)  # "line 3" or "row 3", for messages

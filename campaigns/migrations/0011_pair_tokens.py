@@ -1,6 +1,6 @@
 from django.db import migrations, models
 
-from scoring.metrics.words import word_tokens
+from metrics.words import word_tokens
 
 
 def store_tokens(apps, schema_editor):

@@ -1,7 +1,7 @@
 """Paraphrase classification by a threshold on a metric's score (paper, section 5.2 and A.5).
 
 A pair is predicted a paraphrase when its score is at least as close as the threshold
-(`scoring.metrics.base.called_paraphrase`, the one rule, also used by `manage.py parapluie`).
+(`metrics.base.called_paraphrase`, the one rule, also used by `manage.py parapluie`).
 When several thresholds reach the best accuracy, the single threshold reported is the
 strictest of them and `threshold_low`/`threshold_high` give the lowest and highest.
 Every distinct score is a candidate threshold; one sort and cumulative sums give the
@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from metrics.base import called_paraphrase
+from metrics.registry import natural_threshold_of
 from reports.analysis.common import (
     HIGHER,
     closest_first,
@@ -25,8 +27,6 @@ from reports.analysis.common import (
 )
 from reports.analysis.labels import CLASS_NAMES
 from reports.analysis.vocabulary import title_for
-from scoring.metrics.base import called_paraphrase
-from scoring.metrics.registry import natural_threshold_of
 
 RATE_NAMES = ["accuracy", "f1", "recall", "precision"]
 

@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from annotation.tasktypes.criteria.scale import CRITERIA
+from metrics.pem import fit_svr, predict_svr
 from reports.analysis.common import orient, scipy_stats
 from reports.analysis.systems import system_correlation
-from scoring.metrics.pem import fit_svr, predict_svr
 
 HIGH_RATING = 4  # PEM's "adequacy and fluency of at least four"
 

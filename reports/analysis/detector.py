@@ -8,8 +8,8 @@ in the judges' own agreement table, so the figures read side by side.
 import pandas as pd
 
 from annotation.tagging import SIDES
+from metrics.tag_agreement import sequence_agreement
 from reports.analysis.spans import majority_tags
-from scoring.metrics.tag_agreement import sequence_agreement
 
 MAJORITY = "majority"
 COLUMNS = ["against", "n_pairs", "n_words", "word_accuracy", "span_f1", "kappa"]

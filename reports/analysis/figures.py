@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
+from metrics.registry import natural_threshold_of
 from reports.analysis.common import evenly_spaced
 from reports.analysis.labels import GLOBAL
 from reports.analysis.vocabulary import metric_title, title_for
-from scoring.metrics.registry import natural_threshold_of
 
 MAX_CURVE_POINTS = 1500
 FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf"}

@@ -7,13 +7,13 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
+from metrics.registry import title_of
 from reports.analysis import agreement, breakdowns, classification, collection, oracle, ppi, ranking, systems, tables
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, failed_table, failure_note, failure_notes, subsets
 from reports.analysis.labels import attach_labels, label_distribution
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
-from scoring.metrics.registry import title_of
 
 # The files a report writes, in the order a reader meets them (`present.TABLES` declares each one).
 TABLE_NAMES = [table.name for table in TABLES]

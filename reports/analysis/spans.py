@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 
 from annotation.tagging import SIDES, majority_word_tags
+from metrics.tag_agreement import SPAN as SPAN  # re-exported: the span tests read it here
+from metrics.tag_agreement import bio as bio
+from metrics.tag_agreement import sequence_agreement
 from reports.analysis.common import orient, scipy_stats
-from scoring.metrics.tag_agreement import SPAN as SPAN  # re-exported: the span tests read it here
-from scoring.metrics.tag_agreement import bio as bio
-from scoring.metrics.tag_agreement import sequence_agreement
 
 TEST2_MIN_F1 = 0.4  # ParaTag section 4.2: annotation pairs below this span F1 were discarded from Test2
 THETA = 0.05  # ParaTag section 5.3: the largest share of non-paraphrased words in the generator's training subset

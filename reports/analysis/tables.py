@@ -6,10 +6,10 @@ from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cpdist
 from scipy import special
 
+from metrics.registry import title_of
 from reports.analysis.common import corpora, subsets
 from reports.analysis.labels import CLASS_NAMES, GLOBAL
 from reports.analysis.vocabulary import title_for
-from scoring.metrics.registry import title_of
 
 
 def edit_distances(sources, hypotheses) -> np.ndarray:

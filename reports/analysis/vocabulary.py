@@ -7,9 +7,9 @@ gathers them, so the report page, the LaTeX tables and the one-file report agree
 
 from annotation.tasktypes.similarity.scale import ANSWER_TITLES
 from annotation.votes import PARAPHRASE_TITLES
+from metrics.registry import title_of
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.common import ARROW
-from scoring.metrics.registry import title_of
 
 # Column names of the tidy tables, as a table's header shows them.
 COLUMN_TITLES = {

@@ -6,7 +6,7 @@ from django.apps import apps as django_apps
 
 from campaigns.importers import CorpusImportError, import_pairs
 from campaigns.models import Pair
-from scoring.metrics.words import TOKENISATION, word_tokens
+from metrics.words import TOKENISATION, word_tokens
 
 
 def test_it_stores_the_words_of_both_sentences_at_import(campaign):

@@ -13,8 +13,8 @@ from django.urls import reverse
 from generation import llm
 from generation.models import GenerationRun, create_run
 from generation.tasks import generate_batch
+from metrics.backends import BackendUnavailable, parse_backends
 from parasol import llm_backends
-from scoring.metrics.backends import BackendUnavailable, parse_backends
 from tests.servers import closed_port
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 from generation import llm
 from generation.errors import GenerationError
 from generation.models import create_run
-from scoring.metrics.filters import pair_bleu
+from metrics.filters import pair_bleu
 from tests.generation.test_generation_run import FakeGenerator
 
 pytestmark = pytest.mark.django_db

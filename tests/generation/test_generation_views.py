@@ -7,7 +7,7 @@ from django.urls import reverse
 from generation import llm, templates
 from generation.llm import chat_tokenizer as real_chat_tokenizer
 from generation.models import GenerationRun, GenerationSource, PromptTemplate, create_run
-from scoring.metrics.loading import embedded_smollm2_path
+from metrics.loading import embedded_smollm2_path
 from tests.factories import add_pairs
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ from campaigns.importers import FORMATS
 from generation.forms import GenerationForm
 from generation.llm import model_names
 from generation.templates import BUILTIN_TEMPLATES
-from scoring.metrics.registry import metric_names
+from metrics.registry import metric_names
 
 
 def help_of(app, name):

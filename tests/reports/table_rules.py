@@ -6,9 +6,9 @@ Shared by the page and LaTeX tests (tests/reports) and the Chromium tests (tests
 import re
 
 from annotation.tasktypes.similarity.scale import ANSWERS
+from metrics.registry import METRICS
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.vocabulary import COLUMN_TITLES
-from scoring.metrics.registry import METRICS
 
 # The smallest type a table may be printed in, in points (LaTeX and the page's print style alike).
 MIN_POINTS = 8

@@ -3,6 +3,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score, roc_curve
 
+from metrics import registry
+from metrics.base import called_paraphrase
+from metrics.registry import HIGHER, Entry
 from reports.analysis.classification import (
     at_threshold,
     best_rows,
@@ -14,9 +17,6 @@ from reports.analysis.classification import (
     threshold_tables,
 )
 from reports.analysis.common import closest_first
-from scoring.metrics import registry
-from scoring.metrics.base import called_paraphrase
-from scoring.metrics.registry import HIGHER, Entry
 
 
 def brute_force(scores, labels, direction):

@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.tasktypes.criteria.scale import CRITERIA
+from metrics.pem import FEATURES
 from reports.analysis import TABLE_NAMES, build_report, ranking
 from reports.analysis.common import failure_notes
 from reports.analysis.present import TABLES
 from reports.task_sections.criteria import CRITERIA_TABLES, tables_of
-from scoring.metrics.pem import FEATURES
 from tests.reports.test_report_views import empty_cache, judged_campaign  # noqa: F401 - fixtures
 
 FAST = {"n_bootstrap": 10, "n_draws": 3, "per_label": 5}

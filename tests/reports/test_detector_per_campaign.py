@@ -13,10 +13,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from campaigns.models import Campaign
+from metrics.loading import embedded_minilm_path
+from metrics.paratag import build_detector, campaign_detectors_path
+from metrics.paratag_training import store
 from scoring import service
-from scoring.metrics.loading import embedded_minilm_path
-from scoring.metrics.paratag import build_detector, campaign_detectors_path
-from scoring.metrics.paratag_training import store
 from scoring.models import Score
 from tests.factories import add_pairs, without_controls
 
@@ -159,8 +159,8 @@ def test_the_settings_form_refuses_a_malformed_or_missing_version(client, resear
 
 
 def test_every_per_campaign_metric_says_what_it_takes_from_a_campaign(campaign, detectors_root):
+    from metrics.registry import is_per_campaign, metric_names
     from scoring.campaign_metrics import OPTIONS
-    from scoring.metrics.registry import is_per_campaign, metric_names
 
     per_campaign = [name for name in metric_names() if is_per_campaign(name)]
     assert per_campaign and set(per_campaign) == set(OPTIONS)

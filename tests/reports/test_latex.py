@@ -3,6 +3,7 @@
 import re
 
 import pandas as pd
+import pytest
 
 from reports.analysis.latex import escape, latex_document, latex_table
 from tests.pdflatex import compile_latex, needs_pdflatex

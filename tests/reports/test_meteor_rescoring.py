@@ -4,10 +4,10 @@ from datetime import timedelta
 
 import pytest
 
+from metrics.base import format_signature, parse_signature
+from metrics.wordnet import install_wordnet
 from reports.frames import latest_metric_scores
 from scoring import service
-from scoring.metrics.base import format_signature, parse_signature
-from scoring.metrics.wordnet import install_wordnet
 from scoring.models import Score
 from tests.factories import add_pairs
 

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 from annotation.tasktypes.similarity.scale import ANSWERS
+from metrics.registry import METRICS
 from reports.analysis import build_report
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.present import best_cells, html, latex, shown
 from reports.analysis.vocabulary import metric_title, title_for
-from scoring.metrics.registry import METRICS
 from tests.reports.test_analysis_report import DIRECTIONS, FAST, data
 
 INTERNAL_NAMES = [*METRICS, *ANSWERS, *STATISTIC_TITLES, "non_paraphrase", "a_posteriori", "a_priori"]

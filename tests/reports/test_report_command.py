@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from campaigns.importers import import_pairs
-from scoring.metrics.registry import get_metric
+from metrics.registry import get_metric
 from scoring.models import Score
 from tests.pdflatex import compile_latex, needs_pdflatex
 

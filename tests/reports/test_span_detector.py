@@ -18,11 +18,11 @@ from django.urls import reverse
 from annotation import assignment as assign
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
+from metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
+from metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from reports.detector import human_agreement, tagged_pairs
 from reports.task_sections.spans import span_tables
 from scoring import service
-from scoring.metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
-from scoring.metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from scoring.models import Score
 from tests import servers
 from tests.factories import make_judge, without_controls
@@ -98,8 +98,8 @@ def test_the_manifest_names_campaign_split_seed_encoder_and_scores(detectors):
 
 def test_the_split_puts_each_source_in_one_part_only():
     rows = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
-    from scoring.metrics.paratag_training import TaggedPair
-    from scoring.metrics.words import word_tokens
+    from metrics.paratag_training import TaggedPair
+    from metrics.words import word_tokens
 
     pairs = [
         TaggedPair(row["id"], {side: word_tokens(row[side]) for side in ("source", "hypothesis")}, {}) for row in rows

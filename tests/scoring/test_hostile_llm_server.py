@@ -12,9 +12,9 @@ from django.urls import reverse
 from campaigns.exports import FAILED_EXPORT_LINE, guarded_chunks
 from campaigns.models import Campaign
 from generation import llm
+from metrics.backends import BackendUnavailable, ServerClient, parse_backends
+from metrics.base import Metric, PairFailed, ScoresFailed
 from scoring import service
-from scoring.metrics.backends import BackendUnavailable, ServerClient, parse_backends
-from scoring.metrics.base import Metric, PairFailed, ScoresFailed
 from scoring.models import Score, ScoreFailure
 from tests.factories import add_pairs
 from tests.hostile_llm import BIG_BYTES, MODES, REFUSAL, HostileLLM

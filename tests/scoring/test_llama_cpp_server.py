@@ -11,10 +11,10 @@ import json
 import pytest
 
 from campaigns.models import Campaign, Pair
+from metrics import get_metric
+from metrics.backends import parse_backends
+from metrics.loading import embedded_smollm2_path, model_revision
 from scoring import service
-from scoring.metrics import get_metric
-from scoring.metrics.backends import parse_backends
-from scoring.metrics.loading import embedded_smollm2_path, model_revision
 from scoring.models import Score
 from tests.servers import REPO, llama_cpp_server
 
@@ -55,7 +55,7 @@ def test_with_an_answer_missing_from_the_top_it_asks_for_more_and_reads_the_same
 def test_without_a_wider_ask_it_asks_again_biased_or_says_unavailable_never_guesses(server_url):
     """llama-cpp-python 0.3.36 reports log-probabilities before logit_bias, so here each pair fails, saying why;
     a server that applies the bias first gives the full-top score again."""
-    from scoring.metrics.base import ScoresFailed
+    from metrics.base import ScoresFailed
 
     full = get_metric("parapluie_direct", backend=backend(server_url)).score(sources=SOURCES, hypotheses=HYPOTHESES)
     top_one = get_metric("parapluie_direct", backend=backend(server_url, top_logprobs=1, max_logprobs=1))
@@ -66,7 +66,7 @@ def test_without_a_wider_ask_it_asks_again_biased_or_says_unavailable_never_gues
 
 
 def test_without_logit_bias_a_missing_answer_fails_the_pair_not_a_guess(server_url):
-    from scoring.metrics.base import ScoresFailed
+    from metrics.base import ScoresFailed
 
     declared = {"top_logprobs": 1, "max_logprobs": 1, "logit_bias": False}
     metric = get_metric("parapluie_direct", backend=backend(server_url, **declared))

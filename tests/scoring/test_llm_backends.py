@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from campaigns.models import Campaign
+from metrics.backends import BackendUnavailable, parse_backends
 from scoring import service
-from scoring.metrics.backends import BackendUnavailable, parse_backends
 from scoring.models import Score
 from tests.factories import add_pairs
 from tests.servers import free_port

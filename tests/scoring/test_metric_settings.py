@@ -2,8 +2,8 @@
 
 import pytest
 
+from metrics import MetricUnavailable
 from scoring import service
-from scoring.metrics import MetricUnavailable
 
 
 @pytest.fixture

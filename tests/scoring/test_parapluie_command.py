@@ -3,10 +3,10 @@
 import pytest
 from django.core.management import call_command
 
+from metrics.base import called_paraphrase
+from metrics.registry import METRICS, get_metric_class, natural_threshold_of
 from scoring import service
 from scoring.management.commands.parapluie import TEMPLATES
-from scoring.metrics.base import called_paraphrase
-from scoring.metrics.registry import METRICS, get_metric_class, natural_threshold_of
 
 
 @pytest.mark.parametrize("answer", ["Yes/No", "yes/no"])

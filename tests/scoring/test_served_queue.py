@@ -9,10 +9,10 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.urls import reverse
 
 from campaigns.models import Campaign
+from metrics.backends import BackendUnavailable, parse_backends
 from parasol import llm_backends, queues
 from parasol.celery import app as celery_app
 from scoring import dispatch, service
-from scoring.metrics.backends import BackendUnavailable, parse_backends
 from scoring.tasks import score_batch, send_batch, sweep_metric
 from tests import servers
 from tests.factories import add_pairs

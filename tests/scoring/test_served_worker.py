@@ -11,10 +11,10 @@ from django.db import connection, transaction
 
 from bench.paced_server import PacedServer, parapluie_logprobs
 from campaigns.models import Campaign
+from metrics.backends import parse_backends
 from parasol import queues
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from scoring.metrics.backends import parse_backends
 from scoring.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
-from scoring.metrics.paratag_training import MIN_TAGGED_PAIRS
+from metrics.paratag_training import MIN_TAGGED_PAIRS
 from tests.factories import without_controls
 from tests.system.test_browser_report import log_in
 

@@ -8,10 +8,10 @@ from django.test import Client
 
 from annotation.tasktypes.similarity.scale import ANSWERS
 from campaigns.models import Campaign
+from metrics.registry import METRICS
 from reports.analysis import TABLE_NAMES
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.vocabulary import COLUMN_TITLES
-from scoring.metrics.registry import METRICS
 from scoring.models import Score
 from tests.browser import SCREENSHOTS
 from tests.factories import add_pairs, judge_by_gold

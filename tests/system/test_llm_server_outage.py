@@ -18,9 +18,9 @@ from django.urls import reverse
 from campaigns.models import Campaign, Pair
 from generation.models import GenerationRun
 from generation.tasks import start_run
+from metrics.backends import parse_backends
+from metrics.loading import embedded_smollm2_path, model_revision
 from parasol.queues import recent_events
-from scoring.metrics.backends import parse_backends
-from scoring.metrics.loading import embedded_smollm2_path, model_revision
 from scoring.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers

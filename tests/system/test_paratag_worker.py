@@ -15,11 +15,11 @@ from django.urls import reverse
 
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
+from metrics.loading import embedded_minilm_path
+from metrics.paratag import build_detector, campaign_detectors_path
+from metrics.paratag_training import store
 from reports.cache import get_report
 from scoring import service
-from scoring.metrics.loading import embedded_minilm_path
-from scoring.metrics.paratag import build_detector, campaign_detectors_path
-from scoring.metrics.paratag_training import store
 from scoring.models import Score
 from tests import servers
 from tests.system.test_worker_integration import broker, redis_url, wait_for_scores  # noqa: F401 (fixtures)

@@ -8,9 +8,9 @@ from django.db import connection
 
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
+from metrics.registry import METRICS
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from scoring.metrics.registry import METRICS
 from scoring.models import Score
 from tests import servers
 

@@ -13,10 +13,10 @@ from generation.models import SELECTION_METRIC, GenerationRun, create_run, parse
 from generation.selection import why_not_yet
 from generation.tasks import queue_run
 from generation.templates import BUILTIN_TEMPLATES
+from metrics.backends import BackendUnavailable
+from metrics.loading import EMBEDDED
+from metrics.registry import metric_names
 from parasol.progress import ProgressBar
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.loading import EMBEDDED
-from scoring.metrics.registry import metric_names
 
 
 class Command(BaseCommand):

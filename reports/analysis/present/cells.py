@@ -6,8 +6,8 @@ Every internal name goes through `reports.analysis.vocabulary` (`title_for`, `me
 import numpy as np
 import pandas as pd
 
+from metrics.registry import METRICS
 from reports.analysis.vocabulary import VALUE_TITLES, metric_title, title_for
-from scoring.metrics.registry import METRICS
 
 DIGITS = 2
 PRECISION = "Numbers to two decimals."

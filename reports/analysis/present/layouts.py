@@ -6,9 +6,9 @@ the best values in bold, and the caption saying what bold and the numbers mean.
 
 import pandas as pd
 
+from metrics.registry import natural_threshold_of
 from reports.analysis.classification import RATE_NAMES
 from reports.analysis.vocabulary import metric_title, title_for
-from scoring.metrics.registry import natural_threshold_of
 
 from .cells import PRECISION, interval, metric_labels, missing, number, sentence_case
 from .shown import Shown, as_is, best_cells, best_in_row, corpus_order, grid, metrics_by_corpus

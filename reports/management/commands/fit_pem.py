@@ -8,10 +8,10 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.tasktypes.criteria.tasktype import Criteria, ratings_frame
 from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
+from metrics.pem import FEATURES, MODEL_SETTING, save_model
 from reports.analysis.criteria import SPLITS, fit_pem_model
 from reports.frames import load_frames
 from reports.task_sections.criteria import NO_SYSTEM, pem_controls_frame
-from scoring.metrics.pem import FEATURES, MODEL_SETTING, save_model
 
 
 class Command(BaseCommand):

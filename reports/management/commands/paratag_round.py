@@ -9,6 +9,8 @@ from campaigns.models import Campaign
 from generation.errors import GenerationError
 from generation.llm import model_names
 from generation.models import parse_sources
+from metrics.base import MetricUnavailable
+from metrics.paratag_training import TooFewPairs
 from reports.collection import (
     BUDGETS,
     JUDGED,
@@ -19,8 +21,6 @@ from reports.collection import (
     budget_left,
     run_round,
 )
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.paratag_training import TooFewPairs
 
 
 class Command(BaseCommand):

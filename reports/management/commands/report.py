@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
+from metrics.registry import METRICS
 from reports.analysis import LABEL_SOURCES, TABLE_NAMES
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
@@ -16,7 +17,6 @@ from reports.figures import draw_figures, draw_figures_later, figure_specs, skip
 from reports.machinery.workers import report_workers
 from reports.sections import analysis_notes, tables_with_content, task_of, with_task_tables
 from reports.standalone import standalone_html
-from scoring.metrics.registry import METRICS
 
 
 def _file_stem(spec):

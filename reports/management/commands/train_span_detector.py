@@ -3,10 +3,10 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
+from metrics.base import MetricUnavailable
+from metrics.paratag_training import DEFAULT_LEARNING_RATE, PAPER_LEARNING_RATES, TooFewPairs
 from parasol.progress import ProgressBar
 from reports.detector import card_text, train_campaign_detector
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.paratag_training import DEFAULT_LEARNING_RATE, PAPER_LEARNING_RATES, TooFewPairs
 
 
 def _positive(value):

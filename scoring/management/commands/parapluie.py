@@ -3,9 +3,9 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from metrics.backends import BackendUnavailable
+from metrics.base import MetricUnavailable, ScoresFailed, called_paraphrase
 from scoring import service
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.base import MetricUnavailable, ScoresFailed, called_paraphrase
 
 TEMPLATES = {"direct": "parapluie_direct", "indirect": "parapluie_indirect", "fs-direct": "parapluie_fs_direct"}
 

@@ -7,11 +7,11 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.models import Campaign
+from metrics.backends import BackendUnavailable
+from metrics.base import MetricUnavailable
+from metrics.registry import metric_names
 from parasol.progress import ProgressBar
 from scoring import service, tasks
-from scoring.metrics.backends import BackendUnavailable
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.registry import metric_names
 from scoring.models import Score
 
 

@@ -8,10 +8,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
 from campaigns.importers import FORMATS, CorpusImportError, parse_corpus
+from metrics.base import MetricUnavailable
+from metrics.registry import metric_names
 from parasol.progress import ProgressBar
 from scoring import service
-from scoring.metrics.base import MetricUnavailable
-from scoring.metrics.registry import metric_names
 
 
 class Command(BaseCommand):
