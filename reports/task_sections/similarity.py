@@ -75,6 +75,20 @@ BEFORE_SYSTEMS = (
         _no_ordinal_answers,
         notes=("rank_correlation",),
     ),
+    Section(
+        "meta",
+        "Which metric is better: significance clusters, the human ceiling, candidates of one source",
+        tables_in("meta"),
+        _no_labelled_scores,
+        notes=("meta",),
+    ),
+    Section(
+        "calibration",
+        "Calibration: the metrics as probabilities",
+        tables_in("calibration"),
+        _no_labelled_scores,
+        figures=("calibration",),  # its reliability diagram is drawn with the other figures
+    ),
     Section("groups", "By generator, template and English level", tables_in("groups"), _no_groups, notes=("by_group",)),
 )
 AFTER_SYSTEMS = (

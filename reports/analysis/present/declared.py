@@ -27,6 +27,15 @@ from .layouts import (
     table3_layout,
     table4_layout,
 )
+from .meta import (
+    calibration_layout,
+    human_ceiling_layout,
+    judge_competence_layout,
+    metric_clusters_layout,
+    metric_tests_layout,
+    system_accuracy_layout,
+    within_source_layout,
+)
 from .shown import Shown, as_is
 
 
@@ -149,6 +158,58 @@ TABLES = (
         "systems",
         system_correlation_layout,
         "systems",
+    ),
+    # The meta-evaluation (`meta`; docs/analysis/meta-evaluation.md), each caption naming its paper.
+    Table(
+        "system_accuracy",
+        "System-level pairwise accuracy (Kocmi et al. 2021) and soft pairwise accuracy (Thompson et al. 2024)",
+        "meta",
+        system_accuracy_layout,
+        "systems",
+    ),
+    Table(
+        "metric_clusters",
+        "Significance clusters of the metrics (WMT; Deutsch et al. 2021)",
+        "meta",
+        metric_clusters_layout,
+        "meta",
+    ),
+    Table(
+        "metric_tests",
+        "Every two metrics' difference tested, p-values corrected (Holm 1979)",
+        "meta",
+        metric_tests_layout,
+        "meta",
+    ),
+    Table(
+        "within_source",
+        "Ranking the candidates of one source: acc_eq with tie calibration (Deutsch et al. 2023), "
+        "group-by-item correlations (WMT23)",
+        "meta",
+        within_source_layout,
+        "meta",
+    ),
+    Table(
+        "human_ceiling",
+        "The human ceiling: one judge held out against the others' majority, beside each metric",
+        "meta",
+        human_ceiling_layout,
+        "meta",
+    ),
+    Table(
+        "calibration",
+        "Calibration: Brier score, ECE and precision–recall AUC of each metric's probability",
+        "meta",
+        calibration_layout,
+        "calibration",
+    ),
+    Table("reliability", "Reliability diagram data: predicted against observed per bin", "meta"),
+    Table(
+        "judge_competence",
+        "Each judge's competence: agreement, Dawid–Skene, MACE (crowd-kit)",
+        "meta",
+        judge_competence_layout,
+        "agreement",
     ),
 )
 
