@@ -68,7 +68,12 @@ COLUMN_TITLES = {
     # The meta-evaluation (reports.analysis.meta).
     "pairwise_accuracy": "Pairwise accuracy",
     "soft_pairwise_accuracy": "Soft pairwise accuracy",
-    "acc_eq": "acc_eq",
+    "acc_eq": "Pairwise accuracy with ties (acc-eq)",
+    "statistic": "Statistic",
+    "significant": "Significant",
+    "method": "Method",
+    "unit": "Resampled",
+    "correction": "Correction",
     "pearson_by_item": "Pearson (by item)",
     "kendall_by_item": "Kendall τ (by item)",
     "value_a": "Value A",

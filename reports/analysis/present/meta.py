@@ -73,8 +73,15 @@ def metric_clusters_layout(report, frame):
     return Shown(table, bold, caption)
 
 
+TEST_SHOWN = ["statistic", "corpus", "metric_a", "metric_b", "difference", "p_value", "p_adjusted", "method"]
+
+
 def metric_tests_layout(report, frame):
-    result = as_is(report, frame.assign(statistic=frame["statistic"].map(lambda s: STATISTIC_TITLES.get(s, s))))
+    shown = frame[TEST_SHOWN].assign(
+        statistic=frame["statistic"].map(lambda s: STATISTIC_TITLES.get(s, s)),
+        method=frame["method"].map(lambda m: {"bootstrap": "Bootstrap", "permutation": "Permutation"}.get(m, m)),
+    )
+    result = as_is(report, shown)
     bold = pd.DataFrame(False, index=result.table.index, columns=result.table.columns)
     bold[title_for("p_adjusted")] = frame["significant"].fillna(False).to_numpy(bool)
     caption = (
@@ -109,7 +116,7 @@ def system_accuracy_layout(report, frame):
     caption = (
         "System-level pairwise accuracy (Kocmi et al. 2021): the share of system pairs the metric orders as the "
         "judges' paraphrase rates do, with its 95% interval over resampled sources; soft pairwise accuracy "
-        "(Thompson et al., WMT24): the mean of 1 − |p_judges − p_metric| over system pairs, each p the one-sided "
+        "(Thompson et al., WMT24): the mean of 1 − |p(judges) − p(metric)| over system pairs, each p the one-sided "
         "bootstrap p-value that the first system is not ahead (the same draws for both). Both sides average the "
         f"same labelled, scored pairs. Bold: the highest of each column. {PRECISION}"
     )
@@ -132,7 +139,7 @@ def within_source_layout(report, frame):
         f"Over the sources with two or more judged candidates ({int(frame['n_sources'].max())} at most), each "
         "metric against the judges' "
         + ("mean 4-point answer" if first["against"] == "mean_ordinal" else "0/1 label")
-        + ": acc_eq with tie calibration (Deutsch, Foster & Freitag 2023; WMT23): the share of every two "
+        + ": pairwise accuracy with ties (acc-eq) and tie calibration (Deutsch, Foster & Freitag 2023; WMT23): the share of every two "
         "candidates of one source ordered as the judges order them, a tie being a third order, the metric "
         "calling scores within ε tied at the ε with the best share (fitted here, so optimistic); Pearson and "
         "Kendall τ-b grouped by item (WMT23): computed per source, then averaged over the sources where both "
@@ -210,7 +217,7 @@ def calibration_layout(report, frame):
 
 
 def judge_competence_layout(report, frame):
-    result = as_is(report, frame)
+    result = as_is(report, frame.dropna(axis=1, how="all"))  # the other model's columns are empty
     caption = (
         "Each judge's competence as the crowd-aware label sources estimate it: agreement with the majority of "
         "the other judges (the reliability table's), Dawid & Skene's (1979) per-judge sensitivity, specificity "
