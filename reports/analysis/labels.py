@@ -217,9 +217,10 @@ def judge_competence(votes: pd.DataFrame, source: str, seed: int = 2024) -> pd.D
 
 def _confusion(confusion, label):
     """P(the judge votes `label` | the true class is `label`) from Dawid-Skene's errors, NaN when unknown."""
-    if confusion is None or label not in confusion.index or label not in confusion.columns:
+    if confusion is None or label not in confusion.columns:
         return np.nan
-    return float(confusion.loc[label, label])
+    # crowd-kit lists only the votes a judge cast: one never voting `label` never gets it right.
+    return float(confusion.loc[label, label]) if label in confusion.index else 0.0
 
 
 def title_for_source(source):

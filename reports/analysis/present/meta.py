@@ -139,7 +139,8 @@ def within_source_layout(report, frame):
         f"Over the sources with two or more judged candidates ({int(frame['n_sources'].max())} at most), each "
         "metric against the judges' "
         + ("mean 4-point answer" if first["against"] == "mean_ordinal" else "0/1 label")
-        + ": pairwise accuracy with ties (acc-eq) and tie calibration (Deutsch, Foster & Freitag 2023; WMT23): the share of every two "
+        + ": pairwise accuracy with ties (acc-eq) and tie calibration (Deutsch, Foster & Freitag 2023; WMT23): "
+        "the share of every two "
         "candidates of one source ordered as the judges order them, a tie being a third order, the metric "
         "calling scores within ε tied at the ε with the best share (fitted here, so optimistic); Pearson and "
         "Kendall τ-b grouped by item (WMT23): computed per source, then averaged over the sources where both "
