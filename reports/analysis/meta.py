@@ -119,9 +119,11 @@ def _observed(kernels, masks):
 
 def _bootstrap(kernels, masks, n, setting, seed, groups):
     draws = {m: [] for m in kernels}
+    complete = {m: bool(masks[m].all()) for m in kernels}
     for weights in resampling.pair_weights(n, setting.n_resamples, seed, groups=groups):
         for metric, kernel in kernels.items():
-            draws[metric].append(kernel(weights * masks[metric][:, None]))
+            # The very array when a metric scored every pair: the target's ranks of it are then reused.
+            draws[metric].append(kernel(weights if complete[metric] else weights * masks[metric][:, None]))
     return {m: np.concatenate(v) if v else np.empty(0) for m, v in draws.items()}
 
 

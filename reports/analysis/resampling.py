@@ -45,14 +45,19 @@ class _Midranks:
         self.ends = np.r_[self.starts[1:], len(sorted_codes)]
         self.run_of_sorted = np.repeat(np.arange(len(self.starts)), self.ends - self.starts)
         self.codes, self.n_values = ranks.codes, ranks.n_values
+        self._last = None
 
     def __call__(self, weights):
+        # The target's ranks are asked for once per metric on the same chunk of resamples: computed once.
+        if self._last is not None and self._last[0] is weights:
+            return self._last[1]
         cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]))
         np.cumsum(weights[self.order], axis=0, out=cumulative[1:])
         before, through = cumulative[self.starts], cumulative[self.ends]
         run_rank = before + (through - before + 1) / 2
         ranks = np.empty_like(cumulative[1:])
         ranks[self.order] = run_rank[self.run_of_sorted]
+        self._last = (weights, ranks)
         return ranks
 
 
@@ -72,8 +77,7 @@ class Spearman:
         self.x, self.y = _Midranks(np.nan_to_num(oriented)), target_ranks
 
     def __call__(self, weights):
-        weights = weights.astype(float)
-        return _weighted_pearson(self.x(weights), self.y(weights), weights)
+        return _weighted_pearson(self.x(weights), self.y(weights), weights.astype(float))
 
 
 class Kendall:
