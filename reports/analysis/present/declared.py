@@ -162,7 +162,7 @@ TABLES = (
     # The meta-evaluation (`meta`; docs/analysis/meta-evaluation.md), each caption naming its paper.
     Table(
         "system_accuracy",
-        "System-level pairwise accuracy (Kocmi et al. 2021) and soft pairwise accuracy (Thompson et al. 2024)",
+        "Systems ordered as the judges order them",
         "meta",
         system_accuracy_layout,
         "systems",
@@ -176,37 +176,36 @@ TABLES = (
     ),
     Table(
         "metric_tests",
-        "Every two metrics' difference tested, p-values corrected (Holm 1979)",
+        "Tests of the metrics' differences",
         "meta",
         metric_tests_layout,
         "meta",
     ),
     Table(
         "within_source",
-        "Ranking the candidates of one source: acc_eq with tie calibration (Deutsch et al. 2023), "
-        "group-by-item correlations (WMT23)",
+        "Ranking inside each source's group",
         "meta",
         within_source_layout,
         "meta",
     ),
     Table(
         "human_ceiling",
-        "The human ceiling: one judge held out against the others' majority, beside each metric",
+        "How far one more judge gets",
         "meta",
         human_ceiling_layout,
         "meta",
     ),
     Table(
         "calibration",
-        "Calibration: Brier score, ECE and precision–recall AUC of each metric's probability",
+        "The metrics as probabilities",
         "meta",
         calibration_layout,
         "calibration",
     ),
-    Table("reliability", "Reliability diagram data: predicted against observed per bin", "meta"),
+    Table("reliability", "Reliability diagram data: predicted probability against observed share, per bin", "meta"),
     Table(
         "judge_competence",
-        "Each judge's competence: agreement, Dawid–Skene, MACE (crowd-kit)",
+        "Judges weighed by a model of their care",
         "meta",
         judge_competence_layout,
         "agreement",

@@ -62,8 +62,8 @@ def metric_clusters_layout(report, frame):
     units = sorted(set(frame["unit"]))
     correction = CORRECTION_WORDS.get(str(frame["correction"].iloc[0]), str(frame["correction"].iloc[0]))
     caption = (
-        "Metrics ranked into significance clusters, as the WMT metrics tasks show them (Freitag et al. 2022, 2023): "
-        "best value first; a cluster runs until a metric is significantly worse than the cluster's first. "
+        "As the WMT tasks show them (Freitag et al. 2022, 2023): best value first; a cluster runs until one is "
+        "significantly worse than its first. "
         f"Tests: {'; '.join(methods)}, {' and '.join(units)} resampled"
         f"{', ' + ' or '.join(f'{n:,}' for n in resamples) + ' resamples' if resamples else ''}; {correction} "
         "over every two metrics of a statistic and corpus, at 0.05. System level: pairwise accuracy "
