@@ -36,6 +36,7 @@ PAIR_STATISTICS = ("auc", "spearman", "kendall")
 SYSTEM_STATISTICS = ("pairwise_accuracy", "system_pearson", "system_kendall")
 N_BINS = 10  # reliability bins of equal width over [0, 1]
 FOLDS = 5  # cross-fitting of the calibrated probabilities
+PLATT_MAX_PAIRS = 20_000  # training pairs of one Platt fit at most (a seeded sample above)
 Z95 = 1.959964
 
 
@@ -758,7 +759,10 @@ def calibrated_probabilities(oriented, labels, seed, folds=FOLDS) -> np.ndarray:
     x = (oriented - centre) / scale
     for held_out in range(k):
         train = fold != held_out
-        a, b = platt(x[train], labels[train])
+        fit_on = np.flatnonzero(train)
+        if len(fit_on) > PLATT_MAX_PAIRS:  # two parameters: a seeded sample pins them as well, at a bounded cost
+            fit_on = rng.choice(fit_on, PLATT_MAX_PAIRS, replace=False)
+        a, b = platt(x[fit_on], labels[fit_on])
         probabilities[~train] = special.expit(a * x[~train] + b)
     return probabilities
 
@@ -778,7 +782,7 @@ def platt(x, y, iterations=50, ridge=1e-6) -> tuple[float, float]:
         except np.linalg.LinAlgError:
             break
         a, b = a + step[0], b + step[1]
-        if np.abs(step).max() < 1e-10:
+        if np.abs(step).max() < 1e-9:
             break
     return float(a), float(b)
 
