@@ -73,23 +73,32 @@ def metric_clusters_layout(report, frame):
     return Shown(table, bold, caption)
 
 
-TEST_SHOWN = ["statistic", "corpus", "metric_a", "metric_b", "difference", "p_value", "p_adjusted", "method"]
-
-
 def metric_tests_layout(report, frame):
-    shown = frame[TEST_SHOWN].assign(
-        statistic=frame["statistic"].map(lambda s: STATISTIC_TITLES.get(s, s)),
-        method=frame["method"].map(lambda m: {"bootstrap": "Bootstrap", "permutation": "Permutation"}.get(m, m)),
+    """One row per test, its statistic and corpus as the stub (as the clusters' table)."""
+    index = pd.MultiIndex.from_arrays(
+        [[STATISTIC_TITLES.get(x, title_for(x)) for x in frame["statistic"]], frame["corpus"].astype(str)],
+        names=["Statistic", "Corpus"],
     )
-    result = as_is(report, shown)
-    bold = pd.DataFrame(False, index=result.table.index, columns=result.table.columns)
+    method = frame["method"].map(lambda m: {"bootstrap": "Bootstrap", "permutation": "Permutation"}.get(m, m))
+    table = pd.DataFrame(
+        {
+            title_for("metric_a"): metric_labels(report, frame["metric_a"]),
+            title_for("metric_b"): metric_labels(report, frame["metric_b"]),
+            title_for("difference"): [number(v) for v in frame["difference"]],
+            title_for("p_value"): [number(v) for v in frame["p_value"]],
+            title_for("p_adjusted"): [number(v) for v in frame["p_adjusted"]],
+            title_for("method"): method.astype(str).to_numpy(),
+        },
+        index=index,
+    )
+    bold = pd.DataFrame(False, index=index, columns=table.columns)
     bold[title_for("p_adjusted")] = frame["significant"].fillna(False).to_numpy(bool)
     caption = (
-        "Every two metrics of a statistic and corpus: their values, the difference, its two-sided p-value and "
-        "the p-value corrected for the family (the method in each row). Bold: significant at 0.05 once corrected. "
+        "Every two metrics of a statistic and corpus: the difference, its two-sided p-value and the p-value "
+        "corrected for the family (the method in each row). Bold: significant at 0.05 once corrected. "
         f"{PRECISION}"
     )
-    return Shown(result.table, bold, caption)
+    return Shown(table, bold, caption)
 
 
 def system_accuracy_layout(report, frame):
