@@ -8,7 +8,7 @@ rate) is never written: `figure_specs` leaves it out and `skipped_figures` says 
 from dataclasses import dataclass
 from functools import partial
 
-from reports.analysis import curves_figure, figure2, systems_figure
+from reports.analysis import curves_figure, figure2, reliability_figure, systems_figure
 from reports.analysis.figures import in_formats
 from reports.analysis.labels import GLOBAL
 from reports.machinery.workers import run_forked, usable_workers
@@ -18,7 +18,7 @@ from reports.machinery.workers import run_forked, usable_workers
 class FigureSpec:
     name: str  # in URLs and file names
     title: str
-    kind: str  # figure2, thresholds, ranks or systems
+    kind: str  # figure2, thresholds, ranks, systems or calibration
     corpus: str
 
 
@@ -31,6 +31,8 @@ def _all_specs(report) -> list[FigureSpec]:
     for i, corpus in enumerate(["Global", *report.corpora]):
         specs.append(FigureSpec(f"thresholds-{i}", f"Rates by threshold — {corpus}", "thresholds", corpus))
         specs.append(FigureSpec(f"ranks-{i}", f"Rates by rank — {corpus}", "ranks", corpus))
+    if "reliability" in report.tables:
+        specs.append(FigureSpec("calibration", "Reliability diagram — all corpora", "calibration", GLOBAL))
     if len(report.tables["systems"]):
         specs.append(FigureSpec("systems", "Systems ranked by the judges, with 95% CIs", "systems", "Global"))
     return specs
@@ -45,6 +47,12 @@ def _missing(report, spec) -> str | None:
         return "no system has a labelled pair, so no paraphrase rate"
     if not report.metrics:
         return "no metric has scored the pairs"
+    if spec.kind == "calibration":
+        bins = report.tables["reliability"]
+        return None if (bins["corpus"] == spec.corpus).any() else "too few labelled pairs of both classes"
+    if spec.kind == "calibration":
+        bins = report.tables["reliability"]
+        return reliability_figure, (bins[bins["corpus"] == spec.corpus], report.metrics), {"corpus": spec.corpus}
     if spec.kind == "figure2":
         points = report.points
         points = points if spec.corpus == "Global" else points[points["corpus"] == spec.corpus]
@@ -75,6 +83,9 @@ def drawing(report, spec: FigureSpec):
     """(drawing function, arguments) of `spec`, with only the rows and columns it draws."""
     if spec.kind == "systems":
         return systems_figure, (report.tables["systems"],), {}
+    if spec.kind == "calibration":
+        bins = report.tables["reliability"]
+        return reliability_figure, (bins[bins["corpus"] == spec.corpus], report.metrics), {"corpus": spec.corpus}
     if spec.kind == "figure2":
         points = report.points
         if spec.corpus != GLOBAL:

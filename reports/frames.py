@@ -23,6 +23,7 @@ from metrics.base import parse_signature
 from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows
 from reports.analysis.collection import ROUND_KEYS
+from reports.analysis.labels import CROWD_SOURCES
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
@@ -548,14 +549,16 @@ def _directions(metrics):
 
 
 def label_sources_with_labels(campaigns) -> dict[str, bool]:
-    """Whether each label source has anything to offer: a counted judgment (human), a gold label (gold)."""
+    """Whether each label source has anything to offer: a counted judgment (human and the crowd-aware
+    sources), a gold label (gold)."""
     campaigns = list(campaigns)
     pairs = Pair.objects.filter(campaign__in=campaigns, is_training=False, is_control=False)
-    return {
-        # Through the judgment's own pair (a join from the few judgments), never a scan of the pairs.
-        "human": Judgment.objects.filter(pair__campaign__in=campaigns).counted().exists(),
-        "gold": pairs.filter(gold_label__isnull=False).exists(),
-    }
+    # Through the judgment's own pair (a join from the few judgments), never a scan of the pairs.
+    judged = Judgment.objects.filter(pair__campaign__in=campaigns).counted().exists()
+    # The crowd-aware sources model the same judgments as the majority.
+    return {"human": judged, "gold": pairs.filter(gold_label__isnull=False).exists()} | dict.fromkeys(
+        CROWD_SOURCES, judged
+    )
 
 
 def metric_columns(campaign, signatures=None, pk_range=None) -> tuple[pd.DataFrame, dict[str, str]]:

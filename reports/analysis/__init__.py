@@ -4,7 +4,7 @@
 paper's section 5 (and more); `figures` draws them. See README.md for the output columns.
 """
 
-from reports.analysis.figures import curves_figure, figure2, systems_figure
+from reports.analysis.figures import curves_figure, figure2, reliability_figure, systems_figure
 from reports.analysis.labels import GLOBAL, LABEL_SOURCES, attach_labels, human_labels
 from reports.analysis.report import TABLE_NAMES, Direct, Report, Runner, Settings, build_report
 
@@ -21,5 +21,6 @@ __all__ = [
     "curves_figure",
     "figure2",
     "human_labels",
+    "reliability_figure",
     "systems_figure",
 ]

@@ -172,3 +172,32 @@ def systems_figure(systems, *, fmt="png") -> bytes:
     axis.set_xlabel("paraphrase rate (95% CI, sources resampled)")
     figure.suptitle("Systems ranked by the judges")
     return _bytes(figure, fmt)
+
+
+PROBABILITY_STYLES = {"log_odds": ("tab:red", "s", "sigmoid(score)"), "calibrated": ("tab:blue", "o", "calibrated")}
+
+
+@styled
+def reliability_figure(bins, metrics, *, corpus=GLOBAL, fmt="png") -> bytes:
+    """Reliability diagram per metric: each bin's mean predicted probability against the observed paraphrase share
+    (marker area by the bin's pairs), a log-odds metric read as it stands beside its calibrated version."""
+    shown = [m for m in metrics if (bins["metric"] == m).any()]
+    figure, axes = _grid(len(shown))
+    for axis, metric in zip(axes, shown):
+        axis.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle="--", label="perfect calibration")
+        for kind, (colour, marker, name) in PROBABILITY_STYLES.items():
+            rows = bins[(bins["metric"] == metric) & (bins["probability"] == kind) & (bins["n"] > 0)]
+            if rows.empty:
+                continue
+            sizes = MARKER_AREA * (0.5 + 3 * rows["n"] / rows["n"].max())
+            axis.plot(rows["mean_predicted"], rows["observed"], color=colour, linewidth=1)
+            axis.scatter(rows["mean_predicted"], rows["observed"], s=sizes, c=colour, marker=marker, label=name)
+        axis.set_xlim(-0.02, 1.02)
+        axis.set_ylim(-0.02, 1.02)
+        axis.set_title(metric_title(metric))
+        axis.set_xlabel("predicted probability")
+        axis.set_ylabel("observed paraphrase share")
+    if shown:
+        axes[0].legend(loc="upper left")
+    figure.suptitle(f"Reliability diagram — {corpus}")
+    return _bytes(figure, fmt)

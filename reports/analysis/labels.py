@@ -1,4 +1,8 @@
-"""Labels of pairs: the judges' majority or the gold label, and the 5-way answer distribution.
+"""Labels of pairs: the judges' majority, the gold label, or a judge-quality model's, and the 5-way answers.
+
+Crowd-aware sources (`CROWD_SOURCES`) weigh each judge by a model of its quality, fitted on every judge's
+votes with crowd-kit: Dawid & Skene (1979), one confusion matrix per judge; MACE (Hovy et al. 2013), each
+judge a mixture of a competent judge and a spammer. The judges' majority stays the default (the papers').
 
 The judges' labels are read from the judgments' vote columns (`annotation.votes.VOTE_COLUMNS`: `vote`,
 `abstained`, `rating`), which the task type's `Vote` declaration fills in (`reports.frames.load_frames`,
@@ -15,7 +19,8 @@ from annotation.votes import NON_PARAPHRASE, PARAPHRASE, majority_paraphrase
 
 GLOBAL = "Global"
 CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
-LABEL_SOURCES = ("human", "gold")
+CROWD_SOURCES = ("dawid_skene", "mace")
+LABEL_SOURCES = ("human", "gold", *CROWD_SOURCES)
 
 
 def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -85,7 +90,12 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
     for column in ("n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know"):
         frame[column] = frame[column].fillna(0).astype("int64")
     frame["is_tie"] = frame["is_tie"].fillna(False).astype(bool)
-    if label_source == "human":
+    if label_source in CROWD_SOURCES:
+        crowd = crowd_labels(judge_votes(judgments), label_source)
+        frame["paraphrase"] = pd.array(frame["pair_id"].map(crowd), dtype="Int64")
+        if frame["paraphrase"].notna().any() and judgments["judge"].nunique() < 2:
+            notes.append(f"One judge only: {title_for_source(label_source)} labels are that judge's votes.")
+    elif label_source == "human":
         frame["paraphrase"] = frame["human_label"].astype("Int64")
         n_ties = int(frame["is_tie"].sum())
         if n_ties:
@@ -104,6 +114,129 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
     if not frame["paraphrase"].notna().any():
         notes.append(f"No pair has a {label_source} label yet: no statistic can be computed.")
     return frame.drop(columns="human_label"), notes
+
+
+def judge_votes(judgments: pd.DataFrame) -> pd.DataFrame:
+    """Each judge's vote on each pair: `pair_id`, `judge`, `vote` (1 paraphrase, 0 not; Don't know casts none)
+    and `ordinal` (the 4-point answer). The one place the crowd-aware labels read the judges from."""
+    vote = judgments["label"].map(PARAPHRASE_OF_ANSWER) if len(judgments) else pd.Series(dtype=float)
+    votes = pd.DataFrame(
+        {
+            "pair_id": judgments["pair_id"].astype(str).to_numpy() if len(judgments) else [],
+            "judge": judgments["judge"].astype(str).to_numpy() if len(judgments) else [],
+            "vote": pd.to_numeric(vote, errors="coerce").to_numpy(dtype=float),
+            "ordinal": judgments["label"].map(ORDINAL_OF_ANSWER).astype(float).to_numpy() if len(judgments) else [],
+        }
+    )
+    return votes
+
+
+def _crowd_frame(votes):
+    known = votes[votes["vote"].notna()]
+    return pd.DataFrame(
+        {"task": known["pair_id"].to_numpy(), "worker": known["judge"].to_numpy(), "label": known["vote"].astype(int)}
+    )
+
+
+# The last model fitted, by what it was fitted on: a crowd-aware report fits its labels, then reads the same
+# model's judge estimates (crowd-kit's MACE takes seconds per fit).
+_LAST_FIT = {}
+
+
+def _fitted(votes, source, seed=2024):
+    """The crowd-kit model of `source` fitted on the votes (None without votes); labels are 0/1.
+
+    MACE runs one restart of 50 variational iterations (crowd-kit's default is 10 restarts: each takes
+    seconds, pandas-bound, whatever the number of votes), seeded.
+    """
+    crowd = _crowd_frame(votes)
+    if crowd.empty:
+        return None, crowd
+    key = (source, seed, int(pd.util.hash_pandas_object(crowd, index=False).sum()), len(crowd))
+    if key in _LAST_FIT:
+        return _LAST_FIT[key], crowd
+    from crowdkit.aggregation import MACE, DawidSkene
+
+    if source == "dawid_skene":
+        model = DawidSkene(n_iter=100).fit(crowd)
+    else:
+        model = MACE(n_restarts=1, n_iter=50, random_state=seed).fit(crowd)
+    _LAST_FIT.clear()
+    _LAST_FIT[key] = model
+    return model, crowd
+
+
+def crowd_labels(votes: pd.DataFrame, source: str, seed: int = 2024) -> pd.Series:
+    """Per pair (index `pair_id`): the 0/1 label of the judge-quality model `source` (`CROWD_SOURCES`)."""
+    if source not in CROWD_SOURCES:
+        raise ValueError(f"source must be one of {CROWD_SOURCES}, got {source!r}")
+    model, crowd = _fitted(votes, source, seed)
+    if model is None:
+        return pd.Series(dtype="Int64", index=pd.Index([], name="pair_id"))
+    labels = model.labels_.astype(int)
+    # A class no judge voted for is absent from crowd-kit's model: every label is then the one class voted.
+    return pd.Series(labels.to_numpy(), index=pd.Index(labels.index.astype(str), name="pair_id"), dtype="Int64")
+
+
+def judge_competence(votes: pd.DataFrame, source: str, seed: int = 2024) -> pd.DataFrame:
+    """Per judge: votes, agreement with the others' majority, and the estimates of the crowd-aware `source`
+    the report reads its labels from: Dawid-Skene's sensitivity, specificity and accuracy (its confusion matrix
+    weighed by the class priors), or MACE's competence (1 - P(spamming)). Empty for another label source."""
+    columns = [
+        "judge", "n_votes", "agreement_with_others", "dawid_skene_sensitivity", "dawid_skene_specificity",
+        "dawid_skene_accuracy", "mace_competence",
+    ]  # fmt: skip
+    known = votes[votes["vote"].notna()]
+    if source not in CROWD_SOURCES or known.empty or known["judge"].nunique() < 2 or known["vote"].nunique() < 2:
+        return pd.DataFrame(columns=columns)
+    totals = known.groupby("pair_id")["vote"].agg(["sum", "count"])
+    rows = known.join(totals, on="pair_id")
+    others_yes, others_n = rows["sum"] - rows["vote"], rows["count"] - 1
+    comparable = (others_n > 0) & (2 * others_yes != others_n)
+    agrees = comparable & ((2 * others_yes > others_n).astype(float) == rows["vote"])
+    per_judge = pd.DataFrame({"judge": rows["judge"], "comparable": comparable, "agrees": agrees})
+    grouped = per_judge.groupby("judge")[["comparable", "agrees"]].sum()
+    agreement = grouped["agrees"] / grouped["comparable"].where(grouped["comparable"] > 0)
+    model, crowd = _fitted(votes, source, seed)
+    errors, priors, competence = None, {}, pd.Series(dtype=float)
+    if source == "dawid_skene":
+        errors = model.errors_  # (judge, vote) x true class: P(vote | true class)
+        priors = model.priors_
+    else:
+        # MACE's rows follow the judges' first appearance (pd.factorize, as crowd-kit fits); column 1: knowing,
+        # column 0: spamming (variational parameters, normalised here to a probability).
+        knowing = model.spamming_[:, 1] / model.spamming_.sum(axis=1)
+        competence = pd.Series(knowing, index=pd.factorize(crowd["worker"])[1])
+    result = []
+    for judge, n in known.groupby("judge").size().items():
+        known_judge = errors is not None and judge in errors.index.get_level_values(0)
+        confusion = errors.loc[judge] if known_judge else None
+        sensitivity = _confusion(confusion, 1)
+        specificity = _confusion(confusion, 0)
+        result.append(
+            {
+                "judge": judge,
+                "n_votes": int(n),
+                "agreement_with_others": agreement.get(judge, np.nan),
+                "dawid_skene_sensitivity": sensitivity,
+                "dawid_skene_specificity": specificity,
+                "dawid_skene_accuracy": priors.get(1, np.nan) * sensitivity + priors.get(0, np.nan) * specificity,
+                "mace_competence": float(competence.get(judge, np.nan)),
+            }
+        )
+    return pd.DataFrame(result, columns=columns)
+
+
+def _confusion(confusion, label):
+    """P(the judge votes `label` | the true class is `label`) from Dawid-Skene's errors, NaN when unknown."""
+    if confusion is None or label not in confusion.columns:
+        return np.nan
+    # crowd-kit lists only the votes a judge cast: one never voting `label` never gets it right.
+    return float(confusion.loc[label, label]) if label in confusion.index else 0.0
+
+
+def title_for_source(source):
+    return {"dawid_skene": "Dawid-Skene", "mace": "MACE"}.get(source, source)
 
 
 def label_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series) -> pd.DataFrame:

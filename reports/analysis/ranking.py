@@ -281,8 +281,8 @@ def paired_p_value(auc_a, auc_b, boot_a, boot_b) -> dict[str, float]:
 
 
 # What the scores are ranked against, per label source: the human report uses the pair's
-# mean 4-point answer (finer than the majority label); the gold report the 0/1 gold label.
-RANK_TARGETS = {"human": "mean_ordinal", "gold": "paraphrase"}
+# mean 4-point answer (finer than the majority label), as do the crowd-aware sources; the gold report the 0/1 label.
+RANK_TARGETS = {"human": "mean_ordinal", "gold": "paraphrase", "dawid_skene": "mean_ordinal", "mace": "mean_ordinal"}
 # The target as the `against` column of rank_correlation.csv names it (a published file keeps `label`).
 AGAINST = {"mean_ordinal": "mean_ordinal", "paraphrase": "label"}
 

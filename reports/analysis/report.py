@@ -8,10 +8,21 @@ import numpy as np
 import pandas as pd
 
 from metrics.registry import title_of
-from reports.analysis import agreement, breakdowns, classification, collection, oracle, ppi, ranking, systems, tables
+from reports.analysis import (
+    agreement,
+    breakdowns,
+    classification,
+    collection,
+    meta,
+    oracle,
+    ppi,
+    ranking,
+    systems,
+    tables,
+)
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, failed_table, failure_note, failure_notes, subsets
-from reports.analysis.labels import attach_labels, label_distribution
+from reports.analysis.labels import attach_labels, judge_competence, judge_votes, label_distribution
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
 
@@ -19,9 +30,9 @@ from reports.analysis.present import SPECS, TABLES
 TABLE_NAMES = [table.name for table in TABLES]
 POINT_COLUMNS = ["pair_id", "corpus", "paraphrase", "edit_distance"]
 # The steps whose notes a report keeps by name (`Report.notes_by_step`), whichever groups compute them.
-STEP_NOTES = ("systems", "estimates", "mbd", "table4", "rank_correlation", "agreement", "by_group")
+STEP_NOTES = ("systems", "estimates", "mbd", "table4", "rank_correlation", "agreement", "by_group", "meta")
 # The step groups that take longest on a large corpus (each sorts every metric), handed out first.
-LONGEST_GROUPS = ("classification", "auc")
+LONGEST_GROUPS = ("classification", "auc", "meta")
 
 
 @dataclass
@@ -36,6 +47,19 @@ class Settings:
     figure_points: int = 20_000  # labelled pairs drawn (at random) in Figure 2; more is ink, not information
     max_system_comparisons: int | None = None  # rows of the pairwise system table at most; None: every two systems
     ppi_predictor: str | None = None  # the metric predicting labels in the estimates table; None: cross-fitted choice
+    # How metrics are compared (`meta.Significance`): the test, what is resampled, the correction of the p-values.
+    significance_method: str = "bootstrap"  # or "permutation" (Deutsch et al.'s perm-both)
+    significance_unit: str = "pairs"  # or "sources": every candidate of a drawn source
+    significance_correction: str = "holm"  # or "bonferroni", "none"
+
+    def __post_init__(self):
+        _ = self.significance  # a bad method, unit or correction is refused here, before any step runs
+
+    @property
+    def significance(self) -> meta.Significance:
+        return meta.Significance(
+            self.significance_method, self.significance_unit, self.n_bootstrap, self.significance_correction
+        )
 
 
 class Runner(Protocol):
@@ -277,6 +301,52 @@ class _Steps:
             n_bootstrap=s.n_bootstrap, seed=s.seed,
         )  # fmt: skip
         return {"auc": auc, "auc_tests": auc_tests}, {}
+
+    def _meta(self, _verdicts):
+        """The meta-evaluation (`meta`): system-level accuracy, significance clusters, within-source ranking,
+        the human ceiling, calibration, and each judge's competence."""
+        s, run = self.settings, self.runner.call
+        target = ranking.RANK_TARGETS.get(s.label_source, "paraphrase")
+        systems_part = self.part(["source", "system", "paraphrase"], coded_corpus=False)
+        accuracy = run(
+            meta.system_accuracy,
+            systems_part,
+            self.metrics,
+            self.directions_of(),
+            n_resamples=s.n_bootstrap,
+            seed=s.seed,
+        )
+        clusters, tests, notes = run(
+            meta.metric_significance,
+            self.part(list(dict.fromkeys(["corpus", "source", "paraphrase", target]))), self.metrics,
+            self.directions_of(),
+            label_source=s.label_source, setting=s.significance, seed=s.seed, systems=systems_part,
+        )  # fmt: skip
+        within, within_notes = run(
+            meta.within_source,
+            self.part(["corpus", "source", target]), self.metrics, self.directions_of(), s.label_source,
+        )  # fmt: skip
+        votes = judge_votes(self.judgments)
+        ceiling, ceiling_notes = run(
+            meta.human_ceiling, self.part(["pair_id", "corpus"], coded_corpus=False), votes, self.metrics,
+            self.directions_of(),
+        )  # fmt: skip
+        calibration, reliability, calibration_notes = run(
+            meta.calibration,
+            self.part(["corpus", "paraphrase"]), self.metrics, self.directions_of(),
+            n_bootstrap=s.n_bootstrap, seed=s.seed,
+        )  # fmt: skip
+        result = {
+            "system_accuracy": accuracy,
+            "metric_clusters": clusters,
+            "metric_tests": tests,
+            "within_source": within,
+            "human_ceiling": ceiling,
+            "calibration": calibration,
+            "reliability": reliability,
+            "judge_competence": run(judge_competence, votes, s.label_source, s.seed),
+        }
+        return result, {"meta": notes + within_notes + ceiling_notes + calibration_notes}
 
     def _rankings(self, _verdicts):
         """One step for every metric: each corpus's labels are ranked once and shared by all metrics."""

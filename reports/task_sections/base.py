@@ -100,6 +100,20 @@ LABEL_SECTIONS = (
         no_ranked_labels,
         notes=("rank_correlation",),
     ),
+    Section(
+        "meta",
+        "Which metric is better: significance clusters, the human ceiling, candidates of one source",
+        tables_in("meta"),
+        no_labelled_scores,
+        notes=("meta",),
+    ),
+    Section(
+        "calibration",
+        "Calibration: the metrics as probabilities",
+        tables_in("calibration"),
+        no_labelled_scores,
+        figures=("calibration",),  # its reliability diagram is drawn with the other figures
+    ),
 )
 SYSTEM_TABLES = tables_in("systems")
 # Every task type's report compares the systems; each type swaps in the tables of its own measure.

@@ -27,6 +27,15 @@ from .layouts import (
     table3_layout,
     table4_layout,
 )
+from .meta import (
+    calibration_layout,
+    human_ceiling_layout,
+    judge_competence_layout,
+    metric_clusters_layout,
+    metric_tests_layout,
+    system_accuracy_layout,
+    within_source_layout,
+)
 from .shown import Shown, as_is
 
 
@@ -149,6 +158,57 @@ TABLES = (
         "systems",
         system_correlation_layout,
         "systems",
+    ),
+    # The meta-evaluation (`meta`; docs/analysis/meta-evaluation.md), each caption naming its paper.
+    Table(
+        "system_accuracy",
+        "Systems ordered as the judges order them",
+        "meta",
+        system_accuracy_layout,
+        "systems",
+    ),
+    Table(
+        "metric_clusters",
+        "Significance clusters of the metrics (WMT; Deutsch et al. 2021)",
+        "meta",
+        metric_clusters_layout,
+        "meta",
+    ),
+    Table(
+        "metric_tests",
+        "Tests of the metrics' differences",
+        "meta",
+        metric_tests_layout,
+        "meta",
+    ),
+    Table(
+        "within_source",
+        "Ranking inside each source's group",
+        "meta",
+        within_source_layout,
+        "meta",
+    ),
+    Table(
+        "human_ceiling",
+        "How far one more judge gets",
+        "meta",
+        human_ceiling_layout,
+        "meta",
+    ),
+    Table(
+        "calibration",
+        "The metrics as probabilities",
+        "meta",
+        calibration_layout,
+        "calibration",
+    ),
+    Table("reliability", "Reliability diagram data: predicted probability against observed share, per bin", "meta"),
+    Table(
+        "judge_competence",
+        "Judges weighed by a model of their care",
+        "meta",
+        judge_competence_layout,
+        "agreement",
     ),
 )
 

@@ -9,6 +9,10 @@ from .shown import Shown
 
 DASHES = re.compile(r"[–\s\[\],]*")
 EMPTY_REASONS = {
+    "judge_competence": (
+        "Each judge's competence comes with the crowd-aware labels: read the report with Dawid–Skene or MACE labels."
+    ),
+    "system_accuracy": "Fewer than two systems with labelled, scored pairs: there is no system pair to order.",
     "system_pairwise": "Fewer than two systems with labelled pairs: there is nothing to compare.",
     "system_correlation": (
         f"Fewer than {MIN_SYSTEMS_FOR_CORRELATION} systems with labelled pairs: a system-level correlation "

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from campaigns.exports import write_csv
 from campaigns.models import Campaign
 from metrics.registry import METRICS
-from reports.analysis import LABEL_SOURCES, TABLE_NAMES
+from reports.analysis import LABEL_SOURCES, TABLE_NAMES, meta
 from reports.analysis.latex import latex_document
 from reports.analysis.present import csv_comments, latex
 from reports.cache import compute_report, n_real_pairs
@@ -40,7 +40,32 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("campaigns", nargs="+", metavar="CAMPAIGN", help="campaign slug(s)")
-        parser.add_argument("--label-source", choices=LABEL_SOURCES, default="human")
+        parser.add_argument(
+            "--label-source",
+            choices=LABEL_SOURCES,
+            default="human",
+            help="human: the judges' majority (default); gold: the corpus's labels; dawid_skene or mace: the "
+            "judges' votes aggregated by a model of each judge's competence (crowd-kit)",
+        )
+        parser.add_argument(
+            "--significance",
+            choices=meta.METHODS,
+            default="bootstrap",
+            help="how two metrics' difference is tested: paired bootstrap of the difference (default) or "
+            "permutation (Deutsch et al. 2021's perm-both)",
+        )
+        parser.add_argument(
+            "--resample",
+            choices=meta.UNITS,
+            default="pairs",
+            help="what the tests of metric differences resample: pairs (default) or sources (all their candidates)",
+        )
+        parser.add_argument(
+            "--correction",
+            choices=meta.CORRECTIONS,
+            default="holm",
+            help="the correction of the p-values for the many metric comparisons (default: Holm's)",
+        )
         parser.add_argument("--out", required=True, help="folder to write into (created if missing)")
         parser.add_argument("--seed", type=int, default=2024, help="seed of the MBD draws and the bootstrap")
         parser.add_argument("--no-figures", action="store_true", help="write the tables only")
@@ -97,6 +122,9 @@ class Command(BaseCommand):
             seed=options["seed"],
             **({"curve_points": None} if options["full_curves"] else {}),
             **({"ppi_predictor": options["ppi_predictor"]} if options["ppi_predictor"] else {}),
+            significance_method=options["significance"],
+            significance_unit=options["resample"],
+            significance_correction=options["correction"],
             workers=workers,
         )
         formats = ["png", "svg", "pdf"] if options["latex"] else ["png"]

@@ -1,0 +1,124 @@
+"""Statistics of resampled pairs, one column per resample: the kernels the meta-evaluation's tests share.
+
+A resample is a column of weights, one count per pair (how often the pair was drawn), so a
+statistic of many resamples is a few matrix operations over one sort. Each kernel gives on
+weights what its scipy or scikit-learn counterpart gives on the sample with each pair repeated
+as often as it was drawn (the tests check it on such expanded samples).
+"""
+
+import numpy as np
+
+from reports.analysis.rank_correlation import Ranks
+from reports.analysis.ranking import _AucKernel, bootstrap_indices, resample_counts
+from reports.analysis.systems import source_weights
+
+CHUNK_CELLS = 2_000_000  # pairs x resamples at once, to bound memory
+
+
+def pair_weights(n: int, n_resamples: int, seed: int, *, groups=None):
+    """Bootstrap weights (pairs x resamples), in chunks: pairs drawn with replacement, or, with `groups`
+    (each pair's group code: its source), whole groups drawn and every pair of a group given its count."""
+    if groups is None:
+        for indices in bootstrap_indices(n, n_resamples, seed):
+            yield resample_counts(indices, n)
+        return
+    groups = np.asarray(groups)
+    n_groups = int(groups.max()) + 1 if len(groups) else 0
+    chunk = max(1, CHUNK_CELLS // max(n, 1))
+    for draws in source_weights(n_groups, n_resamples, seed, chunk=chunk):
+        yield np.ascontiguousarray(draws[:, groups].T.astype(np.int32))
+
+
+def auc(oriented, labels):
+    """The AUC kernel of one metric: weights (pairs x resamples) -> AUC per resample."""
+    return _AucKernel(np.nan_to_num(oriented), labels)
+
+
+class _Midranks:
+    """Average ranks of one variable in each resample: one sort, then cumulative weights along it."""
+
+    def __init__(self, values):
+        ranks = Ranks(values)
+        self.order = ranks.order
+        sorted_codes = ranks.codes[self.order]
+        self.starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+        self.ends = np.r_[self.starts[1:], len(sorted_codes)]
+        self.run_of_sorted = np.repeat(np.arange(len(self.starts)), self.ends - self.starts)
+        self.codes, self.n_values = ranks.codes, ranks.n_values
+        self._last = None
+
+    def __call__(self, weights):
+        # The target's ranks are asked for once per metric on the same chunk of resamples: computed once.
+        if self._last is not None and self._last[0] is weights:
+            return self._last[1]
+        cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]))
+        np.cumsum(weights[self.order], axis=0, out=cumulative[1:])
+        before, through = cumulative[self.starts], cumulative[self.ends]
+        run_rank = before + (through - before + 1) / 2
+        ranks = np.empty_like(cumulative[1:])
+        ranks[self.order] = run_rank[self.run_of_sorted]
+        self._last = (weights, ranks)
+        return ranks
+
+
+def _weighted_pearson(x, y, weights):
+    total = weights.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = (weights * x).sum(axis=0) / total, (weights * y).sum(axis=0) / total
+        dx, dy = x - mx, y - my
+        covariance = (weights * dx * dy).sum(axis=0)
+        return covariance / np.sqrt((weights * dx * dx).sum(axis=0) * (weights * dy * dy).sum(axis=0))
+
+
+class Spearman:
+    """Spearman's rho of one metric against the target in each resample (scipy.stats.spearmanr's, on ranks)."""
+
+    def __init__(self, oriented, target_ranks: "_Midranks"):
+        self.x, self.y = _Midranks(np.nan_to_num(oriented)), target_ranks
+
+    def __call__(self, weights):
+        return _weighted_pearson(self.x(weights), self.y(weights), weights.astype(float))
+
+
+class Kendall:
+    """Kendall's tau-b of one metric against the target in each resample (scipy.stats.kendalltau's).
+
+    Counted level by level of the target (few values: a 0/1 label, a mean 4-point answer): for the
+    pairs at each level, the weight of pairs at higher levels with a strictly lower score is read off
+    one cumulative sum along the score's order.
+    """
+
+    def __init__(self, oriented, target_ranks: "_Midranks"):
+        self.x = _Midranks(np.nan_to_num(oriented))
+        self.levels = target_ranks.codes[self.x.order]  # the target's level of each pair, in the score's order
+        self.n_levels = target_ranks.n_values
+
+    def __call__(self, weights):
+        w = weights[self.x.order].astype(float)
+        x, levels = self.x, self.levels
+        total = w.sum(axis=0)
+        pairs = total * (total - 1) / 2
+        run_weight = np.add.reduceat(w, x.starts, axis=0) if len(w) else np.zeros((0, w.shape[1]))
+        x_ties = (run_weight * (run_weight - 1) / 2).sum(axis=0)
+        y_ties = np.zeros(w.shape[1])
+        joint_ties = np.zeros(w.shape[1])
+        discordant = np.zeros(w.shape[1])
+        above = np.zeros((len(w) + 1, w.shape[1]))
+        for level in range(self.n_levels - 1, -1, -1):
+            at = levels == level
+            at_weight = w * at[:, None]
+            level_total = at_weight.sum(axis=0)
+            y_ties += level_total * (level_total - 1) / 2
+            cell = np.add.reduceat(at_weight, x.starts, axis=0)
+            joint_ties += (cell * (cell - 1) / 2).sum(axis=0)
+            # Pairs at a higher level with a strictly lower score: the cumulative weight before the score's run.
+            below = above[x.starts][x.run_of_sorted]
+            discordant += (at_weight * below).sum(axis=0)
+            above[1:] += np.cumsum(at_weight, axis=0)
+        concordant_minus = pairs - x_ties - y_ties + joint_ties - 2 * discordant
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return concordant_minus / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+
+
+def target_ranks(target):
+    return _Midranks(np.asarray(target, dtype=float))
