@@ -63,17 +63,21 @@ def human_labels(judgments: pd.DataFrame) -> pd.DataFrame:
 
 
 def judge_votes(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Each judge's binary vote per pair: `pair_id`, `judge`, `vote` (int 1 or 0), from the vote columns.
+    """Each judge's binary vote per pair, from the task type's vote columns: `pair_id`, `judge`, `vote` (int 1 or
+    0) and `ordinal` (the type's rating, NaN where it has none).
 
-    The judgments without a vote (a Don't know, a type that declares none) are left out: the input of
-    label sources that weigh each judge (a crowd model) as the majority weighs them all alike.
+    The judgments without a vote (a Don't know, a type that declares none) are left out: the input of label
+    sources that weigh each judge (a crowd model, the human ceiling) as the majority weighs them all alike.
     """
     voted = judgments[judgments["vote"].notna()] if len(judgments) else judgments.iloc[:0]
     return pd.DataFrame(
         {
             "pair_id": voted["pair_id"].astype(str).to_numpy(),
-            "judge": voted["judge"].to_numpy(),
+            "judge": voted["judge"].astype(str).to_numpy(),
             "vote": voted["vote"].to_numpy(dtype="int64") if len(voted) else np.array([], dtype="int64"),
+            "ordinal": pd.to_numeric(voted["rating"], errors="coerce").to_numpy(dtype=float)
+            if len(voted)
+            else np.array([], dtype=float),
         }
     )
 
@@ -114,21 +118,6 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
     if not frame["paraphrase"].notna().any():
         notes.append(f"No pair has a {label_source} label yet: no statistic can be computed.")
     return frame.drop(columns="human_label"), notes
-
-
-def judge_votes(judgments: pd.DataFrame) -> pd.DataFrame:
-    """Each judge's vote on each pair: `pair_id`, `judge`, `vote` (1 paraphrase, 0 not; Don't know casts none)
-    and `ordinal` (the 4-point answer). The one place the crowd-aware labels read the judges from."""
-    vote = judgments["label"].map(PARAPHRASE_OF_ANSWER) if len(judgments) else pd.Series(dtype=float)
-    votes = pd.DataFrame(
-        {
-            "pair_id": judgments["pair_id"].astype(str).to_numpy() if len(judgments) else [],
-            "judge": judgments["judge"].astype(str).to_numpy() if len(judgments) else [],
-            "vote": pd.to_numeric(vote, errors="coerce").to_numpy(dtype=float),
-            "ordinal": judgments["label"].map(ORDINAL_OF_ANSWER).astype(float).to_numpy() if len(judgments) else [],
-        }
-    )
-    return votes
 
 
 def _crowd_frame(votes):

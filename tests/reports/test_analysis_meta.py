@@ -10,6 +10,8 @@ from scipy import stats
 from sklearn.metrics import average_precision_score, brier_score_loss, cohen_kappa_score, roc_auc_score
 from statsmodels.stats.multitest import multipletests
 
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
 from reports.analysis import build_report, meta, resampling
 from reports.analysis.labels import crowd_labels, judge_competence, judge_votes
 from tests.reports.test_analysis_report import DIRECTIONS, FAST, data
@@ -172,6 +174,7 @@ def test_the_human_ceiling_holds_out_each_judge_against_the_others_majority():
     judgments.loc[flip, "label"] = judgments.loc[flip, "label"].map(
         {"same_meaning": "slightly_similar", "very_different": "mostly_similar"}
     )
+    judgments = with_votes(judgments, VOTE)  # the flipped answers vote anew
     votes = judge_votes(judgments)
     frame = pairs.assign(pair_id=pairs["pair_id"].astype(str))
     table, notes = meta.human_ceiling(frame, votes, ["bleu"], {"bleu": "higher"})
@@ -317,7 +320,7 @@ def careless_judgments():
             right = rng.random() < 0.9
             rows.append((f"p{i}", f"careful{j}", "same_meaning" if right == t else "very_different"))
         rows += [(f"p{i}", f"careless{j}", "same_meaning") for j in range(2)]
-    return truth, pd.DataFrame(rows, columns=["pair_id", "judge", "label"])
+    return truth, with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "label"]), VOTE)
 
 
 @pytest.mark.parametrize("source", ["dawid_skene", "mace"])
@@ -372,7 +375,7 @@ def test_degenerate_data_gives_notes_never_exceptions(degenerate):
     directions = dict(DIRECTIONS)
     if degenerate == "one_class":
         pairs["gold_label"] = 1
-        judgments["label"] = "same_meaning"
+        judgments = with_votes(judgments.assign(label="same_meaning"), VOTE)
     elif degenerate == "constant_scores":
         pairs[["lev", "bleu", "parapluie_direct"]] = 0.5
     elif degenerate == "one_judge":

@@ -96,6 +96,6 @@ def test_judge_votes_leave_out_the_answers_without_a_vote():
     )
     votes = judge_votes(judgments)
     assert votes.to_dict("records") == [
-        {"pair_id": "a", "judge": "j1", "vote": 1},
-        {"pair_id": "b", "judge": "j1", "vote": 0},
+        {"pair_id": "a", "judge": "j1", "vote": 1, "ordinal": 4.0},
+        {"pair_id": "b", "judge": "j1", "vote": 0, "ordinal": 1.0},
     ]
