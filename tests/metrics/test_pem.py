@@ -13,7 +13,7 @@ from metrics.ngram_f1 import NgramF1
 from metrics.pem import FEATURES, Pem, feature_options, fit_svr, load_model, predict_svr, save_model
 from metrics.pivot_f1 import PivotF1
 
-TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "pem_phrase_table.txt"
+TABLE = Path(__file__).resolve().parents[2] / "fixtures" / "pem_phrase_table.txt"
 
 
 def training_data(n=60, seed=3):

@@ -12,7 +12,7 @@ import pytest
 from metrics.base import MetricUnavailable
 from metrics.pivot_f1 import PivotF1, bpng, confusion_network, read_phrase_table, segment
 
-TABLE = Path(__file__).resolve().parents[3] / "fixtures" / "pem_phrase_table.txt"
+TABLE = Path(__file__).resolve().parents[2] / "fixtures" / "pem_phrase_table.txt"
 HELLO, MORNING = "Hello , Querrien .", "Morning , sir ."
 
 

@@ -18,7 +18,7 @@ from metrics.registry import (
 )
 from tests.toys import EVERY_METRIC, TOY_METRIC, registered_toy_metric
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 # The paper's metrics (ParaPLUIE and the metrics it is compared with), each with its direction: registered
 # first, in this order, and scored by default.
