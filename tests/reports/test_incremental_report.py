@@ -125,11 +125,22 @@ def test_a_changed_judgment_reruns_only_the_steps_that_read_judgments_on_gold_la
     before, _ = live(live_campaign, "gold")
     change_one_judgment(live_campaign)
     after, memory = live(live_campaign, "gold")
-    # The steps keyed on the judgments, and Table 2, which counts the judges' ties whatever the labels.
-    assert set(memory.computed) == {"system_report", "judges_agreement", "by_group_and_level", "table2"}
+    # The steps keyed on the judgments (the human ceiling and the judges' competence hold each judge against the
+    # others), and Table 2, which counts the judges' ties whatever the labels.
+    assert set(memory.computed) == {
+        "system_report",
+        "judges_agreement",
+        "by_group_and_level",
+        "table2",
+        "human_ceiling",
+        "judge_competence",
+    }
     assert LABEL_STEPS <= set(memory.reused)  # gold labels did not move: every metric's step is reused
     changed = {name for name, data in table_bytes(after).items() if data != table_bytes(before)[name]}
-    assert changed and changed <= {"labels", "agreement", "cohen", "by_english_level", "by_group", "systems", "table2"}
+    assert changed and changed <= {
+        *("labels", "agreement", "cohen", "by_english_level", "by_group", "systems", "table2"),
+        *("human_ceiling", "judge_competence"),
+    }
     assert not changed & {"table1", "table3", "table4", "eer", "auc", "auc_tests", "rank_correlation", "curves_rank"}
 
 
