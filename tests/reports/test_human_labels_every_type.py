@@ -37,7 +37,7 @@ def test_every_task_types_votes_become_the_human_labels_of_table3_and_the_estima
         assert report.tables["table3"].empty
         return
     # Two judges per pair, each voting as the gold label: every pair labelled, and labelled as its gold label.
-    assert len(votes) == 2 * len(gold) and set(votes.columns) == {"pair_id", "judge", "vote"}
+    assert len(votes) == 2 * len(gold) and set(votes.columns) == {"pair_id", "judge", "vote", "ordinal"}
     assert (votes["vote"].to_numpy() == gold.reindex(votes["pair_id"]).to_numpy()).all()
     assert report.summary["n_labelled"] == len(gold)
     table2 = report.tables["table2"].set_index("corpus")
