@@ -174,7 +174,7 @@ def systems_figure(systems, *, fmt="png") -> bytes:
     return _bytes(figure, fmt)
 
 
-PROBABILITY_STYLES = {"log_odds": ("tab:red", "s", "sigmoid(score)"), "calibrated": ("tab:blue", "o", "calibrated")}
+PROBABILITY_STYLES = {"sigmoid": ("tab:red", "s", "sigmoid(score)"), "calibrated": ("tab:blue", "o", "calibrated")}
 
 
 @styled

@@ -842,7 +842,7 @@ def calibration(frame, metrics, directions, *, n_bootstrap=1000, seed=2024):
             oriented = orient(scored[metric].to_numpy(float), directions[metric])
             kinds = {}
             if is_log_odds(metric):
-                kinds["log_odds"] = special.expit(scored[metric].to_numpy(float))
+                kinds["sigmoid"] = special.expit(scored[metric].to_numpy(float))
             kinds["calibrated"] = calibrated_probabilities(oriented, y, seed)
             for kind, p in kinds.items():
                 keep = ~np.isnan(p)

@@ -204,7 +204,7 @@ def calibration_layout(report, frame):
     index = pd.MultiIndex.from_arrays(
         [
             metric_labels(report, [m for m, _p in index_rows]),
-            ["sigmoid(score)" if p == "log_odds" else "calibrated (cross-fitted)" for _m, p in index_rows],
+            ["sigmoid(score)" if p == "sigmoid" else "calibrated (cross-fitted)" for _m, p in index_rows],
         ],
         names=["Metric", "Probability"],
     )
