@@ -110,8 +110,9 @@ def test_every_llm_stage_waits_for_its_stopped_server_and_stores_each_result_onc
             return False
         run.refresh_from_db()
         assert run.status == GenerationRun.Status.RUNNING and run.error == ""
-        assert run.outputs.filter(template="naive").count() == len(SOURCES)  # the first template, kept
-        assert not run.outputs.filter(template="naive-system").exists()
+        # What was generated before the cut is kept, and the run is not done (batches are sized by source since
+        # issue 50, so the cut may come after any source, whichever template it was on).
+        assert 1 <= run.outputs.count() < 2 * len(SOURCES)
         return True
 
     says_it_waits = {metric: (lambda metric=metric: metric in waiting_rows(client, campaign)) for metric in METRICS}
