@@ -96,6 +96,24 @@ def wait_for_port(port, timeout=60.0):
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
+def wait_for_answer(port, path, timeout=300.0):
+    """Until a GET of `path` on 127.0.0.1:`port` gets any HTTP answer (a server up, its app loaded)."""
+
+    def answers():
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        try:
+            connection.request("GET", path)
+            connection.getresponse().read()
+            return True
+        except (OSError, http.client.HTTPException):
+            return False
+        finally:
+            connection.close()
+
+    if not wait_until(answers, timeout=timeout, interval=0.2):
+        raise RuntimeError(f"no answer from 127.0.0.1:{port}{path} after {timeout}s")
+
+
 def stop(process, timeout=30):
     if process.poll() is None:
         process.terminate()
@@ -179,6 +197,9 @@ def production_gunicorn(connection, **extra_env):
     port = free_port()
     process = load_judges.start_gunicorn(env, port, workers=1)
     try:
+        # The port opens before the worker has imported the app (seconds, a minute on a loaded machine): a test's
+        # first request waits for an answer, not only for the port.
+        wait_for_answer(port, "/accounts/login/")
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)

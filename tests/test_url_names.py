@@ -16,6 +16,7 @@ VERBS = (
     "cancel",
     "create",
     "download",
+    "draw",
     "edit",
     "export",
     "list",

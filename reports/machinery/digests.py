@@ -116,10 +116,24 @@ def _hash_strings(hasher, values) -> bool:
 
 def _identity(column: pd.Series) -> tuple | None:
     """What makes two Series hold the same values without reading them: the address, layout and type of
-    their numpy values (numbers, or pointers to immutable strings; a masked array's values and mask), their
-    name, dtype and RangeIndex. None when that cannot be told (another kind of array or index). Nothing
-    writes into a column in place (pandas' copy-on-write), so the same memory holds the same values."""
+    their numpy values (numbers, or pointers to immutable strings; a masked array's values and mask) or
+    Arrow buffers, their name, dtype and RangeIndex. None when that cannot be told (another kind of array or
+    index). Nothing writes into a column in place (pandas' copy-on-write), so the same memory holds the same
+    values."""
     array = column.array
+    if not isinstance(column.index, pd.RangeIndex):
+        return None
+    index = column.index
+    where = (type(array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
+    if isinstance(array, pd.arrays.ArrowExtensionArray):
+        # Arrow arrays (pandas' default strings once pyarrow is installed) are immutable: the same buffers, offset
+        # and length hold the same values.
+        chunks = array._pa_array.chunks  # noqa: SLF001 - the pyarrow ChunkedArray behind the column
+        layout = tuple(
+            (chunk.offset, len(chunk), tuple(None if b is None else (b.address, b.size) for b in chunk.buffers()))
+            for chunk in chunks
+        )
+        return (layout, *where)
     if isinstance(array, pd.arrays.IntegerArray | pd.arrays.BooleanArray | pd.arrays.FloatingArray):
         buffers = [array._data, array._mask]  # noqa: SLF001 - pandas' masked arrays: values and mask
     elif isinstance(array, pd.arrays.NumpyExtensionArray | pd.arrays.StringArray):
@@ -128,13 +142,10 @@ def _identity(column: pd.Series) -> tuple | None:
         return None
     if not all(isinstance(values, np.ndarray) and values.ndim == 1 for values in buffers):
         return None
-    if not isinstance(column.index, pd.RangeIndex):
-        return None
-    index = column.index
     layout = tuple(
         (values.__array_interface__["data"][0], values.strides, len(values), values.dtype.str) for values in buffers
     )
-    return (layout, type(array).__name__, str(column.dtype), column.name, index.start, index.stop, index.step)
+    return (layout, *where)
 
 
 # What is not code a deployed report runs: the test suite and the benchmarks (the same checkout holds them).

@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotation.tasktypes.criteria.scale import CRITERIA
+from annotation.tasktypes.similarity.scale import VOTE
+from annotation.votes import with_votes
 from metrics.pem import FEATURES
 from reports.analysis import TABLE_NAMES, build_report, ranking
 from reports.analysis.common import failure_notes
@@ -69,7 +71,7 @@ def degenerate_frames(draw):
         if draw(st.booleans()) or n_judges == 1
     ]
     judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
-    return pairs, judgments
+    return pairs, with_votes(judgments, VOTE)  # the vote columns, as the similarity type's frames carry them
 
 
 @pytest.mark.parametrize("label_source", ["human", "gold"])

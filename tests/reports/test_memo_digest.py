@@ -74,9 +74,14 @@ def test_a_known_digest_serves_only_columns_holding_the_same_memory():
     shared = pairs.copy(deep=False).join(votes, on="pair_id")
     assert digests.column(shared["pair_id"]) == "known pair_id"
     assert digests.column(shared["edit_distance"]) == "known edit_distance"
-    # A deep copy holds the same values elsewhere: hashed, and equal to the digest of the values.
+    # A deep copy holds the same numbers elsewhere: hashed, and equal to the digest of the values. (pandas shares an
+    # immutable Arrow string column's buffers even in a deep copy: the same memory, rightly served as known.)
     copied = pairs.copy(deep=True)
-    assert digests.column(copied["pair_id"]) == digest(copied["pair_id"])
+    assert digests.column(copied["edit_distance"]) == digest(copied["edit_distance"])
+    rebuilt = pd.Series(list(pairs["pair_id"]), dtype="str", name="pair_id")
+    assert digests.column(rebuilt) == digest(rebuilt)
+    # Other values in the same place and shape are told apart (the cache never serves them).
+    assert digests.column(pd.Series(["q1", "q2", "q4"], dtype="str", name="pair_id")) != "known pair_id"
     renamed = pairs.rename(columns={"pair_id": "id"})
     assert digests.column(renamed["id"]) == digest(renamed["id"])
 

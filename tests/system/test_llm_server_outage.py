@@ -1,6 +1,6 @@
 """An LLM server that stops mid-batch under a real Celery worker: every stage waits, says so, and stores once.
 
-A real llama.cpp server (the embedded SmolLM2 GGUF), real Redis, a real worker on the `gpu` and
+A real llama.cpp server (the embedded SmolLM2 GGUF), real Redis, a real worker on the `gpu`, `served` and
 `generation` queues. Each backend reaches the server through its own link that the test cuts after a
 set number of answered requests (the next ones get no answer, as from a server stopped mid-batch) and
 mends again: ParaPLUIE, both LLM judges and a generation run are each cut inside a batch, their
@@ -73,7 +73,7 @@ def broker(settings, links, shared_cache):
     settings.PARASOL_METRICS = METRICS
     settings.PARASOL_SCORING_BATCH_SIZE = 2
     env = {**WORKER_SETTINGS, "PARASOL_LLM_BACKENDS": declared, "PARASOL_CACHE_DIR": str(shared_cache)}
-    with servers.broker_with_worker(connection, queues="gpu,generation", extra_env=env) as (url, _worker):
+    with servers.broker_with_worker(connection, queues="gpu,served,generation", extra_env=env) as (url, _worker):
         yield url
 
 
@@ -89,8 +89,10 @@ def scored_campaign(researcher):
 
 
 def waiting_rows(client, campaign):
+    """The metrics whose row on the scoring panel says their batches wait for the server (once it answers again,
+    the row keeps its last failure, in grey, without that word)."""
     page = client.get(reverse("scoring-show-progress", args=[campaign.slug])).content.decode()
-    return {metric for metric in METRICS if f"backend &#x27;served-{metric}&#x27; is unreachable" in page}
+    return {metric for metric in METRICS if f"its batches wait for <code>served-{metric}</code>" in page}
 
 
 def test_every_llm_stage_waits_for_its_stopped_server_and_stores_each_result_once(broker, links, client, researcher):

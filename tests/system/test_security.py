@@ -161,6 +161,7 @@ RESEARCHER_POSTS = [
     ("campaigns-show-api-key", {}),
     ("campaigns-show-trash", {}),
     ("reports-train-detector", {"slug": True}),
+    ("reports-draw-active-choice", {"slug": True}),
     ("logout", {}),
 ]
 ANONYMOUS_POSTS = [("login", {}), ("set_language", {})]
@@ -187,6 +188,7 @@ GET_ONLY = {
     "reports-download-report-html",
     "reports-show-report-figure",
     "reports-show-detector",
+    "reports-show-active-choice",
     "api-schema",
 }
 

@@ -218,7 +218,7 @@ def calibration_layout(report, frame):
         "Each metric's probability of paraphrase against the labels: a log-odds metric (ParaPLUIE: log p(yes) − "
         "log p(no)) read as it stands, sigmoid(score), the test of its interpretability; every metric also "
         "calibrated, by Platt scaling cross-fitted over 5 folds (each pair's probability from a fit on the other "
-        "folds): a distance or a similarity is no probability until calibrated. Brier score (Brier 1950), expected "
+        "folds): a distance or an overlap score is no probability until calibrated. Brier score (Brier 1950), expected "
         "calibration error over 10 equal-width bins (Naeini et al. 2015; Guo et al. 2017), precision–recall AUC "
         "(average precision), 95% bootstrap intervals (Brier's normal above 20,000 labelled pairs). Lower Brier "
         f"and ECE are better. Bold: the best of each column. {PRECISION}"
