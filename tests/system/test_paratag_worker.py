@@ -69,8 +69,11 @@ def test_a_gpu_worker_scores_a_campaign_with_paratag_for_the_report_and_the_expo
     env = {"PARASOL_METRICS": "paratag", "PARATAG_DETECTORS_DIR": str(detector_dir)}
     worker = servers.start_worker(broker, servers.database_env(connection), queues="gpu", extra_env=env)
     try:
-        call_command("score", "tagged", "--metrics", "paratag", "--wait", "--timeout", "600", stdout=io.StringIO())
-        wait_for_scores(4, timeout=600)
+        call_command("score", "tagged", "--metrics", "paratag", stdout=io.StringIO())
+        # Until the scores are in, or the worker is gone (its own output, above, says why): never a wait on a dead one.
+        servers.wait_until(lambda: Score.objects.count() >= 4 or worker.poll() is not None, timeout=600, interval=0.2)
+        assert worker.poll() is None, f"the worker exited ({worker.returncode}) with {Score.objects.count()} scores"
+        wait_for_scores(4, timeout=1)
     finally:
         servers.stop(worker)
     stored = {pair.external_id: pair for pair in campaign.real_pairs}
