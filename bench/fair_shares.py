@@ -19,7 +19,6 @@ after --give-up seconds.
 import argparse
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -120,39 +119,22 @@ def main():
     )
     from tests import servers
 
-    with servers.redis_server() as url:
-        os.environ.update(settings_env, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, check=True)
-        import django
+    workers = [
+        {"queues": "gpu", "name": "llm"},
+        {"queues": "cpu", "name": "scorer"},
+        {"queues": "reports,training,generation", "name": "interactive"},
+    ]
+    with servers.workers_for_a_script(settings_env, workers):
+        print(f"Fair shares: B = {B_PAIRS} pairs, A = {args.a_pairs} pairs, {METRICS}; one gpu, one cpu and one "
+              f"interactive worker; {os.cpu_count()} CPU(s), SQLite in {folder}", flush=True)  # fmt: skip
+        scenario("B alone", 0, args.give_up)  # its first LLM batch loads the model
+        scenario("B alone, warm", 0, args.give_up)
+        scenario("B beside A", args.a_pairs, args.give_up)
+        # The queues as they were: every batch of an import queued at once (no share to wait for).
+        from django.conf import settings
 
-        django.setup()
-        from django.db import connection
-
-        database = servers.database_env(connection)
-        workers = [
-            servers.start_worker(url, database, "gpu", settings_env, name="llm"),
-            servers.start_worker(url, database, "cpu", settings_env, name="scorer"),
-            servers.start_worker(url, database, "reports,training,generation", settings_env, name="interactive"),
-        ]
-        try:
-            from parasol.celery import app
-
-            wait_until(
-                lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == 3, timeout=600, interval=0.5
-            )
-            print(f"Fair shares: B = {B_PAIRS} pairs, A = {args.a_pairs} pairs, {METRICS}; one gpu, one cpu and one "
-                  f"interactive worker; {os.cpu_count()} CPU(s), SQLite in {folder}", flush=True)  # fmt: skip
-            scenario("B alone", 0, args.give_up)  # its first LLM batch loads the model
-            scenario("B alone, warm", 0, args.give_up)
-            scenario("B beside A", args.a_pairs, args.give_up)
-            # The queues as they were: every batch of an import queued at once (no share to wait for).
-            from django.conf import settings
-
-            settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = 10**9
-            scenario("first come", args.a_pairs, args.give_up)
-        finally:
-            for worker in workers:
-                servers.stop(worker)
+        settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = 10**9
+        scenario("first come", args.a_pairs, args.give_up)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -139,33 +138,15 @@ def main():
         )
         from tests import servers
 
-        with servers.redis_server() as url:
-            os.environ.update(settings_env, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
-            subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, check=True)
-            import django
-
-            django.setup()
-            from django.db import connection
-
-            database = servers.database_env(connection)
-            workers = [
-                servers.start_worker(url, database, "served", settings_env, "served", pool="threads", concurrency=4)
-            ]
+        workers = [{"queues": "served", "name": "served", "pool": "threads", "concurrency": 4}]
+        if not args.skip_local:
+            workers.append({"queues": "gpu", "name": "gpu", "pool": "prefork"})
+        with servers.workers_for_a_script(settings_env, workers):
+            print(f"Served and in-process LLM scoring through real workers; {load()}", flush=True)
+            if not args.skip_served:
+                served_runs(server, args.waves)
             if not args.skip_local:
-                workers.append(servers.start_worker(url, database, "gpu", settings_env, "gpu", pool="prefork"))
-            try:
-                from parasol.celery import app
-
-                up = lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == len(workers)  # noqa: E731
-                wait_until(up, timeout=600, interval=0.5)
-                print(f"Served and in-process LLM scoring through real workers; {load()}", flush=True)
-                if not args.skip_served:
-                    served_runs(server, args.waves)
-                if not args.skip_local:
-                    local_runs(args.local_pairs)
-            finally:
-                for worker in workers:
-                    servers.stop(worker)
+                local_runs(args.local_pairs)
 
 
 if __name__ == "__main__":

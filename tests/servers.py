@@ -178,6 +178,33 @@ def broker_with_worker(connection, queues=None, extra_env=None):
             use_broker(*old)
 
 
+@contextmanager
+def workers_for_a_script(settings_env, workers):
+    """For a benchmark run as a script: a throwaway Redis, `settings_env` in this process's environment, the
+    database migrated, Django set up and real workers started (`workers`: keyword arguments of `start_worker`
+    each, but the broker and the database); yields them once every one answers a ping, stops them after."""
+    with redis_server() as url:
+        os.environ.update(settings_env, REDIS_URL=url, CELERY_BROKER_URL=url, CELERY_RESULT_BACKEND=url)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, check=True)
+        import django
+
+        django.setup()
+        from django.db import connection
+
+        from parasol.celery import app
+
+        database = database_env(connection)
+        started = [start_worker(url, database, extra_env=settings_env, **worker) for worker in workers]
+        try:
+            answering = lambda: len([n for r in app.control.ping(timeout=1.0) for n in r]) == len(started)  # noqa: E731
+            if not wait_until(answering, timeout=600, interval=0.5):
+                raise RuntimeError(f"not every one of {len(started)} workers answers a ping after 600 s")
+            yield started
+        finally:
+            for worker in started:
+                stop(worker)
+
+
 def database_env(connection):
     """Environment that points a child process at the database this test uses."""
     settings = connection.settings_dict
