@@ -235,7 +235,17 @@ def _deadline_transport(max_connections):
 
     class Backend(httpcore.SyncBackend):
         def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
-            return Stream(super().connect_tcp(host, port, _left(timeout), local_address, socket_options))
+            # The name is looked up within the deadline too (a resolver can hang for its own tens of seconds),
+            # then each address it gives is tried with what is left, as socket.create_connection would.
+            addresses, error = _resolve(host, port, _left(timeout)), None
+            for address in addresses:
+                try:
+                    stream = super().connect_tcp(address, port, _left(timeout), local_address, socket_options)
+                except httpcore.ConnectError as failed:
+                    error = failed
+                    continue
+                return Stream(stream)
+            raise error or httpcore.ConnectError(f"{host!r} resolves to no address")
 
     transport = httpx.HTTPTransport()
     # The one private name used: httpx builds its pool without a way to pass a network backend.
@@ -247,6 +257,33 @@ def _deadline_transport(max_connections):
         network_backend=Backend(),
     )
     return transport
+
+
+# Name lookups run here so that a request waits for one only until its deadline. A lookup past it is left to end
+# on its own (a thread cannot be stopped): a few threads at most, shared by every backend of the process.
+_RESOLVER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="llm-resolve")
+
+
+def _resolve(host, port, timeout):
+    """The IP addresses of `host`, looked up within `timeout` seconds (httpcore.ConnectTimeout past it)."""
+    import socket
+    from concurrent.futures import TimeoutError as Late
+
+    import httpcore
+
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+        return [host]  # already an address: nothing to look up
+    except OSError:
+        pass
+    lookup = _RESOLVER.submit(socket.getaddrinfo, host, port, type=socket.SOCK_STREAM)
+    try:
+        found = lookup.result(timeout=timeout)
+    except Late:
+        raise httpcore.ConnectTimeout(f"looking up {host!r} took over the request's deadline") from None
+    except OSError as error:
+        raise httpcore.ConnectError(f"cannot look up {host!r}: {error}") from None
+    return list(dict.fromkeys(info[4][0] for info in found))
 
 
 class _TryAgain(Exception):

@@ -56,3 +56,40 @@ def test_a_server_that_is_not_there_is_unavailable_for_now_after_its_retries():
     backend = parse_backends(json.dumps({"gone": declared}))["gone"]
     with pytest.raises(BackendUnavailable, match="'gone' is unreachable"):
         ServerClient(backend).completion("Hello", max_tokens=1)
+
+
+def test_a_name_lookup_that_hangs_ends_with_its_request(monkeypatch):
+    """A resolver that never answers (a lab's DNS down): the request ends by its own deadline, unavailable, while
+    the lookup is still held (it is left to end on its own thread)."""
+    import socket
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+    real = socket.getaddrinfo
+
+    def hanging(host, *args, **kwargs):
+        if host != "llm.lab.invalid":
+            return real(host, *args, **kwargs)
+        held.set()
+        release.wait()
+        raise socket.gaierror("released by the test")
+
+    monkeypatch.setattr(socket, "getaddrinfo", hanging)
+    declared = {"base_url": "http://llm.lab.invalid:8000/v1", "model": "m", "retries": 0, "timeout": 0.5}
+    backend = parse_backends(json.dumps({"lab": declared}))["lab"]
+    raised = []
+
+    def ask():
+        try:
+            ServerClient(backend).completion("Hello", max_tokens=1)
+        except BackendUnavailable as error:
+            raised.append(error)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    try:
+        asking.start()
+        asking.join(timeout=120)  # a bound on a regression (it would wait for the lookup for ever), not a wait
+        assert not asking.is_alive() and held.is_set(), "the request waited for the hanging lookup"
+        assert "'lab' is unreachable" in str(raised[0])  # it ended while the lookup still hung
+    finally:
+        release.set()
