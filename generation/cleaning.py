@@ -30,6 +30,7 @@ class Rejection(StrEnum):
     DUPLICATE = "duplicate", "same as another output for this source"
     BLEU_RANGE = "bleu-range", "BLEU with the source outside the run's range (ParaTag's filter)"
     LENGTHS = "lengths", "a sentence under 10 characters or 2.5× the other's words (ParaTag's filter)"
+    SERVER_FAILED = "server-failed", "the LLM server refused it or answered unusably (its words as the output)"
 
     def __new__(cls, value, label):
         member = str.__new__(cls, value)

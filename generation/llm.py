@@ -10,6 +10,7 @@ server's files, a URL reach its network.
 
 import logging
 from functools import lru_cache
+from typing import NamedTuple
 
 from django.conf import settings
 
@@ -23,8 +24,11 @@ from metrics.loading import (
     load_chat_tokenizer,
     model_revision,
 )
+from metrics.untrusted import shown
 
 from .errors import GenerationError
+
+FAILURE_CHARS = 300  # a server's words about a failed candidate, as kept and shown
 
 SETTING = "GENERATION_MODELS"
 logger = logging.getLogger(__name__)
@@ -87,7 +91,7 @@ def render_chat(tokenizer, messages):
 
 
 def generate_texts(tokenizer, llm, prompts, *, decoding, n=1, seed=0):
-    """For each prompt, ``n`` (text, finished) candidates; ``finished`` is False when cut at max_new_tokens."""
+    """For each prompt, ``n`` `Candidate`s; ``finished`` is False when cut at max_new_tokens."""
     import torch
 
     if tokenizer.pad_token is None:
@@ -111,7 +115,7 @@ def generate_texts(tokenizer, llm, prompts, *, decoding, n=1, seed=0):
     results = [None] * len(prompts)
     for rank, index in enumerate(order):
         rows = range(rank * n, rank * n + n)
-        results[index] = [(texts[row], finished[row]) for row in rows]
+        results[index] = [Candidate(texts[row], finished[row]) for row in rows]
     return results
 
 
@@ -119,6 +123,15 @@ def _stop_ids(tokenizer, llm):
     ids = llm.generation_config.eos_token_id
     ids = set(ids if isinstance(ids, list) else [ids])
     return {i for i in ids | {tokenizer.eos_token_id} if i is not None}
+
+
+class Candidate(NamedTuple):
+    """One generated candidate: its text, whether the model ended it (False: cut at max_new_tokens), and, for a
+    candidate the server refused or answered unusably, the server's words (cleaned, cut) instead of a text."""
+
+    text: str
+    finished: bool
+    failure: str = ""
 
 
 class Generator:
@@ -161,15 +174,15 @@ class ServerGenerator:
             options.update(temperature=0)
 
         def one(job):
-            """A candidate (its text cleaned by the client); a refused or unusable answer is an empty,
-            unfinished candidate, rejected as such: that candidate fails, never the run."""
+            """A candidate (its text cleaned by the client); a refused or unusable answer is a failed candidate,
+            rejected with the server's words: that candidate fails, never the run."""
             prompt, candidate_seed = job
             try:
                 choice = self.client.completion(prompt, seed=candidate_seed, **options)
             except PairFailed as error:
                 logger.warning("A candidate of model %s failed: %s", self.model, error)
-                return "", False
-            return choice["text"], choice.get("finish_reason") == "stop"
+                return Candidate("", False, shown(str(error))[:FAILURE_CHARS] or "no usable answer")
+            return Candidate(choice["text"], choice.get("finish_reason") == "stop")
 
         answers = self.client.map(one, [(prompt, seed + k) for prompt in prompts for k in range(n)])
         return [answers[i * n : i * n + n] for i in range(len(prompts))]

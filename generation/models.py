@@ -436,9 +436,12 @@ class GenerationRun(models.Model):
         cleaner = Cleaner(template.answer_format, pattern_filter=self.pattern_filter)
         outputs = []
         for source, results in zip(todo, candidates):
-            for index, (raw, finished) in enumerate(results):
+            for index, result in enumerate(results):
+                raw, finished, failure = llm.Candidate(*result)
                 cleaned = cleaner.clean(raw, source.text, finished=finished)
-                if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
+                if failure:  # the server refused it: its words kept where the output would be
+                    raw, cleaned = failure, Cleaned("", Rejection.SERVER_FAILED)
+                elif cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
                 elif cleaned.accepted:
                     cleaned = Cleaned(cleaned.text, self.paratag_rejection(source.text, cleaned.text) or "")

@@ -258,10 +258,34 @@ def test_a_bad_generation_candidate_fails_that_candidate_only(hostile, lab):
     hostile.mode = "refuse"
     generator = llm.ServerGenerator("lab")
     decoding = {"strategy": "sampling", "max_new_tokens": 8, "temperature": 0.7, "top_p": 0.9}
-    assert generator.generate(["Rephrase: hello"], decoding=decoding, n=2, seed=1) == [[("", False), ("", False)]]
+    ((first, second),) = generator.generate(["Rephrase: hello"], decoding=decoding, n=2, seed=1)
+    for failed in (first, second):  # no text, and the server's words to say why
+        assert failed.text == "" and not failed.finished and "maximum context length" in failed.failure
     hostile.mode = "nul"
-    ((text, finished),) = generator.generate(["Rephrase: hello"], decoding=decoding, n=1, seed=1)[0:1][0]
-    assert finished and "\x00" not in text and text.encode("utf-8")
+    ((text, finished, failure),) = generator.generate(["Rephrase: hello"], decoding=decoding, n=1, seed=1)[0:1][0]
+    assert finished and not failure and "\x00" not in text and text.encode("utf-8")
+
+
+def test_a_refused_generation_candidate_is_kept_with_the_servers_words(hostile, lab, researcher, client):
+    from generation.models import create_run
+    from generation.tasks import generate_batch
+
+    hostile.mode = "refuse"
+    llm.get_generator.cache_clear()
+    campaign = Campaign.objects.create(slug="refused", name="Refused", created_by=researcher)
+    run = create_run(campaign, sources=["The cat sleeps."], templates=["naive"], model="lab", max_new_tokens=8)
+    try:
+        generate_batch(run.pk, list(run.sources.values_list("pk", flat=True)))
+    finally:
+        llm.get_generator.cache_clear()
+    (output,) = run.outputs.all()
+    assert not output.accepted and output.reject_reason == "server-failed"
+    assert "maximum context length" in output.raw_output and len(output.raw_output) <= llm.FAILURE_CHARS
+    run.refresh_from_db()
+    assert run.status == run.Status.DONE and campaign.pairs.count() == 0  # that candidate failed, not the run
+    client.force_login(researcher)
+    page = client.get(reverse("generation-show-run", args=[campaign.slug, run.pk])).content.decode()
+    assert "the LLM server refused it or answered unusably" in page and "<script>alert" not in page
 
 
 # Exports.
