@@ -217,3 +217,25 @@ def degree_correlation(degrees, pairs, metrics, directions) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["against", "n_pairs", "spearman", "kendall"])
+
+
+def span_analysis(taggings, pairs, directions, *, min_f1=TEST2_MIN_F1, theta=THETA) -> dict[str, pd.DataFrame]:
+    """The span report's tables computed from data (every one but the detectors', which read stored models):
+    `taggings` as `judge_agreement` takes them, `pairs` with `pair_id`, `corpus`, `system`, each metric of
+    `directions` and, where judges gave one, `mean_ordinal`."""
+    pairwise = judge_agreement(taggings)
+    degrees = degree(taggings, theta)
+    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "system"]], on="pair_id")
+    per_pair_columns = [
+        "pair_id", "corpus", "system", "n_taggings", "source_share", "hypothesis_share", "tagged_share", "has_span",
+        "within_theta",
+    ]  # fmt: skip
+    return {
+        "span_agreement": agreement_summary(pairwise, taggings),
+        "span_agreement_pairs": pairwise,
+        "span_agreement_test2": agreement_after_test2(taggings, min_f1),
+        "span_degree_by_corpus": degree_distribution(degrees, pairs, "corpus"),
+        "span_degree_by_system": degree_distribution(degrees, pairs, "system"),
+        "span_correlation": degree_correlation(degrees, pairs, list(directions), directions),
+        "span_degree": per_pair[per_pair_columns],
+    }

@@ -107,35 +107,14 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
     pairs = frames.pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pair_table(campaigns)["pk"].to_numpy())
     taggings = span_taggings(campaigns, pair_id_of_pk)
-    pairwise = spans.judge_agreement(taggings)
-    degrees = spans.degree(taggings, theta)
     ordinals = frames.judgments["rating"]  # the type's rating (similarity+spans: the 5-way answer's ordinal)
     if ordinals.notna().any():
         mean = pd.DataFrame({"pair_id": frames.judgments["pair_id"], "o": ordinals}).groupby("pair_id")["o"].mean()
         pairs = pairs.assign(mean_ordinal=pairs["pair_id"].map(mean))
     # The system of each pair after the campaign's System keys (reports.frames.pair_table), "–" without one.
     pairs = pairs.assign(system=pairs["system"].fillna("").replace("", NO_SYSTEM))
-    per_pair = degrees.join(pairs.set_index("pair_id")[["corpus", "system"]], on="pair_id")
     return {
-        "span_agreement": spans.agreement_summary(pairwise, taggings),
-        "span_agreement_pairs": pairwise,
-        "span_agreement_test2": spans.agreement_after_test2(taggings, min_f1),
-        "span_degree_by_corpus": spans.degree_distribution(degrees, pairs, "corpus"),
-        "span_degree_by_system": spans.degree_distribution(degrees, pairs, "system"),
-        "span_correlation": spans.degree_correlation(degrees, pairs, list(frames.directions), frames.directions),
-        "span_degree": per_pair[
-            [
-                "pair_id",
-                "corpus",
-                "system",
-                "n_taggings",
-                "source_share",
-                "hypothesis_share",
-                "tagged_share",
-                "has_span",
-                "within_theta",
-            ]
-        ],
+        **spans.span_analysis(taggings, pairs, frames.directions, min_f1=min_f1, theta=theta),
         "detector_vs_judges": detector_vs_judges(campaigns, taggings, pair_id_of_pk),
         "span_detectors": detector_cards(campaigns),
     }

@@ -198,3 +198,52 @@ def test_the_report_page_stands_when_a_step_raises(client, researcher, judged_ca
     assert "could not be computed (IndexError" in page.content.decode()
     download = client.get(reverse("reports-download-report-html") + f"?c={judged_campaign.slug}&label=gold")
     assert download.status_code == 200
+
+
+@st.composite
+def degenerate_taggings(draw):
+    """ParaTag taggings of a degenerate kind: no pair, no judge, one judge, every word tagged or none, every judge
+    alike, one-word sentences; metrics of every kind above, 5-way answers or none."""
+    n = draw(st.integers(0, 8))
+    n_judges = draw(st.integers(0, 3))
+    kind = draw(st.sampled_from(["none tagged", "all tagged", "alike", "any"]))
+    rows = []
+    for i in range(n):
+        lengths = {side: draw(st.integers(1, 5)) for side in ("source", "hypothesis")}
+        alike = {side: draw(st.lists(st.integers(0, 1), min_size=k, max_size=k)) for side, k in lengths.items()}
+        for j in range(n_judges):
+            if not (draw(st.booleans()) or j == 0):
+                continue
+            tags = {
+                "none tagged": {side: [0] * k for side, k in lengths.items()},
+                "all tagged": {side: [1] * k for side, k in lengths.items()},
+                "alike": alike,
+                "any": {side: draw(st.lists(st.integers(0, 1), min_size=k, max_size=k)) for side, k in lengths.items()},
+            }[kind]
+            rows.append({"pair_id": f"p{i}", "judge": f"judge-{j}", **{f"{s}_tags": t for s, t in tags.items()}})
+    taggings = pd.DataFrame(rows, columns=["pair_id", "judge", "source_tags", "hypothesis_tags"])
+    pairs = pd.DataFrame(
+        {
+            "pair_id": pd.Series([f"p{i}" for i in range(n)], dtype="str"),  # as `load_frames` types them
+            "corpus": pd.Series([f"c{i % 2}" for i in range(n)], dtype="str"),
+            "system": pd.Series([draw(st.sampled_from(["s0", "s1", "(no system)"])) for _ in range(n)], dtype="str"),
+            "lev": column(draw, n, draw(st.sampled_from(KINDS))),
+        }
+    )
+    if draw(st.booleans()):
+        pairs["mean_ordinal"] = column(draw, n, draw(st.sampled_from(KINDS)))
+    return pairs, taggings
+
+
+@LOOSE
+@given(frames=degenerate_taggings())
+def test_every_span_table_stands_on_degenerate_taggings(frames):
+    """The span report's tables (spans and similarity+spans campaigns), but the detectors', which read stored
+    models: each is a table, never an exception."""
+    from reports.analysis.spans import span_analysis
+    from reports.task_sections.spans import SPAN_TABLE_NAMES
+
+    pairs, taggings = frames
+    tables = span_analysis(taggings, pairs, {"lev": "lower"})
+    assert set(tables) == set(SPAN_TABLE_NAMES) - {"detector_vs_judges", "span_detectors"}
+    assert all(isinstance(table, pd.DataFrame) for table in tables.values())
