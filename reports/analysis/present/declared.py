@@ -95,7 +95,9 @@ TABLES = (
     Table("agreement", "Inter-annotator agreement", "judges", agreement_layout, "agreement"),
     Table("cohen", "Cohen's kappa of every two judges sharing enough pairs", "judges"),
     Table("auc", "ROC AUC with bootstrap 95% CI", "auc", auc_layout, "classification"),
-    Table("auc_tests", "Paired bootstrap tests of AUC differences", "auc", section="classification"),
+    # Every two metrics' tests (hundreds of rows with a full panel of metrics): a download; the page shows what
+    # they conclude, the significance clusters.
+    Table("auc_tests", "Paired bootstrap tests of AUC differences", "auc"),
     Table(
         "rank_correlation",
         "Rank correlation with the labels (judges: mean 4-point answer; gold: the 0/1 label)",
@@ -174,13 +176,7 @@ TABLES = (
         metric_clusters_layout,
         "meta",
     ),
-    Table(
-        "metric_tests",
-        "Tests of the metrics' differences",
-        "meta",
-        metric_tests_layout,
-        "meta",
-    ),
+    Table("metric_tests", "Tests of the metrics' differences", "meta", metric_tests_layout),  # a download, as auc_tests
     Table(
         "within_source",
         "Ranking inside each source's group",
