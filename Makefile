@@ -71,17 +71,22 @@ lint: install
 # Tests run in random order (pytest-randomly; its seed is printed: `-p randomly -p "randomly_seed=N"` repeats one).
 test: lint docs test-sqlite test-postgresql
 
+# Tests run in TEST_PROCESSES pytest processes (pytest-xdist; each its own SQLite file or PostgreSQL database),
+# one a core of the two-core machine the figures in docs/development/tests.md come from; 0 runs them in this one.
+TEST_PROCESSES ?= 2
+XDIST := -n $(TEST_PROCESSES) --dist worksteal
+
 test-sqlite: install wordnet $(NODE_TOOLS)/node_modules/.installed
-	OMP_NUM_THREADS=1 $(PY) -m pytest --durations=15
+	OMP_NUM_THREADS=1 $(PY) -m pytest $(XDIST) --durations=15
 
 test-postgresql: install wordnet
-	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(PG_TESTS)
+	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(XDIST) $(PG_TESTS)
 
 # The edit-test loop (docs/development/tests.md): SQLite only, and none of the tests marked as needing
 # Chromium, real servers, pdflatex, a whole per-type report or the documentation (pytest.ini's markers).
 FAST_MARKS := not browser and not integration and not pdflatex and not report and not docs
 test-fast: install wordnet
-	OMP_NUM_THREADS=1 $(PY) -m pytest -q -m "$(FAST_MARKS)" --durations=10
+	OMP_NUM_THREADS=1 $(PY) -m pytest -q $(XDIST) -m "$(FAST_MARKS)" --durations=10
 
 # The benchmarks at a small scale, to check they still run (full-size numbers: docs/operations/performance.md).
 bench: install
