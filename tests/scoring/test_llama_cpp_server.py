@@ -122,7 +122,7 @@ def test_generation_runs_through_the_server_with_concurrent_requests(server_url,
     finally:
         llm.get_generator.cache_clear()
     assert [len(candidates) for candidates in results] == [2, 2]
-    assert all(text.strip() for candidates in results for text, _ in candidates)
+    assert all(candidate.text.strip() and not candidate.failure for candidates in results for candidate in candidates)
 
 
 @pytest.mark.parametrize("metric", ["llm_vote", "llm_checked"])
