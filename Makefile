@@ -83,8 +83,9 @@ test-postgresql: install wordnet
 	OMP_NUM_THREADS=1 $(PY) -m tests.pgserver $(PY) -m pytest -q $(XDIST) $(PG_TESTS)
 
 # The edit-test loop (docs/development/tests.md): SQLite only, and none of the tests marked as needing
-# Chromium, real servers, pdflatex, a whole per-type report or the documentation (pytest.ini's markers).
-FAST_MARKS := not browser and not integration and not pdflatex and not report and not docs
+# Chromium, real servers, pdflatex, a whole per-type report, the documentation or the slowest modules (pytest.ini's
+# markers; tests/conftest.py's SLOW_MODULES).
+FAST_MARKS := not browser and not integration and not pdflatex and not report and not docs and not slow
 test-fast: install wordnet
 	OMP_NUM_THREADS=1 $(PY) -m pytest -q $(XDIST) -m "$(FAST_MARKS)" --durations=10
 

@@ -11,6 +11,52 @@ from tests.toys import TOY_TASK_TYPE, toy_metric, toy_task_type  # noqa: F401 (t
 Path(__file__).resolve().parent.parent.joinpath("var").mkdir(exist_ok=True)
 
 
+# The modules whose tests, unmarked otherwise, took the most time in a whole run (2026-11-28, two processes on the
+# two-core machine: `--durations`, docs/development/tests.md): marked `slow` here, in one place, so that
+# `make test-fast` leaves them out and stays a loop of minutes. `make test` runs them all.
+SLOW_MODULES = frozenset(
+    {
+        "tests/annotation/test_judge_steps.py",
+        "tests/generation/test_generation_backend_down.py",
+        "tests/generation/test_generation_run.py",
+        "tests/metrics/test_llm_checked.py",
+        "tests/metrics/test_llm_vote.py",
+        "tests/metrics/test_parapluie.py",
+        "tests/metrics/test_pem.py",
+        "tests/reports/test_analysis_meta.py",
+        "tests/reports/test_analysis_report.py",
+        "tests/reports/test_data_version.py",
+        "tests/reports/test_degenerate_data.py",
+        "tests/reports/test_detector_per_campaign.py",
+        "tests/reports/test_export_every_task_type.py",
+        "tests/reports/test_figures_print.py",
+        "tests/reports/test_incremental_report.py",
+        "tests/reports/test_live_report_state_machine.py",
+        "tests/reports/test_report_command.py",
+        "tests/reports/test_report_views.py",
+        "tests/reports/test_report_workers.py",
+        "tests/reports/test_span_detector.py",
+        "tests/scoring/test_hostile_llm_server.py",
+        "tests/scoring/test_llama_cpp_server.py",
+        "tests/scoring/test_llm_backends.py",
+        "tests/scoring/test_llm_scoring_service.py",
+        "tests/system/test_security_admin.py",
+        "tests/system/test_security_defaults.py",
+        "tests/system/test_security_exports.py",
+        "tests/system/test_security_hardening.py",
+        "tests/system/test_security_resume.py",
+        "tests/system/test_security_smaller.py",
+        "tests/system/test_settings.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def researcher(db):
     return get_user_model().objects.create_user("researcher", password="pw-researcher-123", is_staff=True)

@@ -96,10 +96,13 @@ def wait_for_port(port, timeout=60.0):
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
 
 
-def wait_for_answer(port, path, timeout=300.0):
-    """Until a GET of `path` on 127.0.0.1:`port` gets any HTTP answer (a server up, its app loaded)."""
+def wait_for_answer(port, path, process=None, timeout=300.0):
+    """Until a GET of `path` on 127.0.0.1:`port` gets any HTTP answer (a server up, its app loaded); RuntimeError
+    at once if the server's `process` exits first (its own output says why)."""
 
     def answers():
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server on port {port} exited ({process.returncode}) before answering")
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
         try:
             connection.request("GET", path)
@@ -226,7 +229,7 @@ def production_gunicorn(connection, **extra_env):
     try:
         # The port opens before the worker has imported the app (seconds, a minute on a loaded machine): a test's
         # first request waits for an answer, not only for the port.
-        wait_for_answer(port, "/accounts/login/")
+        wait_for_answer(port, "/accounts/login/", process)
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)
