@@ -3,7 +3,9 @@
 # rundemo) on a scratch copy of the clone with a fresh database, free ports and its own Redis,
 # timed from the first step until the judge link answers and until every score is stored.
 # Usage, from the clone after `make install`: bench/demo_timing.sh
-# Prints one line every 5 s (scores stored, load average), then stops the demo.
+# IMPORT_PAIRS=1725 bench/demo_timing.sh also imports that many generated pairs into another campaign as soon
+# as the judge link answers (the demo's pairs must still be scored first: issue 47's 10-minute check).
+# Prints one line every 5 s (the demo's scores stored, load average), then stops the demo.
 set -euo pipefail
 clone=$(pwd)
 scratch=$(mktemp -d)
@@ -31,8 +33,19 @@ while true; do
   if [ -z "$answered" ] && [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$web/j/demo/")" = 200 ]; then
     answered=1
     echo "+$(elapsed) s: the judge link answers"
+    if [ "${IMPORT_PAIRS:-0}" -gt 0 ]; then
+      $py -c "
+import json, sys
+from bench.parapluie import generate_pairs
+sources, hypotheses = generate_pairs(int(sys.argv[1]))
+for i, (s, h) in enumerate(zip(sources, hypotheses)):
+    print(json.dumps({'id': f'big{i}', 'source': s, 'hypothesis': h}))
+" "$IMPORT_PAIRS" > big.jsonl
+      $py manage.py import_pairs big big.jsonl --create >/dev/null
+      echo "+$(elapsed) s: $IMPORT_PAIRS more pairs imported into campaign big"
+    fi
   fi
-  stored=$($py -c "import sqlite3; print(sqlite3.connect('db.sqlite3').execute('SELECT count(*) FROM scoring_score').fetchone()[0])")
+  stored=$($py -c "import sqlite3; print(sqlite3.connect('db.sqlite3').execute(\"SELECT count(*) FROM scoring_score s JOIN campaigns_pair p ON s.pair_id = p.id JOIN campaigns_campaign c ON p.campaign_id = c.id WHERE c.slug = 'demo'\").fetchone()[0])")
   echo "+$(elapsed) s: $stored/$expected scores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "$stored" -ge "$expected" ]; then
     echo "+$(elapsed) s: all $expected scores stored"
