@@ -484,7 +484,9 @@ def start_gunicorn(env, port, workers=4):
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=REPO, env=env)
     try:
-        servers.wait_for_port(port, timeout=60)
+        # The port opens before a worker has imported the app (seconds, a minute on a loaded machine): wait for an
+        # answer, and stop waiting at once if gunicorn exits (a worker that fails to boot stops it).
+        servers.wait_for_answer(port, "/accounts/login/", process)
     except RuntimeError:
         servers.stop(process)
         raise

@@ -25,10 +25,9 @@ from metrics.loading import (
     model_revision,
 )
 from metrics.untrusted import shown
+from parasol.llm_backends import MESSAGE_CHARS
 
 from .errors import GenerationError
-
-FAILURE_CHARS = 300  # a server's words about a failed candidate, as kept and shown
 
 SETTING = "GENERATION_MODELS"
 logger = logging.getLogger(__name__)
@@ -181,7 +180,7 @@ class ServerGenerator:
                 choice = self.client.completion(prompt, seed=candidate_seed, **options)
             except PairFailed as error:
                 logger.warning("A candidate of model %s failed: %s", self.model, error)
-                return Candidate("", False, shown(str(error))[:FAILURE_CHARS] or "no usable answer")
+                return Candidate("", False, shown(str(error))[:MESSAGE_CHARS] or "no usable answer")
             return Candidate(choice["text"], choice.get("finish_reason") == "stop")
 
         answers = self.client.map(one, [(prompt, seed + k) for prompt in prompts for k in range(n)])

@@ -438,10 +438,11 @@ class GenerationRun(models.Model):
         for source, results in zip(todo, candidates):
             for index, result in enumerate(results):
                 raw, finished, failure = llm.Candidate(*result)
-                cleaned = cleaner.clean(raw, source.text, finished=finished)
                 if failure:  # the server refused it: its words kept where the output would be
                     raw, cleaned = failure, Cleaned("", Rejection.SERVER_FAILED)
-                elif cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
+                else:
+                    cleaned = cleaner.clean(raw, source.text, finished=finished)
+                if cleaned.accepted and (source.pk, comparable(cleaned.text)) in seen:
                     cleaned = Cleaned(cleaned.text, Rejection.DUPLICATE)
                 elif cleaned.accepted:
                     cleaned = Cleaned(cleaned.text, self.paratag_rejection(source.text, cleaned.text) or "")

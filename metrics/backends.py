@@ -19,9 +19,11 @@ log-probabilities, clean text. ``ServerClient`` is the one way out to a server.
 import json
 import logging
 import os
+import socket
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as Late
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -266,9 +268,6 @@ _RESOLVER = ThreadPoolExecutor(max_workers=4, thread_name_prefix="llm-resolve")
 
 def _resolve(host, port, timeout):
     """The IP addresses of `host`, looked up within `timeout` seconds (httpcore.ConnectTimeout past it)."""
-    import socket
-    from concurrent.futures import TimeoutError as Late
-
     import httpcore
 
     try:

@@ -227,9 +227,6 @@ def production_gunicorn(connection, **extra_env):
     port = free_port()
     process = load_judges.start_gunicorn(env, port, workers=1)
     try:
-        # The port opens before the worker has imported the app (seconds, a minute on a loaded machine): a test's
-        # first request waits for an answer, not only for the port.
-        wait_for_answer(port, "/accounts/login/", process)
         yield f"http://127.0.0.1:{port}"
     finally:
         stop(process)

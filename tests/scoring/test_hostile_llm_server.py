@@ -14,6 +14,7 @@ from campaigns.models import Campaign
 from generation import llm
 from metrics.backends import BackendUnavailable, ServerClient, parse_backends
 from metrics.base import Metric, PairFailed, ScoresFailed
+from parasol.llm_backends import MESSAGE_CHARS
 from scoring import service
 from scoring.models import Score, ScoreFailure
 from tests.factories import add_pairs
@@ -280,7 +281,7 @@ def test_a_refused_generation_candidate_is_kept_with_the_servers_words(hostile, 
         llm.get_generator.cache_clear()
     (output,) = run.outputs.all()
     assert not output.accepted and output.reject_reason == "server-failed"
-    assert "maximum context length" in output.raw_output and len(output.raw_output) <= llm.FAILURE_CHARS
+    assert "maximum context length" in output.raw_output and len(output.raw_output) <= MESSAGE_CHARS
     run.refresh_from_db()
     assert run.status == run.Status.DONE and campaign.pairs.count() == 0  # that candidate failed, not the run
     client.force_login(researcher)
