@@ -5,7 +5,8 @@
 # Usage, from the clone after `make install`: bench/demo_timing.sh
 # IMPORT_PAIRS=1725 bench/demo_timing.sh also imports that many generated pairs into another campaign as soon
 # as the judge link answers (the demo's pairs must still be scored first: issue 47's 10-minute check).
-# Prints one line every 5 s (the demo's scores stored, load average), then stops the demo.
+# Prints one line every 5 s (the demo's scores stored, load average), then stops the demo;
+# GIVE_UP_SECONDS (default 1800) stops it earlier, printing the demo's scores per metric.
 set -euo pipefail
 clone=$(pwd)
 scratch=$(mktemp -d)
@@ -49,6 +50,11 @@ for i, (s, h) in enumerate(zip(sources, hypotheses)):
   echo "+$(elapsed) s: $stored/$expected scores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
   if [ "$stored" -ge "$expected" ]; then
     echo "+$(elapsed) s: all $expected scores stored"
+    break
+  fi
+  if [ "$(elapsed)" -ge "${GIVE_UP_SECONDS:-1800}" ]; then
+    echo "+$(elapsed) s: given up; the demo's scores per metric:"
+    $py -c "import sqlite3; [print(f'  {m}: {n}') for m, n in sqlite3.connect('db.sqlite3').execute(\"SELECT s.metric, count(*) FROM scoring_score s JOIN campaigns_pair p ON s.pair_id = p.id JOIN campaigns_campaign c ON p.campaign_id = c.id WHERE c.slug = 'demo' GROUP BY s.metric\")]"
     break
   fi
   sleep 5

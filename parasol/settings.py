@@ -358,8 +358,10 @@ PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000,
 # most this many batches of each campaign already being scored.
 PARASOL_SCORING_BATCHES_PER_CAMPAIGN = env_int("PARASOL_SCORING_BATCHES_PER_CAMPAIGN", 2, minimum=1)
 # Seconds a batch should take: batches are sized from each metric's measured speed (never above
-# the sizes above), so an LLM batch on two cores ends in minutes, not in a quarter of an hour.
-PARASOL_SCORING_BATCH_SECONDS = env_int("PARASOL_SCORING_BATCH_SECONDS", 60, minimum=1)
+# the sizes above). It is the queue's time slice: another campaign's new batch waits behind at
+# most BATCHES_PER_CAMPAIGN batches of this length per campaign and metric being scored (the
+# demo's 60 pairs beside a 1,725-pair import: its last LLM batches waited minutes at 60 s).
+PARASOL_SCORING_BATCH_SECONDS = env_int("PARASOL_SCORING_BATCH_SECONDS", 30, minimum=1)
 # Batches of one generation run waiting or running at once (generation/tasks.py): runs of
 # several researchers take turns on the generation workers, batch by batch.
 PARASOL_GENERATION_BATCHES_PER_RUN = env_int("PARASOL_GENERATION_BATCHES_PER_RUN", 2, minimum=1)

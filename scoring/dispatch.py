@@ -92,9 +92,15 @@ def _top_up(r, key, campaign_pk, metric, send):
 
 
 def next_batch(campaign_pk, after, size):
-    """The pks of the campaign's next `size` scorable pairs after pk `after` (scored ones are skipped by the task)."""
+    """The pks of the campaign's next `size` scorable pairs after pk `after` (scored ones are skipped by the task).
+
+    When fewer than half a batch would be left after them, they come too: a last batch of a few pairs
+    would wait a whole round of the queue behind the other campaigns' batches for seconds of work.
+    """
     pairs = service.scorable_pairs().filter(campaign_id=campaign_pk, pk__gt=after).order_by("pk")
-    return list(pairs.values_list("pk", flat=True)[:size])
+    most = size + size // 2
+    pks = list(pairs.values_list("pk", flat=True)[: most + 1])
+    return pks if len(pks) <= most else pks[:size]
 
 
 def first_unscored(metric, signature, campaign_pk=None):

@@ -61,6 +61,23 @@ def test_each_campaign_has_at_most_its_share_queued_and_a_finished_batch_brings_
     assert dispatch.batches_in_flight(big.pk, "lev") == 0  # the pass ended and its state went with it
 
 
+@pytest.mark.django_db
+def test_a_pass_never_ends_on_a_batch_of_a_few_pairs(redis_broker, settings):
+    """A last batch of a pair or two would wait a whole round of the queue: under half a batch, it joins the one before."""
+    from campaigns.models import Campaign
+
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 10
+    campaign = Campaign.objects.create(slug="odd", name="Odd")
+    add_pairs(campaign, 24)
+    sent = []
+    send = lambda metric, campaign_pk, pks: sent.append(pks)  # noqa: E731
+    dispatch.start_pass(campaign.pk, "lev", 1, send)
+    while len(sent) < 2 or dispatch.batches_in_flight(campaign.pk, "lev"):
+        dispatch.finished(campaign.pk, "lev", send)
+    assert [len(pks) for pks in sent] == [10, 14]  # not 10, 10, 4
+    assert sorted(pk for pks in sent for pk in pks) == sorted(campaign.pairs.values_list("pk", flat=True))
+
+
 @pytest.mark.django_db  # an LLM metric's batch size reads its campaign's backend
 def test_a_slow_metric_gets_batches_of_bounded_time(redis_broker, settings):
     settings.PARASOL_SCORING_BATCH_SIZE = 64
