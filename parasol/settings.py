@@ -136,6 +136,7 @@ INSTALLED_APPS = [
     "scoring",
     "generation",
     "reports",
+    "demo",
 ]
 
 MIDDLEWARE = [

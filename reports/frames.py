@@ -307,17 +307,17 @@ def _signatures_and_notes(groups):
 MAX_EXCLUDED_IN_SPAN = 5_000
 
 
-def pair_span(campaigns):
-    """`real_pair_span` of the campaigns' real pairs, read from the `pair_state` index alone."""
-    return real_pair_span(campaigns, _pair_state(campaigns))
+def pair_pk_range(campaigns):
+    """`real_pair_pk_range` of the campaigns' real pairs, read from the `pair_state` index alone."""
+    return real_pair_pk_range(campaigns, _pair_state(campaigns))
 
 
-def score_groups(campaigns, span, counted=None) -> dict:
-    """The signature groups of the campaigns' real scores (`scoring.service.signature_groups`), through `span`
+def score_groups(campaigns, pk_range, counted=None) -> dict:
+    """The signature groups of the campaigns' real scores (`scoring.service.signature_groups`), through `pk_range`
     when there is one; `counted`: how `signature_groups_in` counts them (e.g. in worker processes)."""
-    if span is None:
+    if pk_range is None:
         return signature_groups(_real_scores(campaigns))
-    return signature_groups_in(span, counted)
+    return signature_groups_in(pk_range, counted)
 
 
 def _pair_state(campaigns) -> dict:
@@ -325,7 +325,7 @@ def _pair_state(campaigns) -> dict:
     return _real_pairs(campaigns).aggregate(n=Count("pk"), first=Min("pk"), last=Max("pk"))
 
 
-def real_pair_span(campaigns, pairs):
+def real_pair_pk_range(campaigns, pairs):
     """(after, last, excluded pks): the real pairs of `campaigns` as a pk range less the other pairs inside it.
 
     None when the range holds too many other pairs (campaigns imported in turns) to be worth it.
@@ -345,7 +345,7 @@ def real_pair_span(campaigns, pairs):
 
 
 def _signature_groups(campaigns):
-    return score_groups(campaigns, pair_span(campaigns))
+    return score_groups(campaigns, pair_pk_range(campaigns))
 
 
 def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
@@ -354,10 +354,10 @@ def latest_metric_scores(campaigns, signatures=None, pk_range=None) -> Scores:
     Given `signatures` (of `metric_signatures`), only the pairs of `pk_range` are read: one page of an export.
     """
     if signatures is None and pk_range is None:
-        span = pair_span(campaigns)
-        if span is not None:
-            groups = score_groups(campaigns, span)
-            return scores_of(groups, {metric: read_column(span, found[0]) for metric, found in groups.items()})
+        pk_range = pair_pk_range(campaigns)
+        if pk_range is not None:
+            groups = score_groups(campaigns, pk_range)
+            return scores_of(groups, {metric: read_column(pk_range, found[0]) for metric, found in groups.items()})
     notes = []
     if signatures is None:
         signatures, notes = metric_signatures(campaigns)
@@ -379,21 +379,21 @@ def _wide(columns, signatures):
     return wide
 
 
-def read_column(span, group, newer_than=0) -> pd.Series:
-    """One metric's column under one signature (a `score_groups` group) over `span`, indexed by pair pk;
+def read_column(pk_range, group, newer_than=0) -> pd.Series:
+    """One metric's column under one signature (a `score_groups` group) over `pk_range`, indexed by pair pk;
     `newer_than`: only the scores of higher id."""
     if newer_than:
-        return _value_series(values_in(span, group["metric"], group["signature"], newer_than=newer_than))
-    return _read_column(span, group["metric"], group["signature"], group["n"])
+        return _value_series(values_in(pk_range, group["metric"], group["signature"], newer_than=newer_than))
+    return _read_column(pk_range, group["metric"], group["signature"], group["n"])
 
 
-def _read_column(span, metric, signature, n):
-    after, last, excluded = span
-    if n == last - after and not excluded:  # every pair of the span scored: its pks need not be read
-        rows = values_by_pair(span, metric, signature)
+def _read_column(pk_range, metric, signature, n):
+    after, last, excluded = pk_range
+    if n == last - after and not excluded:  # every pair of the range scored: its pks need not be read
+        rows = values_by_pair(pk_range, metric, signature)
         values = np.fromiter(chain.from_iterable(rows), dtype=float, count=len(rows))  # a fifth of np.array's time
         return pd.Series(values, index=np.arange(after + 1, last + 1, dtype=np.int64))
-    return _value_series(values_in(span, metric, signature))
+    return _value_series(values_in(pk_range, metric, signature))
 
 
 def _value_series(rows) -> pd.Series:

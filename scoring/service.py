@@ -417,17 +417,17 @@ def scored_signatures():
     return found
 
 
-def _in_span(metric, signature, span):
-    """The scores of (metric, signature) on a pair span: pks in (after, last], less the `excluded` ones."""
-    after, last, excluded = span
+def _in_pk_range(metric, signature, pk_range):
+    """The scores of (metric, signature) on a pk range: pks in (after, last], less the `excluded` ones."""
+    after, last, excluded = pk_range
     scores = Score.objects.order_by().filter(metric=metric, signature=signature, pair_id__gt=after, pair_id__lte=last)
     return scores.exclude(pair_id__in=excluded) if excluded else scores
 
 
-def signature_groups_in(span, counted=None):
-    """`signature_groups` of the scores on a pair span, each group's count and newest id read from the index alone.
+def signature_groups_in(pk_range, counted=None):
+    """`signature_groups` of the scores on a pk range, each group's count and newest id read from the index alone.
 
-    `span`: (after, last, excluded pks): the pairs of one or more campaigns, when their pks lie
+    `pk_range`: (after, last, excluded pks): the pairs of one or more campaigns, when their pks lie
     close together (an import allocates them in a row). Same groups, same order as
     `signature_groups` of those pairs' scores, at a fraction of its cost on a large campaign.
     `counted(function, arguments)`: runs `function(*arguments)` for each of `arguments`, in order
@@ -436,7 +436,7 @@ def signature_groups_in(span, counted=None):
     signatures = scored_signatures()
     counted = counted or (lambda function, arguments: [function(*each) for each in arguments])
     groups = {}
-    for (metric, signature), found in zip(signatures, counted(group_in, [(m, s, span) for m, s in signatures])):
+    for (metric, signature), found in zip(signatures, counted(group_in, [(m, s, pk_range) for m, s in signatures])):
         if found["n"]:
             groups.setdefault(metric, []).append({"metric": metric, "signature": signature, **found})
     for found in groups.values():
@@ -444,26 +444,26 @@ def signature_groups_in(span, counted=None):
     return _in_registry_order(groups)
 
 
-def group_in(metric, signature, span) -> dict:
-    """{latest, n}: the newest score id and the count of (metric, signature) on a pair span."""
-    return _in_span(metric, signature, span).aggregate(latest=Max("id"), n=Count("id"))
+def group_in(metric, signature, pk_range) -> dict:
+    """{latest, n}: the newest score id and the count of (metric, signature) on a pk range."""
+    return _in_pk_range(metric, signature, pk_range).aggregate(latest=Max("id"), n=Count("id"))
 
 
-def values_in(span, metric, signature, newer_than=0):
-    """[(pair_pk, value), ...] of (metric, signature) on a pair span, read from the covering index alone.
+def values_in(pk_range, metric, signature, newer_than=0):
+    """[(pair_pk, value), ...] of (metric, signature) on a pk range, read from the covering index alone.
 
     `newer_than`: only the scores with a higher id (those stored since a cached column was read).
     """
-    scores = _in_span(metric, signature, span)
+    scores = _in_pk_range(metric, signature, pk_range)
     if newer_than:
         scores = scores.filter(id__gt=newer_than)
     return raw_rows(scores.values_list("pair_id", "value"))
 
 
-def values_by_pair(span, metric, signature):
-    """[(value,), ...] of (metric, signature) on a pair span in pair order: when every pair of the span
-    has a score, the pks are the span's and need not be read (a quarter of the reading time)."""
-    return raw_rows(_in_span(metric, signature, span).order_by("pair_id").values_list("value"))
+def values_by_pair(pk_range, metric, signature):
+    """[(value,), ...] of (metric, signature) on a pk range in pair order: when every pair of the range
+    has a score, the pks are the range's and need not be read (a quarter of the reading time)."""
+    return raw_rows(_in_pk_range(metric, signature, pk_range).order_by("pair_id").values_list("value"))
 
 
 def latest_signatures(scores):

@@ -2,7 +2,7 @@
 
 import grimp
 
-APPS = ("campaigns", "annotation", "scoring", "generation", "reports")
+APPS = ("metrics", "campaigns", "annotation", "scoring", "generation", "reports", "demo")
 
 
 def strongly_connected_groups(graph):

@@ -30,12 +30,12 @@ COLUMN_READS = ("pairs", "scores_changed")
 class DataState:
     """What a report of some campaigns is computed from, read cheaply (no score, no sentence is read).
 
-    `versions`: the campaigns' data versions, read first; `span`: `frames.real_pair_span`;
+    `versions`: the campaigns' data versions, read first; `pk_range`: `frames.real_pair_pk_range`;
     `groups`: the scores' signature groups (`frames.score_groups`).
     """
 
     versions: tuple
-    span: tuple | None
+    pk_range: tuple | None
     groups: dict
 
     def versions_of(self, parts=None) -> tuple:
@@ -48,11 +48,18 @@ def data_state(campaigns, store=None, workers=None) -> DataState:
     (`reports.machinery.workers.ReportWorkers`) count them at once."""
     campaigns = list(campaigns)
     versions = DataVersion.of(campaigns)  # before the data: a write committed meanwhile is a newer version
-    span = frames.pair_span(campaigns)
+    pk_range = frames.pair_pk_range(campaigns)
     counted = workers.queries() if workers is not None else None
-    state = DataState(versions, span, {})
+    state = DataState(versions, pk_range, {})
     state.groups = kept(
-        store, state, GROUPS_READS, frames.score_groups, campaigns, span, counted=counted, inputs=(digest(span),)
+        store,
+        state,
+        GROUPS_READS,
+        frames.score_groups,
+        campaigns,
+        pk_range,
+        counted=counted,
+        inputs=(digest(pk_range),),
     )
     return state
 
@@ -91,7 +98,7 @@ def report_frames(campaigns, store=None, state=None, workers=None) -> ReportFram
         scores = _scores_in_workers(state, workers) or _scores_read_here(state)  # started before the pairs are read
         return ReportFrames(frames.load_frames(campaigns, hypotheses=False, scores=scores), {})
     pairs, pks, known_digests, selection = kept(store, state, PAIRS_READS, _pairs_with_digests, campaigns)
-    scores = partial(_kept_scores, state, store) if state.span is not None else None
+    scores = partial(_kept_scores, state, store) if state.pk_range is not None else None
     loaded = frames.load_frames(campaigns, hypotheses=False, pairs=(pairs, pks), scores=scores, selection=selection)
     return ReportFrames(loaded, known_digests)
 
@@ -105,10 +112,12 @@ def _pairs_with_digests(campaigns):
 
 def _scores_in_workers(state, workers):
     """The function returning the `Scores`, each column being read by `workers` from now on;
-    None where they may not query or the pairs form no span (the scores are then read here)."""
-    if not workers.can_query or state.span is None:
+    None where they may not query or the pairs form no pk range (the scores are then read here)."""
+    if not workers.can_query or state.pk_range is None:
         return None
-    read = {metric: workers.query(frames.read_column, state.span, found[0]) for metric, found in state.groups.items()}
+    read = {
+        metric: workers.query(frames.read_column, state.pk_range, found[0]) for metric, found in state.groups.items()
+    }
     return partial(_scores_of_futures, state.groups, read)
 
 
@@ -117,11 +126,11 @@ def _scores_of_futures(groups, read):
 
 
 def _scores_read_here(state):
-    """The function reading the `Scores` of the groups already counted; None without a span (read as usual)."""
-    if state.span is None:
+    """The function reading the `Scores` of the groups already counted; None without a pk range (read as usual)."""
+    if state.pk_range is None:
         return None
     return lambda: frames.scores_of(
-        state.groups, {m: frames.read_column(state.span, g[0]) for m, g in state.groups.items()}
+        state.groups, {m: frames.read_column(state.pk_range, g[0]) for m, g in state.groups.items()}
     )
 
 
@@ -140,18 +149,18 @@ def _column(state, group, store) -> pd.Series:
     """
     n, latest = group["n"], group["latest"]
     key = store.key(
-        "column", state.versions_of(COLUMN_READS), digest((state.span, group["metric"], group["signature"]))
+        "column", state.versions_of(COLUMN_READS), digest((state.pk_range, group["metric"], group["signature"]))
     )
     kept_column = store.get(key)
     if kept_column is not None and (kept_column["n"], kept_column["latest"]) == (n, latest):
         return kept_column["column"]
     column = None
     if kept_column is not None and kept_column["n"] < n:
-        added = frames.read_column(state.span, group, newer_than=kept_column["latest"])
+        added = frames.read_column(state.pk_range, group, newer_than=kept_column["latest"])
         if len(kept_column["column"]) + len(added) == n:
             column = pd.concat([kept_column["column"], added])
     if column is None:
-        column = frames.read_column(state.span, group)
+        column = frames.read_column(state.pk_range, group)
     if len(column) == n:
         store.set(key, {"n": n, "latest": latest, "column": column}, CACHE_SECONDS)
     return column

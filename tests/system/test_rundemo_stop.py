@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 from celery import Celery
 
-from reports.management.commands.rundemo import WORKERS
+from demo.management.commands.rundemo import WORKERS
 from tests import servers
 
 pytestmark = pytest.mark.integration

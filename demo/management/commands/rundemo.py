@@ -13,7 +13,7 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERNAME
+from demo.management.commands.load_demo import DEMO_PASSWORD, DEMO_USERNAME
 from scoring.tasks import queue_sweep
 
 HOST = "127.0.0.1"
