@@ -354,14 +354,13 @@ if _unknown_metrics:
 # where per-task costs (queueing, one query, one insert) would otherwise dominate.
 PARASOL_SCORING_BATCH_SIZE = env_int("PARASOL_SCORING_BATCH_SIZE", 64, minimum=1)
 PARASOL_CPU_SCORING_BATCH_SIZE = env_int("PARASOL_CPU_SCORING_BATCH_SIZE", 1000, minimum=1)
-# Fair shares (scoring/dispatch.py): batches of one campaign and metric waiting or running at
-# once; each that ends queues the campaign's next. Another campaign's new batch waits behind at
-# most this many batches of each campaign already being scored.
+# Fair shares (scoring/dispatch.py): batches of one campaign waiting or running at once in each
+# queue, its metrics taken in turn; each that ends queues the campaign's next. Another campaign's
+# new batch waits behind at most this many batches of each campaign already being scored.
 PARASOL_SCORING_BATCHES_PER_CAMPAIGN = env_int("PARASOL_SCORING_BATCHES_PER_CAMPAIGN", 2, minimum=1)
 # Seconds a batch should take: batches are sized from each metric's measured speed (never above
 # the sizes above). It is the queue's time slice: another campaign's new batch waits behind at
-# most BATCHES_PER_CAMPAIGN batches of this length per campaign and metric being scored (the
-# demo's 60 pairs beside a 1,725-pair import: its last LLM batches waited minutes at 60 s).
+# most BATCHES_PER_CAMPAIGN batches of this length per campaign being scored.
 PARASOL_SCORING_BATCH_SECONDS = env_int("PARASOL_SCORING_BATCH_SECONDS", 30, minimum=1)
 # Batches of one generation run waiting or running at once (generation/tasks.py): runs of
 # several researchers take turns on the generation workers, batch by batch.

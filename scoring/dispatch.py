@@ -1,16 +1,18 @@
 """Fair shares of the scoring workers: each campaign's batches are handed out in turn.
 
-Nothing is queued in bulk. Per (campaign, metric) at most PARASOL_SCORING_BATCHES_PER_CAMPAIGN
-batches wait in the metric's queue (or run) at once, and each batch that finishes queues
-that campaign's next one. A queue is first come, first served, so a campaign's new batch
-waits behind at most that many batches of each other campaign: one researcher's 400,000
-pairs hold another's 60 back by a few batches, not by all of theirs.
+Nothing is queued in bulk. Per campaign and queue at most PARASOL_SCORING_BATCHES_PER_CAMPAIGN
+batches wait in the queue (or run) at once, and each batch that finishes queues that campaign's
+next one on that queue, its metrics taken in turn. A queue is first come, first served, so a
+campaign's new batch waits behind at most that many batches of each other campaign: one
+researcher's 400,000 pairs hold another's 60 back by a few batches, not by all of theirs, and a
+campaign's share does not shrink when it has fewer metrics left to score than another.
 
-The state of a (campaign, metric) pass is a Redis hash on the broker, changed under a Redis
-lock: `cursor` (the last pair pk handed out), `inflight` (batches queued or running) and
-`rewind` (where to start again once the pass ends, when the sweep found pairs behind the
-cursor). It expires when nothing touches it for longer than a task may take (a batch lost
-with a flushed Redis); the periodic sweep then starts the campaign's pass again.
+The state of a (campaign, metric) pass is a Redis hash on the broker: `cursor` (the last pair pk
+handed out), `inflight` (batches queued or running), `turn` (when it was last handed a batch),
+`queue`, and `rewind` (where to start again once the pass ends, when the sweep found pairs behind
+the cursor). A campaign's passes on one queue are listed in its share (a Redis set) and changed
+under the share's Redis lock. Both expire when nothing touches them for longer than a task may
+take (a batch lost with a flushed Redis); the periodic sweep then starts the campaign's pass again.
 
 Batches are sized by time, not pairs: the recent speed of each metric (pairs per second
 of a worker) times PARASOL_SCORING_BATCH_SECONDS, never more than the configured sizes, so
@@ -45,50 +47,97 @@ def _pass_key(metric, campaign_pk):
     return f"parasol:scoring-pass:{metric}:{campaign_pk}"
 
 
+def _share_key(queue, campaign_pk):
+    """The campaign's share of one queue: the set of its metrics with a pass there (and, beside it, its lock
+    and the counter that takes the passes in turn)."""
+    return f"parasol:scoring-share:{queue}:{campaign_pk}"
+
+
+def _queue_of_pass(metric, campaign_pk):
+    return scoring_queue("scoring.tasks.score_batch", [metric, [], campaign_pk], {})
+
+
 def start_pass(campaign_pk, metric, from_pk, send):
     """Score the campaign's pairs from `from_pk` on, a few batches at a time.
 
     `send(metric, campaign_pk, pks)` queues one batch.
     """
     key = _pass_key(metric, campaign_pk)
-    with _locked(key) as r:
+    queue = _queue_of_pass(metric, campaign_pk)
+    share = _share_key(queue, campaign_pk)
+    with _locked(share) as r:
         state = r.hgetall(key)
         if not state:
-            r.hset(key, mapping={"cursor": from_pk - 1, "inflight": 0})
+            r.hset(key, mapping={"cursor": from_pk - 1, "inflight": 0, "turn": 0, "queue": queue})
         elif from_pk - 1 < int(state[b"cursor"]):  # behind the cursor: once this pass ends
             rewind = min(from_pk - 1, int(state.get(b"rewind", from_pk - 1)))
             r.hset(key, "rewind", rewind)
-        _top_up(r, key, campaign_pk, metric, send)
+        r.sadd(share, metric)
+        _top_up(r, share, campaign_pk, send)
 
 
 def finished(campaign_pk, metric, send):
-    """A batch of this campaign ended (scored, or given up): queue its next one."""
+    """A batch of this campaign ended (scored, or given up): queue its next one on that queue."""
     key = _pass_key(metric, campaign_pk)
-    with _locked(key) as r:
+    # The queue the pass was started on (a backend changed meanwhile moves its next pass, not this one).
+    queue = client().hget(key, "queue")
+    share = _share_key(queue.decode() if queue else _queue_of_pass(metric, campaign_pk), campaign_pk)
+    with _locked(share) as r:
         if r.exists(key):
             r.hset(key, "inflight", max(0, int(r.hget(key, "inflight") or 0) - 1))
-            _top_up(r, key, campaign_pk, metric, send)
+        _top_up(r, share, campaign_pk, send)
 
 
-def _top_up(r, key, campaign_pk, metric, send):
-    state = {name.decode(): int(value) for name, value in r.hgetall(key).items()}
-    cursor, inflight = state["cursor"], state["inflight"]
-    size = batch_size(metric, campaign_pk)
-    while inflight < settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN:
-        batch = next_batch(campaign_pk, cursor, size)
-        if not batch and "rewind" in state:  # the pass is over: go back for what the sweep found behind it
-            cursor = state.pop("rewind")
-            r.hdel(key, "rewind")
-            continue
+def _top_up(r, share, campaign_pk, send):
+    """Queue the campaign's next batches on the share's queue until it has PARASOL_SCORING_BATCHES_PER_CAMPAIGN
+    there, taking its metrics' passes in turn (the one with the fewest batches out, then the one served longest
+    ago). The share is the campaign's, not each metric's: a campaign with one slow metric left gets as many
+    places in the queue as one scoring four metrics."""
+    passes = {}
+    for raw in r.smembers(share):
+        metric = raw.decode()
+        state = r.hgetall(_pass_key(metric, campaign_pk))
+        if state:
+            passes[metric] = {"turn": 0} | {
+                name.decode(): int(value) for name, value in state.items() if name != b"queue"
+            }
+        else:  # expired with nothing touching it (a batch lost with a flushed Redis): the sweep starts it again
+            r.srem(share, metric)
+    inflight = sum(state["inflight"] for state in passes.values())
+    waiting = dict(passes)  # the passes that may still have a batch to hand out
+    while inflight < settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN and waiting:
+        metric = min(waiting, key=lambda m: (waiting[m]["inflight"], waiting[m]["turn"], m))
+        state = waiting[metric]
+        batch = _next_of_pass(r, metric, campaign_pk, state)
         if not batch:
-            break
+            del waiting[metric]
+            continue
         send(metric, campaign_pk, batch)
-        cursor, inflight = batch[-1], inflight + 1
-        r.hset(key, mapping={"cursor": cursor, "inflight": inflight})
-    if inflight == 0:
-        r.delete(key)  # the pass is complete
-    else:
-        r.expire(key, settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600)
+        state.update(cursor=batch[-1], inflight=state["inflight"] + 1, turn=r.incr(f"{share}:turn"))
+        r.hset(_pass_key(metric, campaign_pk), mapping={k: state[k] for k in ("cursor", "inflight", "turn")})
+        inflight += 1
+    ttl = settings.CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] + 600
+    for metric, state in passes.items():
+        key = _pass_key(metric, campaign_pk)
+        if state["inflight"] == 0 and metric not in waiting:  # nothing out, nothing left: the pass is complete
+            r.delete(key)
+            r.srem(share, metric)
+        else:
+            r.expire(key, ttl)
+    r.expire(share, ttl)
+    r.expire(f"{share}:turn", ttl)
+
+
+def _next_of_pass(r, metric, campaign_pk, state):
+    """The pass's next batch; when its pass is over, it goes back for what the sweep found behind it (`rewind`)."""
+    size = batch_size(metric, campaign_pk)
+    while True:
+        batch = next_batch(campaign_pk, state["cursor"], size)
+        if batch or "rewind" not in state:
+            return batch
+        state["cursor"] = state.pop("rewind")
+        r.hdel(_pass_key(metric, campaign_pk), "rewind")
+        r.hset(_pass_key(metric, campaign_pk), "cursor", state["cursor"])
 
 
 def next_batch(campaign_pk, after, size):

@@ -62,6 +62,40 @@ def test_each_campaign_has_at_most_its_share_queued_and_a_finished_batch_brings_
 
 
 @pytest.mark.django_db
+def test_a_campaign_with_one_metric_left_keeps_its_share_beside_one_scoring_several(redis_broker, settings):
+    """The share is per campaign and queue, not per metric: a campaign whose one slow metric is left is not
+    held to a fifth of the queue by another scoring four (the demo's last LLM metric beside an import)."""
+    from campaigns.models import Campaign
+
+    settings.PARASOL_CPU_SCORING_BATCH_SIZE = 5
+    settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = 2
+    big, small = Campaign.objects.create(slug="big", name="Big"), Campaign.objects.create(slug="small", name="Small")
+    add_pairs(big, 100)
+    add_pairs(small, 20)
+    metrics = ["lev", "bleu", "wer", "meteor"]  # all on the cpu queue
+    fifo = []
+    send = lambda metric, campaign_pk, pks: fifo.append((campaign_pk, metric, pks))  # noqa: E731
+    for metric in metrics:
+        dispatch.start_pass(big.pk, metric, 1, send)
+    dispatch.start_pass(small.pk, "lev", 1, send)
+    assert sum(1 for c, _m, _p in fifo if c == big.pk) == 2  # two places for the campaign, not two per metric
+    order = []
+    while fifo:
+        campaign_pk, metric, pks = fifo.pop(0)
+        order.append((campaign_pk, metric))
+        dispatch.finished(campaign_pk, metric, send)
+        for campaign in (big.pk, small.pk):
+            assert sum(1 for c, _m, _p in fifo if c == campaign) <= 2
+    small_positions = [i for i, (campaign, _m) in enumerate(order) if campaign == small.pk]
+    assert len(small_positions) == 4 and max(small_positions) <= 8  # every other batch, from the start
+    big_metrics = [metric for campaign, metric in order if campaign == big.pk]
+    assert big_metrics[:2] == ["lev", "lev"]  # started first, alone in the share for a moment
+    assert set(big_metrics[2:5]) == {"bleu", "meteor", "wer"}  # then the others' turns before lev's third
+    assert all(big_metrics.count(metric) == 20 for metric in metrics)
+    assert all(dispatch.batches_in_flight(big.pk, metric) == 0 for metric in metrics)
+
+
+@pytest.mark.django_db
 def test_a_pass_never_ends_on_a_batch_of_a_few_pairs(redis_broker, settings):
     """A last batch of a pair or two would wait a whole round of the queue: under half a batch, it joins the one before."""
     from campaigns.models import Campaign
