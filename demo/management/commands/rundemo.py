@@ -36,6 +36,15 @@ WORKERS = {
     "interactive worker": "celery -A parasol worker -Q reports,training,generation -n interactive@%h"
     " --concurrency 1 -l warning",
 }
+# The two scoring workers that run models (cpu: the encoders; gpu: the in-process LLM) share the
+# machine's cores: each gets half (at least one) for its math libraries' threads. Both with every core
+# would oversubscribe them, and an LLM's threads waiting on a busy core stall each forward pass.
+MODEL_WORKERS = ("cpu worker", "gpu worker")
+
+
+def model_threads(cores=None):
+    """Threads for each model-running worker: half the cores, at least one (`OMP_NUM_THREADS` may say otherwise)."""
+    return str(max(1, (cores or os.cpu_count() or 1) // 2))
 
 
 def _port_open(port):
@@ -70,7 +79,9 @@ class Command(BaseCommand):
         try:
             processes["redis"] += self._start_redis(redis_port)
             for name, command in WORKERS.items():
-                processes["workers"].append(self._spawn(name, [sys.executable, "-m", *command.split()]))
+                threads = {"OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", model_threads())}
+                env = threads if name in MODEL_WORKERS else {}
+                processes["workers"].append(self._spawn(name, [sys.executable, "-m", *command.split()], env))
             processes["web"].append(
                 self._spawn("web", [sys.executable, "manage.py", "runserver", f"{HOST}:{port}", "--noreload"])
             )
@@ -105,10 +116,13 @@ class Command(BaseCommand):
             time.sleep(0.1)
         raise CommandError(f"Redis did not start on {HOST}:{redis_port}.")
 
-    def _spawn(self, name, command):
-        self.stdout.write(f"Starting {name}: {' '.join(command)}")
+    def _spawn(self, name, command, env=None):
+        told = "".join(f"{key}={value} " for key, value in (env or {}).items())
+        self.stdout.write(f"Starting {name}: {told}{' '.join(command)}")
         # A new session keeps Ctrl-C with us, so we stop the children in order.
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, start_new_session=True)
+        return subprocess.Popen(
+            command, cwd=settings.BASE_DIR, start_new_session=True, env={**os.environ, **(env or {})}
+        )
 
     def _announce(self, port):
         base = f"http://{HOST}:{port}"
