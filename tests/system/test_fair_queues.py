@@ -120,7 +120,8 @@ def test_b_is_served_while_a_is_llm_scored_and_a_dead_workers_batch_is_retried(s
     ready = lambda: "Table 3" in client.get(url, HTTP_HX_REQUEST="true").content.decode()  # noqa: E731
     assert wait_until(ready, timeout=120, interval=0.3), "B's report never came"
     report_seconds = time.monotonic() - started
-    assert wait_until(lambda: scored(b) == B_PAIRS * len(METRICS), timeout=300, interval=0.1), "B never finished"
+    b_done = wait_until(lambda: scored(b) == B_PAIRS * len(METRICS), timeout=300, interval=0.1)
+    assert b_done, f"B never finished: {[(metric, scored(b, [metric])) for metric in METRICS]}, A: {scored(a, [LLM])}"
     b_seconds = time.monotonic() - started
     a_at_b_done = scored(a, [LLM])
     phase(f"B's report {report_seconds:.1f} s; B scored {b_seconds:.1f} s; A's {LLM} then {a_at_b_done}/{A_PAIRS}")
