@@ -170,14 +170,21 @@ def ppi_mean_closed_form(y, predicted, labelled):
 # --- the choice of pairs: waves --------------------------------------------------------------
 
 WAVES = 3  # active choice's waves: a uniform first one, then two guided by the labels so far
+FIRST_WAVE_SHARE = 1 / 3  # the uniform first wave's share of the pairs and of the budget
 
 
 def wave_plan(remaining, left, wave, waves=None):
-    """(how many of the `remaining` pairs (in no wave yet) fall into wave `wave`'s block, the wave's budget): each
-    wave spends an equal share of what is `left` of the budget on an equal share of the remaining pairs, so every
-    block is drawn at the same uniform rate; the last wave takes every remaining pair and what is left."""
+    """(how many of the `remaining` pairs (in no wave yet) fall into wave `wave`'s block, the wave's budget): the
+    first wave spends FIRST_WAVE_SHARE of the budget on that share of the pairs, each later one an equal share of
+    what is `left` on an equal share of the remaining pairs, so every block is drawn at the same uniform rate; the
+    last wave takes every remaining pair and what is left."""
     waves = WAVES if waves is None else waves
-    share = 1.0 if wave >= waves else 1 / (waves - wave + 1)
+    if wave >= waves:
+        share = 1.0
+    elif wave == 1:
+        share = FIRST_WAVE_SHARE
+    else:
+        share = 1 / (waves - wave + 1)
     return int(round(remaining * share)), max(left, 0) * share
 
 
