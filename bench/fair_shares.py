@@ -47,7 +47,7 @@ def campaign_with(slug, n):
 
 
 def scored(campaign, metric=None):
-    from scoring.models import Score
+    from campaigns.models import Score
 
     scores = Score.objects.filter(pair__campaign=campaign)
     return (scores.filter(metric=metric) if metric else scores).count()

@@ -90,7 +90,7 @@ def fix_times():
 def add_scores(campaigns, rng):
     from django.core.management import call_command
 
-    from scoring.models import Score
+    from campaigns.models import Score
 
     for campaign in campaigns:
         call_command("score", campaign.slug, "--metrics", "lev", "bleu", "--inline", stdout=io.StringIO())

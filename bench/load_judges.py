@@ -569,7 +569,7 @@ def stack(args):
 
 def wait_for_scores(slug, metrics, timeout):
     from campaigns.models import Campaign
-    from scoring.models import Score
+    from campaigns.models import Score
 
     campaign = Campaign.objects.get(slug=slug)
     wanted = campaign.real_pairs.count() * len(metrics)

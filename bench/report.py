@@ -96,7 +96,7 @@ def time_database(pairs, judgments):
     from annotation.models import Assignment, Judge, Judgment
     from campaigns.models import Campaign, Pair
     from reports.frames import load_frames
-    from scoring.models import Score
+    from campaigns.models import Score
 
     campaign = Campaign.objects.create(slug="bench", name="Bench")
     stored = Pair.objects.bulk_create(

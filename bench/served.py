@@ -57,7 +57,7 @@ def campaign_with(slug, n, backend=None):
 
 def timed_scoring(slug, n, backend=None, give_up=900):
     """Seconds from queueing the campaign's pairs to its last score stored (None if not within `give_up`)."""
-    from scoring.models import Score
+    from campaigns.models import Score
     from scoring.tasks import queue_scoring
 
     campaign, pks = campaign_with(slug, n, backend)

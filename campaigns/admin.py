@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from .forms import CampaignChoices
 from .importers import CorpusImportError, validated_row
-from .models import SLUG_NOT_AVAILABLE, TOKENISATION, Campaign, Pair, slug_change_problem, tokens_of
+from .models import SLUG_NOT_AVAILABLE, TOKENISATION, Campaign, Pair, Score, slug_change_problem, tokens_of
 
 # DRF's token admin would let any staff user with its permissions read every key.
 if admin.site.is_registered(TokenProxy):
@@ -227,3 +227,12 @@ class PairAdmin(VisibleCampaignsAdmin):
     def save_model(self, request, obj, form, change):
         obj.tokens, obj.tokenisation = tokens_of(obj.source, obj.hypothesis), TOKENISATION
         super().save_model(request, obj, form, change)
+
+
+@admin.register(Score)
+class ScoreAdmin(EvidenceAdmin):
+    """Scores are what a metric computed: read-only, like judgments."""
+
+    campaign_path = "pair__campaign"
+    list_display = ["pair", "metric", "value", "signature", "created_at"]
+    list_filter = ["metric"]

@@ -1,6 +1,7 @@
 """Campaigns and the sentence pairs they ask judges to label."""
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -534,6 +535,68 @@ class Pair(models.Model):
             if self.pk is not None:
                 Pair.objects.filter(pk=self.pk).update(tokens=self.tokens, tokenisation=self.tokenisation)
         return self.tokens[side]
+
+
+class ScoreQuerySet(models.QuerySet):
+    def newest_signature(self):
+        """The signature of the newest score among these: the one with the highest id (ids grow with insertion;
+        unlike `created_at`, the id sits in every index). Every reader of "the latest signature" means this one
+        (`scoring.service.signature_groups` takes it per metric from the same ids)."""
+        return self.order_by("-pk").values_list("signature", flat=True).first()
+
+    def latest_of(self, metric, pair_pks) -> dict:
+        """{pair pk: value} of `metric` on these pairs under the newest signature among them (never mixed)."""
+        scores = self.filter(pair_id__in=pair_pks, metric=metric)
+        newest = scores.newest_signature()
+        return {} if newest is None else dict(scores.filter(signature=newest).values_list("pair_id", "value"))
+
+
+class Score(models.Model):
+    """One metric's score of one pair under one signature: a fact about the pair, written by the scoring
+    workers, read by reports and by generation's selection stage (so it lives here, below them all).
+
+    A score row is unique per (pair, metric, signature): re-running a task or a crashed worker repairs
+    rather than duplicates, and scores computed with different settings (model, template,
+    tokenisation) are never mixed.
+    """
+
+    pair = models.ForeignKey(Pair, related_name="scores", on_delete=models.CASCADE)
+    metric = models.CharField(max_length=64)
+    signature = models.CharField(max_length=500, help_text="Implementation version, model, template, tokenisation.")
+    value = models.FloatField()
+    # Per-pair evidence kept for inspection (an LLM oracle's raw answers); null for most metrics.
+    details = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = ScoreQuerySet.as_manager()
+
+    class Meta:
+        # The table keeps the name it had when scores lived in the scoring app: the data version's
+        # triggers, raw SQL and every deployment's rows stay as they are (migration campaigns 0018).
+        db_table = "scoring_score"
+        ordering = ["pair", "metric"]
+        constraints = [
+            models.UniqueConstraint(fields=["pair", "metric", "signature"], name="one_score_per_pair_metric_signature"),
+            # Only finite scores, whoever writes them (metrics.base checks them first): NaN and
+            # ±inf lie outside the finite floats on both databases (SQLite stores a NaN as NULL,
+            # which the column refuses anyway); a non-finite score would print "inf" in table1.
+            models.CheckConstraint(
+                condition=models.Q(value__gte=-sys.float_info.max, value__lte=sys.float_info.max),
+                name="score_value_finite",
+            ),
+        ]
+        indexes = [
+            # A metric's column of a campaign (its pairs' pk range) is read from this index alone,
+            # never from the table: the report reads 400,000 scores a metric in a fraction of a second.
+            models.Index(fields=["metric", "signature", "pair", "value"], name="score_column"),
+            # Only the few scores that keep details: reading them never scans a metric's whole column.
+            models.Index(
+                fields=["metric", "signature"], condition=models.Q(details__isnull=False), name="score_details_kept"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.pair} {self.metric}={self.value:.4f}"
 
 
 def tokens_of(source, hypothesis, tokenisation=TOKENISATION):

@@ -10,7 +10,7 @@ from annotation.tagging import SIDES
 from campaigns.models import Pair
 from metrics.paratag import campaign_detectors_path, detector_versions, read_manifest
 from reports.analysis.detector import detector_agreement
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.service import latest_details, latest_signatures
 
 METRIC = "paratag"

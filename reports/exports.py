@@ -32,7 +32,7 @@ from reports.frames import (
     pair_table,
     tagging_log,
 )
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.service import latest_details
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]

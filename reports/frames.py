@@ -27,7 +27,7 @@ from reports.analysis.labels import CROWD_SOURCES
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.service import (
     latest_details,
     signature_groups,

@@ -16,7 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Exists, F, Max, OuterRef, Q
 from django.utils import timezone
 
-from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair
+from campaigns.models import PEM_CONTROL_CORPUS, Campaign, Pair, Score
 from metrics.backends import BackendUnavailable
 from metrics.base import MetricUnavailable
 from metrics.registry import (
@@ -34,7 +34,7 @@ from parasol import llm_backends
 from parasol.db import fetch_rows, forget_logged_queries, raw_rows
 
 from .campaign_metrics import campaign_options, llm_backend_options
-from .models import Score, ScoreFailure
+from .models import ScoreFailure
 
 logger = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from metrics.registry import METRICS, natural_threshold_of
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 
 SYSTEMS = ["Copy", "Rephrase", "Shuffle", "Summary"]

@@ -13,7 +13,7 @@ from reports.analysis.present import Table, pem
 from reports.cache import data_inputs, report_store
 from reports.frames import load_frames
 from reports.machinery.digests import report_setting
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.service import values_under
 
 from .base import ESTIMATES, SYSTEMS, Section, TaskSection

@@ -125,7 +125,7 @@ def test_the_admin_lists_every_model(client, researcher):
         "annotation/assignment",
         "annotation/judgment",
         "annotation/campaignprotocol",
-        "scoring/score",
+        "campaigns/score",
     ],
 )
 def test_every_admin_list_renders(client, campaign, researcher, path):

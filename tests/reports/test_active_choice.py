@@ -12,7 +12,7 @@ from annotation.models import Judgment
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from reports.cache import compute_report
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 
 N, BUDGET = 120, 60

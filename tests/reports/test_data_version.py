@@ -15,7 +15,7 @@ from reports import cache as report_cache
 from reports import data_version
 from reports.machinery.digests import code_digest
 from reports.models import PARTS, DataVersion
-from scoring.models import Score
+from campaigns.models import Score
 from tests.reports.test_incremental_report import full, make_live_campaign, table_bytes
 
 UPDATE_TRIGGER = "parasol_version_campaigns_campaign_update"

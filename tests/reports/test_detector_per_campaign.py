@@ -17,7 +17,7 @@ from metrics.loading import embedded_minilm_path
 from metrics.paratag import build_detector, campaign_detectors_path
 from metrics.paratag_training import store
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs, without_controls
 
 pytestmark = pytest.mark.django_db

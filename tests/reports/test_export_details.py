@@ -3,7 +3,7 @@
 import json
 
 from reports.exports import pairs_with_scores
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 
 SIGNATURE = "metric:llm_vote|version:1|k:3"

@@ -8,7 +8,7 @@ from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign
 from reports.frames import latest_metric_scores, load_frames, metric_columns
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs, make_judge
 
 

@@ -18,7 +18,7 @@ from reports.analysis import TABLE_NAMES, build_report
 from reports.frames import load_frames
 from reports.machinery.loading import data_state, report_frames
 from reports.machinery.store import Store
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import make_judge, without_controls
 
 ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")

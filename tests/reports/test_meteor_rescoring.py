@@ -8,7 +8,7 @@ from metrics.base import format_signature, parse_signature
 from metrics.wordnet import install_wordnet
 from reports.frames import latest_metric_scores
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 
 

@@ -5,7 +5,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 
 # (gold label, verdict, accepted) per pair: 3 of 4 verdicts match the gold label.

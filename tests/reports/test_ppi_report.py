@@ -10,7 +10,7 @@ from lxml import html as lxml_html
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from reports.analysis import ppi
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import without_controls
 from tests.toys import every_task_type
 

@@ -9,7 +9,7 @@ from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_sc
 
 from campaigns.importers import import_pairs
 from metrics.registry import get_metric
-from scoring.models import Score
+from campaigns.models import Score
 from tests.pdflatex import compile_latex, needs_pdflatex
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mrpc_sample.tsv"

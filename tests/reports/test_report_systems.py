@@ -13,7 +13,7 @@ from campaigns.importers import import_pairs
 from campaigns.models import Campaign, Pair
 from reports.exports import judgments_frame
 from reports.frames import load_frames
-from scoring.models import Score
+from campaigns.models import Score
 
 # Five systems paraphrase the same six sources; gold labels rank them A > B > C > D > E.
 GOLD = {

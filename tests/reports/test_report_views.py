@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from campaigns.models import Campaign
 from reports.cache import get_report
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs, judge_by_gold
 from tests.reports.test_report_command import assert_self_contained
 

@@ -23,7 +23,7 @@ from metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from reports.detector import human_agreement, tagged_pairs
 from reports.task_sections.spans import span_tables
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests import servers
 from tests.factories import make_judge, without_controls
 

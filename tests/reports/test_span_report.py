@@ -9,7 +9,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from annotation import assignment as assign
 from campaigns.importers import import_pairs
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import make_judge, without_controls
 
 CORPUS = (

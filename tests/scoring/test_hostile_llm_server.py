@@ -16,7 +16,8 @@ from metrics.backends import BackendUnavailable, ServerClient, parse_backends
 from metrics.base import Metric, PairFailed, ScoresFailed
 from parasol.llm_backends import MESSAGE_CHARS
 from scoring import service
-from scoring.models import Score, ScoreFailure
+from campaigns.models import Score
+from scoring.models import ScoreFailure
 from tests.factories import add_pairs
 from tests.hostile_llm import BIG_BYTES, MODES, REFUSAL, HostileLLM
 

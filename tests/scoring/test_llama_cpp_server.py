@@ -15,7 +15,7 @@ from metrics import get_metric
 from metrics.backends import parse_backends
 from metrics.loading import embedded_smollm2_path, model_revision
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.servers import REPO, llama_cpp_server
 
 TOLERANCE = 0.35

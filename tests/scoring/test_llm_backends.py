@@ -10,7 +10,7 @@ from django.urls import reverse
 from campaigns.models import Campaign
 from metrics.backends import BackendUnavailable, parse_backends
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 from tests.servers import free_port
 

@@ -3,7 +3,7 @@
 import pytest
 
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 
 

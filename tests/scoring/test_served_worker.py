@@ -15,7 +15,7 @@ from metrics.backends import parse_backends
 from parasol import queues
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.factories import add_pairs

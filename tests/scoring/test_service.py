@@ -2,7 +2,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs
 
 

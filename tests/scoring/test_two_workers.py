@@ -6,7 +6,7 @@ from django.db import connection
 from campaigns.models import Campaign
 from parasol.celery import app as celery_app
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.tasks import score_batch
 from tests import servers
 from tests.factories import add_pairs

@@ -12,7 +12,7 @@ from metrics.registry import METRICS
 from reports.analysis import TABLE_NAMES
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.vocabulary import COLUMN_TITLES
-from scoring.models import Score
+from campaigns.models import Score
 from tests.browser import SCREENSHOTS
 from tests.factories import add_pairs, judge_by_gold
 from tests.system.test_browser_accessibility import audit

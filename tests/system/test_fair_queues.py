@@ -21,7 +21,7 @@ from django.urls import reverse
 from campaigns.models import Campaign, Pair
 from parasol import queues
 from parasol.celery import app as celery_app
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.factories import add_pairs

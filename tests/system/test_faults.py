@@ -25,7 +25,7 @@ from campaigns.importers import import_pairs
 from campaigns.models import Campaign
 from generation.models import GenerationOutput, GenerationRun
 from generation.tasks import batches_waiting, resume_run, start_run
-from scoring.models import Score
+from campaigns.models import Score
 from tests import servers
 from tests.servers import use_broker, wait_until
 

@@ -21,7 +21,7 @@ from generation.tasks import start_run
 from metrics.backends import parse_backends
 from metrics.loading import embedded_smollm2_path, model_revision
 from parasol.queues import recent_events
-from scoring.models import Score
+from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.servers import CuttableLink, wait_until

@@ -20,7 +20,7 @@ from metrics.paratag import build_detector, campaign_detectors_path
 from metrics.paratag_training import store
 from reports.cache import get_report
 from scoring import service
-from scoring.models import Score
+from campaigns.models import Score
 from tests import servers
 from tests.system.test_worker_integration import broker, redis_url  # noqa: F401 (fixtures)
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from annotation.models import Assignment, CampaignProtocol, Judge, Judgment
 from campaigns.models import Campaign, Pair
 from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate
-from scoring.models import Score
+from campaigns.models import Score
 from tests.factories import add_pairs, make_judge
 from tests.system.conftest import log_in, post_form
 
@@ -68,7 +68,7 @@ EVIDENCE = {
     "annotation/judge": Judge,
     "annotation/assignment": Assignment,
     "annotation/judgment": Judgment,
-    "scoring/score": Score,
+    "campaigns/score": Score,
     "generation/generationrun": GenerationRun,
     "generation/generationsource": GenerationSource,
     "generation/generationoutput": GenerationOutput,
@@ -132,7 +132,7 @@ def model_path(name):
         "annotation/judge": "campaign",
         "annotation/assignment": "judge__campaign",
         "annotation/judgment": "pair__campaign",
-        "scoring/score": "pair__campaign",
+        "campaigns/score": "pair__campaign",
         "generation/generationrun": "campaign",
         "generation/generationsource": "run__campaign",
         "generation/generationoutput": "run__campaign",
@@ -142,7 +142,7 @@ def model_path(name):
 def test_a_score_forged_on_a_colleagues_pair_never_reaches_their_export(live_server, session, own, victim, api_of):
     pair = victim.real_pairs.first()
     data = {"pair": pair.pk, "metric": "bleu", "signature": "forged", "value": "0.99", "details": ""}
-    assert post_form(session, f"{live_server.url}/admin/scoring/score/add/", data).status_code == 403
+    assert post_form(session, f"{live_server.url}/admin/campaigns/score/add/", data).status_code == 403
     assert not Score.objects.filter(signature="forged").exists()
     export = api_of(victim.created_by).get(f"{live_server.url}/api/campaigns/demo/export/?kind=pairs").text
     assert "0.99" not in export
@@ -275,7 +275,7 @@ def test_through_gunicorn_a_staff_user_forges_no_evidence_and_reads_no_lockouts(
     session = production_login(attacker, settings, gunicorn)
     pair = victim.real_pairs.first()
     score = {"pair": pair.pk, "metric": "bleu", "signature": "forged", "value": "0.99", "details": ""}
-    assert post_form(session, f"{gunicorn}/admin/scoring/score/add/", score).status_code == 403
+    assert post_form(session, f"{gunicorn}/admin/campaigns/score/add/", score).status_code == 403
     judgment = Judgment.objects.filter(pair__campaign=own).first()
     moved = {"assignment": judgment.assignment_id, "judge": judgment.judge_id, "pair": pair.pk, "label": "same_meaning"}
     response = post_form(session, f"{gunicorn}/admin/annotation/judgment/{judgment.pk}/change/", moved)

@@ -41,7 +41,7 @@ ADMIN_LISTS = [
     "annotation/assignment",
     "annotation/judgment",
     "annotation/campaignprotocol",
-    "scoring/score",
+    "campaigns/score",
     "generation/prompttemplate",
     "generation/generationrun",
     "generation/generationsource",

@@ -11,7 +11,7 @@ from campaigns.models import Campaign
 from metrics.registry import METRICS
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from scoring.models import Score
+from campaigns.models import Score
 from tests import servers
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -12,7 +12,7 @@ from metrics.base import MetricUnavailable
 from metrics.registry import metric_names
 from parasol.progress import ProgressBar
 from scoring import service, tasks
-from scoring.models import Score
+from campaigns.models import Score
 
 
 class Command(BaseCommand):
