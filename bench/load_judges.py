@@ -568,8 +568,7 @@ def stack(args):
 
 
 def wait_for_scores(slug, metrics, timeout):
-    from campaigns.models import Campaign
-    from campaigns.models import Score
+    from campaigns.models import Campaign, Score
 
     campaign = Campaign.objects.get(slug=slug)
     wanted = campaign.real_pairs.count() * len(metrics)

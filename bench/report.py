@@ -94,9 +94,8 @@ def time_database(pairs, judgments):
 
     call_command("migrate", verbosity=0)
     from annotation.models import Assignment, Judge, Judgment
-    from campaigns.models import Campaign, Pair
+    from campaigns.models import Campaign, Pair, Score
     from reports.frames import load_frames
-    from campaigns.models import Score
 
     campaign = Campaign.objects.create(slug="bench", name="Bench")
     stored = Pair.objects.bulk_create(

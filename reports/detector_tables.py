@@ -7,10 +7,9 @@ Apart from `reports.detector` (training), which reads the taggings through `repo
 import pandas as pd
 
 from annotation.tagging import SIDES
-from campaigns.models import Pair
+from campaigns.models import Pair, Score
 from metrics.paratag import campaign_detectors_path, detector_versions, read_manifest
 from reports.analysis.detector import detector_agreement
-from campaigns.models import Score
 from scoring.service import latest_details, latest_signatures
 
 METRIC = "paratag"

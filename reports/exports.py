@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from annotation.votes import vote_columns
-from campaigns.models import Pair
+from campaigns.models import Pair, Score
 from metrics.registry import metric_names
 from metrics.words import word_tokens
 from reports.frames import (
@@ -32,7 +32,6 @@ from reports.frames import (
     pair_table,
     tagging_log,
 )
-from campaigns.models import Score
 from scoring.service import latest_details
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]

@@ -18,7 +18,7 @@ from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from annotation.votes import with_votes
-from campaigns.models import Pair
+from campaigns.models import Pair, Score
 from metrics.base import parse_signature
 from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows
@@ -27,7 +27,6 @@ from reports.analysis.labels import CROWD_SOURCES
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
-from campaigns.models import Score
 from scoring.service import (
     latest_details,
     signature_groups,

@@ -8,9 +8,8 @@ from annotation import assignment as assign
 from annotation.tasktypes.criteria.scale import CRITERIA
 from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.registry import METRICS, natural_threshold_of
-from campaigns.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 
 SYSTEMS = ["Copy", "Rephrase", "Shuffle", "Summary"]

@@ -10,9 +10,8 @@ from django.urls import reverse
 from annotation import assignment as assign
 from annotation.models import Judgment
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from reports.cache import compute_report
-from campaigns.models import Score
 from tests.factories import judge_by_gold, make_judge, without_controls
 
 N, BUDGET = 120, 60

@@ -10,12 +10,11 @@ from django.core.management.base import SystemCheckError
 from django.db import connection
 
 from annotation.models import Judge, Judgment
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from reports import cache as report_cache
 from reports import data_version
 from reports.machinery.digests import code_digest
 from reports.models import PARTS, DataVersion
-from campaigns.models import Score
 from tests.reports.test_incremental_report import full, make_live_campaign, table_bytes
 
 UPDATE_TRIGGER = "parasol_version_campaigns_campaign_update"

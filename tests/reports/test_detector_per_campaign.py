@@ -12,12 +12,11 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.loading import embedded_minilm_path
 from metrics.paratag import build_detector, campaign_detectors_path
 from metrics.paratag_training import store
 from scoring import service
-from campaigns.models import Score
 from tests.factories import add_pairs, without_controls
 
 pytestmark = pytest.mark.django_db

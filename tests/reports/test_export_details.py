@@ -2,8 +2,8 @@
 
 import json
 
-from reports.exports import pairs_with_scores
 from campaigns.models import Score
+from reports.exports import pairs_with_scores
 from tests.factories import add_pairs
 
 SIGNATURE = "metric:llm_vote|version:1|k:3"

@@ -5,10 +5,9 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Assignment, Judgment
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from reports.frames import latest_metric_scores, load_frames, metric_columns
 from scoring import service
-from campaigns.models import Score
 from tests.factories import add_pairs, make_judge
 
 

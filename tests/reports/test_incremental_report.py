@@ -12,13 +12,12 @@ import pytest
 
 from annotation.models import Assignment, Judgment
 from campaigns.exports import write_csv
-from campaigns.models import Pair
+from campaigns.models import Pair, Score
 from reports import cache as report_cache
 from reports.analysis import TABLE_NAMES, build_report
 from reports.frames import load_frames
 from reports.machinery.loading import data_state, report_frames
 from reports.machinery.store import Store
-from campaigns.models import Score
 from tests.factories import make_judge, without_controls
 
 ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")

@@ -29,9 +29,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Judge, Judgment
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from reports import cache as report_cache
-from campaigns.models import Score
 from tests.factories import make_judge, without_controls
 from tests.reports.test_incremental_report import ANSWERS, full, table_bytes
 

@@ -4,11 +4,11 @@ from datetime import timedelta
 
 import pytest
 
+from campaigns.models import Score
 from metrics.base import format_signature, parse_signature
 from metrics.wordnet import install_wordnet
 from reports.frames import latest_metric_scores
 from scoring import service
-from campaigns.models import Score
 from tests.factories import add_pairs
 
 

@@ -8,9 +8,8 @@ from django.urls import reverse
 from lxml import html as lxml_html
 
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from reports.analysis import ppi
-from campaigns.models import Score
 from tests.factories import without_controls
 from tests.toys import every_task_type
 

@@ -8,8 +8,8 @@ from django.core.management import CommandError, call_command
 from sklearn.metrics import accuracy_score, f1_score, precision_score, recall_score
 
 from campaigns.importers import import_pairs
-from metrics.registry import get_metric
 from campaigns.models import Score
+from metrics.registry import get_metric
 from tests.pdflatex import compile_latex, needs_pdflatex
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "mrpc_sample.tsv"

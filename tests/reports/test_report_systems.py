@@ -10,10 +10,9 @@ from django.urls import reverse
 from scipy import stats
 
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from reports.exports import judgments_frame
 from reports.frames import load_frames
-from campaigns.models import Score
 
 # Five systems paraphrase the same six sources; gold labels rank them A > B > C > D > E.
 GOLD = {

@@ -4,9 +4,8 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from reports.cache import get_report
-from campaigns.models import Score
 from tests.factories import add_pairs, judge_by_gold
 from tests.reports.test_report_command import assert_self_contained
 

@@ -17,13 +17,12 @@ from django.urls import reverse
 
 from annotation import assignment as assign
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
 from metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from reports.detector import human_agreement, tagged_pairs
 from reports.task_sections.spans import span_tables
 from scoring import service
-from campaigns.models import Score
 from tests import servers
 from tests.factories import make_judge, without_controls
 

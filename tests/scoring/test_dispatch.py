@@ -97,7 +97,7 @@ def test_a_campaign_with_one_metric_left_keeps_its_share_beside_one_scoring_seve
 
 @pytest.mark.django_db
 def test_a_pass_never_ends_on_a_batch_of_a_few_pairs(redis_broker, settings):
-    """A last batch of a pair or two would wait a whole round of the queue: under half a batch, it joins the one before."""
+    """A last batch of a pair or two would wait a whole round of the queue: under half a batch joins the one before."""
     from campaigns.models import Campaign
 
     settings.PARASOL_CPU_SCORING_BATCH_SIZE = 10

@@ -10,13 +10,12 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from campaigns.exports import FAILED_EXPORT_LINE, guarded_chunks
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from generation import llm
 from metrics.backends import BackendUnavailable, ServerClient, parse_backends
 from metrics.base import Metric, PairFailed, ScoresFailed
 from parasol.llm_backends import MESSAGE_CHARS
 from scoring import service
-from campaigns.models import Score
 from scoring.models import ScoreFailure
 from tests.factories import add_pairs
 from tests.hostile_llm import BIG_BYTES, MODES, REFUSAL, HostileLLM

@@ -10,12 +10,11 @@ import json
 
 import pytest
 
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from metrics import get_metric
 from metrics.backends import parse_backends
 from metrics.loading import embedded_smollm2_path, model_revision
 from scoring import service
-from campaigns.models import Score
 from tests.servers import REPO, llama_cpp_server
 
 TOLERANCE = 0.35

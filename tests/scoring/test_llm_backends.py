@@ -7,10 +7,9 @@ from django.core.exceptions import ValidationError
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.backends import BackendUnavailable, parse_backends
 from scoring import service
-from campaigns.models import Score
 from tests.factories import add_pairs
 from tests.servers import free_port
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from scoring import service
 from campaigns.models import Score
+from scoring import service
 from tests.factories import add_pairs
 
 

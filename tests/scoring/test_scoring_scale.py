@@ -4,8 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from scoring import service
 from campaigns.models import Score
+from scoring import service
 from tests.factories import add_pairs
 
 BATCH = 10

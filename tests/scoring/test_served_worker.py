@@ -10,12 +10,11 @@ import pytest
 from django.db import connection, transaction
 
 from bench.paced_server import PacedServer, parapluie_logprobs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.backends import parse_backends
 from parasol import queues
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.factories import add_pairs

@@ -1,8 +1,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from scoring import service
 from campaigns.models import Score
+from scoring import service
 from tests.factories import add_pairs
 
 

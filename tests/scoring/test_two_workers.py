@@ -3,10 +3,9 @@
 import pytest
 from django.db import connection
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from parasol.celery import app as celery_app
 from scoring import service
-from campaigns.models import Score
 from scoring.tasks import score_batch
 from tests import servers
 from tests.factories import add_pairs

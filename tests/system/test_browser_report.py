@@ -7,12 +7,11 @@ import pytest
 from django.test import Client
 
 from annotation.tasktypes.similarity.scale import ANSWERS
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.registry import METRICS
 from reports.analysis import TABLE_NAMES
 from reports.analysis.agreement import STATISTIC_TITLES
 from reports.analysis.vocabulary import COLUMN_TITLES
-from campaigns.models import Score
 from tests.browser import SCREENSHOTS
 from tests.factories import add_pairs, judge_by_gold
 from tests.system.test_browser_accessibility import audit

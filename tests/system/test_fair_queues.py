@@ -18,10 +18,9 @@ from django.db import connection, transaction
 from django.db.models import Count
 from django.urls import reverse
 
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from parasol import queues
 from parasol.celery import app as celery_app
-from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.factories import add_pairs

@@ -22,10 +22,9 @@ from rest_framework.authtoken.models import Token
 
 from bench import load_judges
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from generation.models import GenerationOutput, GenerationRun
 from generation.tasks import batches_waiting, resume_run, start_run
-from campaigns.models import Score
 from tests import servers
 from tests.servers import use_broker, wait_until
 

@@ -15,13 +15,12 @@ from django.db import connection
 from django.db.models import Count
 from django.urls import reverse
 
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from generation.models import GenerationRun
 from generation.tasks import start_run
 from metrics.backends import parse_backends
 from metrics.loading import embedded_smollm2_path, model_revision
 from parasol.queues import recent_events
-from campaigns.models import Score
 from scoring.tasks import queue_scoring
 from tests import servers
 from tests.servers import CuttableLink, wait_until

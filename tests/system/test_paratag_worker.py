@@ -14,13 +14,12 @@ from django.db import connection
 from django.urls import reverse
 
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.loading import embedded_minilm_path
 from metrics.paratag import build_detector, campaign_detectors_path
 from metrics.paratag_training import store
 from reports.cache import get_report
 from scoring import service
-from campaigns.models import Score
 from tests import servers
 from tests.system.test_worker_integration import broker, redis_url  # noqa: F401 (fixtures)
 

@@ -16,9 +16,8 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 
 from annotation.models import Assignment, CampaignProtocol, Judge, Judgment
-from campaigns.models import Campaign, Pair
+from campaigns.models import Campaign, Pair, Score
 from generation.models import GenerationOutput, GenerationRun, GenerationSource, PromptTemplate
-from campaigns.models import Score
 from tests.factories import add_pairs, make_judge
 from tests.system.conftest import log_in, post_form
 

@@ -7,11 +7,10 @@ from django.core.management import call_command
 from django.db import connection
 
 from campaigns.importers import import_pairs
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.registry import METRICS
 from parasol.celery import app as celery_app
 from scoring import dispatch
-from campaigns.models import Score
 from tests import servers
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

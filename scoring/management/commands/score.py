@@ -6,13 +6,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Score
 from metrics.backends import BackendUnavailable
 from metrics.base import MetricUnavailable
 from metrics.registry import metric_names
 from parasol.progress import ProgressBar
 from scoring import service, tasks
-from campaigns.models import Score
 
 
 class Command(BaseCommand):
