@@ -541,7 +541,7 @@ class ScoreQuerySet(models.QuerySet):
     def newest_signature(self):
         """The signature of the newest score among these: the one with the highest id (ids grow with insertion;
         unlike `created_at`, the id sits in every index). Every reader of "the latest signature" means this one
-        (`scoring.service.signature_groups` takes it per metric from the same ids)."""
+        (`campaigns.scores.signature_groups` takes it per metric from the same ids)."""
         return self.order_by("-pk").values_list("signature", flat=True).first()
 
     def latest_of(self, metric, pair_pks) -> dict:

@@ -8,9 +8,9 @@ import pandas as pd
 
 from annotation.tagging import SIDES
 from campaigns.models import Pair, Score
+from campaigns.scores import latest_details, latest_signatures
 from metrics.paratag import campaign_detectors_path, detector_versions, read_manifest
 from reports.analysis.detector import detector_agreement
-from scoring.service import latest_details, latest_signatures
 
 METRIC = "paratag"
 

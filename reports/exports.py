@@ -15,6 +15,7 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from annotation.votes import vote_columns
 from campaigns.models import Pair, Score
+from campaigns.scores import latest_details
 from metrics.registry import metric_names
 from metrics.words import word_tokens
 from reports.frames import (
@@ -32,7 +33,6 @@ from reports.frames import (
     pair_table,
     tagging_log,
 )
-from scoring.service import latest_details
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.

@@ -19,6 +19,14 @@ from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from annotation.votes import with_votes
 from campaigns.models import Pair, Score
+from campaigns.scores import (
+    latest_details,
+    signature_groups,
+    signature_groups_in,
+    values_by_pair,
+    values_in,
+    values_under,
+)
 from metrics.base import parse_signature
 from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows
@@ -27,14 +35,6 @@ from reports.analysis.labels import CROWD_SOURCES
 from reports.analysis.oracle import verdicts_frame
 from reports.analysis.systems import system_names
 from reports.analysis.tables import edit_distances
-from scoring.service import (
-    latest_details,
-    signature_groups,
-    signature_groups_in,
-    values_by_pair,
-    values_in,
-    values_under,
-)
 
 # A keyset page of pairs: the pks after the first bound, up to and including the second.
 PkRange = tuple[int, int]
@@ -312,7 +312,7 @@ def pair_pk_range(campaigns):
 
 
 def score_groups(campaigns, pk_range, counted=None) -> dict:
-    """The signature groups of the campaigns' real scores (`scoring.service.signature_groups`), through `pk_range`
+    """The signature groups of the campaigns' real scores (`campaigns.scores.signature_groups`), through `pk_range`
     when there is one; `counted`: how `signature_groups_in` counts them (e.g. in worker processes)."""
     if pk_range is None:
         return signature_groups(_real_scores(campaigns))

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from campaigns.access import campaign_for, csv_response, csv_stream_response, researcher_required
 from campaigns.models import Campaign
+from campaigns.scores import signature_lines
 from parasol.queues import QUEUED, REPORTS, waiting_on
 from reports.analysis import LABEL_SOURCES
 from reports.analysis.figures import FORMATS
@@ -36,7 +37,6 @@ from reports.sections import (
 from reports.standalone import standalone_html
 from reports.task_sections import task_section_of
 from reports.tasks import report_or_status
-from scoring.service import signature_lines
 
 POLL_SECONDS = 20
 COMPUTING_POLL_SECONDS = 2

@@ -6,6 +6,7 @@ import pandas as pd
 from annotation.tasktypes.criteria.scale import CRITERIA, PEM_CONTROLS
 from annotation.tasktypes.criteria.tasktype import ratings_frame
 from campaigns.models import PEM_CONTROL_CORPUS, Pair, Score
+from campaigns.scores import values_under
 from metrics.pem import FEATURES
 from reports.analysis import criteria, ppi
 from reports.analysis.common import computed_apart, scipy_stats
@@ -13,7 +14,6 @@ from reports.analysis.present import Table, pem
 from reports.cache import data_inputs, report_store
 from reports.frames import load_frames
 from reports.machinery.digests import report_setting
-from scoring.service import values_under
 
 from .base import ESTIMATES, SYSTEMS, Section, TaskSection
 

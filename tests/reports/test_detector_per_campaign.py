@@ -13,6 +13,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from campaigns.models import Campaign, Score
+from campaigns.scores import latest_signatures
 from metrics.loading import embedded_minilm_path
 from metrics.paratag import build_detector, campaign_detectors_path
 from metrics.paratag_training import store
@@ -71,7 +72,7 @@ def test_two_campaigns_with_their_own_detectors_score_independently(researcher, 
     assert scores_of(second) == before
     first_signatures = {signature for _, signature in scores_of(first)}
     assert len(first_signatures) == 2 and any(f"campaign-{first.pk}/{retrained.name}" in s for s in first_signatures)
-    assert service.latest_signatures(Score.objects.filter(pair__campaign=second))["paratag"] == signature
+    assert latest_signatures(Score.objects.filter(pair__campaign=second))["paratag"] == signature
 
 
 def test_a_campaign_may_name_a_version_of_another_it_can_see_and_keeps_it(researcher, detectors_root):

@@ -18,6 +18,7 @@ from django.urls import reverse
 from annotation import assignment as assign
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign, Score
+from campaigns.scores import latest_signatures
 from metrics.paratag import ParaTag, campaign_detectors_path, detector_versions, read_manifest
 from metrics.paratag_training import MIN_TAGGED_PAIRS, split_by_source
 from reports.detector import human_agreement, tagged_pairs
@@ -188,7 +189,7 @@ def test_signatures_separate_detector_versions_and_tables_use_the_latest(scored_
         (copy / "manifest.json").write_text(json.dumps(manifest))
         service.score_campaign_inline(scored_campaign, "paratag")
         signatures = set(Score.objects.filter(metric="paratag").values_list("signature", flat=True))
-        latest = service.latest_signatures(Score.objects.filter(metric="paratag"))["paratag"]
+        latest = latest_signatures(Score.objects.filter(metric="paratag"))["paratag"]
     finally:
         shutil.rmtree(copy)
     assert len(signatures) == 2 and first in signatures

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import FAILED_EXPORT_LINE, csv_chunks, write_atomically
 from campaigns.models import Campaign
+from campaigns.scores import signature_lines
 from reports.exports import JUDGMENT_COLUMNS, judgments_frames, pairs_with_scores_pages, tagging_lines
-from scoring.service import signature_lines
 
 
 class Command(BaseCommand):

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from campaigns.exports import write_csv
 from campaigns.importers import FORMATS, CorpusImportError, parse_corpus
+from campaigns.scores import signature_lines
 from metrics.base import MetricUnavailable
 from metrics.registry import metric_names
 from parasol.progress import ProgressBar
@@ -55,7 +56,7 @@ class Command(BaseCommand):
         except (CorpusImportError, ValueError, MetricUnavailable) as error:
             raise CommandError(str(error)) from None
         write_csv(frame, out)
-        Path(f"{out}.signatures.txt").write_text(service.signature_lines(signatures))
+        Path(f"{out}.signatures.txt").write_text(signature_lines(signatures))
         self.stdout.write(self.style.SUCCESS(f"Wrote {len(frame)} scored pairs to {out} (signatures beside it)."))
 
     def _score(self, metric, frame, backend):
