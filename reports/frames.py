@@ -16,9 +16,9 @@ from django.db.models import Count, Max, Min, Q
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
-from annotation.tasktypes.registry import task_type_of
 from annotation.votes import with_votes
 from campaigns.models import Pair
+from campaigns.task_types import task_type_of
 from metrics.base import parse_signature
 from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows
