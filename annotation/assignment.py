@@ -18,9 +18,9 @@ from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 
 from campaigns.models import Campaign, Pair
+from campaigns.task_types import task_type_of
 
 from .models import Assignment, Judgment, Step
-from .tasktypes.registry import task_type_of
 
 # A client-side timing beyond a day is not a measurement; fall back to the server's.
 MAX_PLAUSIBLE_RESPONSE_MS = 24 * 3600 * 1000

@@ -20,10 +20,10 @@ from django.db import transaction
 from annotation.tasktypes.criteria.scale import PEM_CONTROL_SYSTEMS
 from campaigns.importers import MetadataKeyCap
 from campaigns.models import PEM_CONTROL_CORPUS, Pair
+from campaigns.task_types import task_type_of
 from metrics.words import word_tokens
 
 from .models import CampaignProtocol, ControlKind
-from .tasktypes.registry import task_type_of
 
 
 def protocol_of(campaign):

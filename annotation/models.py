@@ -7,8 +7,8 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
+from campaigns.task_types import task_type_of
 
-from .tasktypes.registry import task_type_of
 from .tasktypes.similarity.scale import ANSWER_TITLES
 
 

@@ -6,8 +6,9 @@ testable alone; `campaign_reliability` loads that frame for one campaign.
 
 import pandas as pd
 
+from campaigns.task_types import task_type_of
+
 from .models import Judge, Judgment
-from .tasktypes.registry import task_type_of
 from .votes import with_votes
 
 # A judge is flagged when one of these holds (with enough answers to tell).

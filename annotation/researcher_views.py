@@ -14,13 +14,13 @@ from django.views.decorators.http import require_POST
 from campaigns.access import campaign_for, researcher_required
 from campaigns.forms import CampaignForm, UploadCorpusForm
 from campaigns.importers import CorpusImportError, import_pairs, parse_corpus
+from campaigns.task_types import task_type_of
 
 from .controls import add_control_pairs, protocol_of
 from .forms import ProtocolForm
 from .models import Judge
 from .reliability import campaign_reliability
 from .stats import campaign_progress
-from .tasktypes.registry import task_type_of
 from .training import check_training_rows
 
 

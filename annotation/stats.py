@@ -4,10 +4,11 @@ import statistics
 
 from django.db.models import Count, Q
 
+from campaigns.task_types import task_type_of
+
 from .assignment import settled_early
 from .models import EnglishLevel, Judge, Judgment
 from .reliability import MIN_MEDIAN_RESPONSE_MS, campaign_reliability
-from .tasktypes.registry import task_type_of
 
 
 def adaptive_savings(campaign):

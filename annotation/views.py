@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from campaigns.models import Campaign
+from campaigns.task_types import task_type_of
 from parasol.db import retry_if_locked
 
 from . import assignment as assign
@@ -32,7 +33,6 @@ from .controls import protocol_of
 from .diff import Segment, word_diff
 from .forms import EnglishLevelForm
 from .models import Judge, Judgment, Step
-from .tasktypes.registry import task_type_of
 
 
 def _cookie_name(campaign):

@@ -33,14 +33,13 @@ from .models import (
     DETECTOR_CHOICE_FORMAT,
     DETECTOR_CHOICE_PATTERN,
     SLUG_NOT_AVAILABLE,
-    TASK_TYPE_CHOICES,
     Campaign,
     Pair,
-    default_task_type,
     llm_backends_problem,
     refuse_reserved_slug,
     slug_change_problem,
 )
+from .task_types import default_task_type, task_type_names
 
 
 @extend_schema_field(
@@ -66,9 +65,9 @@ class CampaignSerializer(StrictModelSerializer):
 
     def get_fields(self):
         fields = super().get_fields()
-        # Task types register when Django starts (annotation's registry): the choices are read then, not at import.
+        # The registered task types as they are when asked (a test's toy among them), not at import.
         fields["task_type"] = StrictChoiceField(
-            choices=[name for name, _ in TASK_TYPE_CHOICES],
+            choices=task_type_names(),
             required=False,
             default=default_task_type,
             help_text=Campaign._meta.get_field("task_type").help_text,

@@ -7,8 +7,9 @@ from django.utils.text import slugify
 from metrics.filters import bleu_range_problem
 from metrics.registry import METRICS
 
+from . import task_types
 from .importers import FORMATS
-from .models import SLUG_NOT_AVAILABLE, TASK_TYPE_CHOICES, Campaign, refuse_reserved_slug, slug_change_problem
+from .models import SLUG_NOT_AVAILABLE, Campaign, refuse_reserved_slug, slug_change_problem
 
 FORMAT_TITLES = {
     "auto": "Detect from the file",
@@ -109,7 +110,7 @@ class CampaignForm(PlainHelpText, CampaignChoices, UniqueWithItsOwner):
         # Only read with adaptive overlap: a form (or script) that leaves it out keeps the default.
         self.fields["overlap_max"].required = False
         self.fields["task_type"] = forms.ChoiceField(
-            choices=TASK_TYPE_CHOICES,
+            choices=task_types.choices,
             initial=self.instance.task_type,
             required=False,  # left out: the campaign keeps its type (similarity for a new one)
             help_text="What judges are asked about each pair; fixed once a judge has started.",

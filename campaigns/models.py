@@ -2,7 +2,6 @@
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
@@ -15,6 +14,9 @@ from django.utils import timezone
 from metrics.paratag import LATEST, campaign_detectors_path, detector_versions
 from metrics.registry import METRICS, llm_backend_metrics
 from metrics.words import TOKENISATION, word_tokens
+
+from . import task_types
+from .task_types import default_task_type  # migration 0015 names it here
 
 TRAINING_TRIAL_SIZE = 5
 # PEM's artificial systems (section 5.1): control pairs with fixed "human" ratings that the
@@ -52,17 +54,6 @@ def slug_change_problem(campaign, new_slug, may_manage):
     if campaign.pk is None or new_slug == campaign.slug or may_manage:
         return None
     return SLUG_OWNER_ONLY
-
-
-# The task types a campaign may use, as (name, title), and the one a new campaign takes: annotation's
-# registry (a layer above, which this one cannot import) fills them when Django starts (AnnotationConfig.ready).
-TASK_TYPE_CHOICES: list[tuple[str, str]] = []
-DEFAULT_TASK_TYPE = ""
-
-
-def default_task_type():
-    """The task type a new campaign takes: the registry's default (`annotation.tasktypes.registry`)."""
-    return DEFAULT_TASK_TYPE
 
 
 class CampaignQuerySet(models.QuerySet):
@@ -168,10 +159,10 @@ class Campaign(models.Model):
         help_text="With active choice: how many pairs to judge, in expectation.",
     )
     is_open = models.BooleanField(default=True, help_text="Closed campaigns accept no new judgments.")
-    # A name from annotation's task type registry (annotation/tasktypes/): this layer
-    # cannot import it, so the name is checked there, not with `choices` here.
+    # A registered task type's name (the TASK_TYPES setting, looked up by `campaigns.task_types`).
     task_type = models.CharField(
         max_length=40,
+        choices=task_types.choices,
         default=default_task_type,
         help_text="What judges are asked about each pair (a task type's name).",
     )
@@ -306,11 +297,6 @@ class Campaign(models.Model):
         self.deleted_at = None
         self.save(update_fields=["deleted_at", "updated_at"])
 
-    @property
-    def task_type_title(self):
-        """The task type's printed name (its registered title), or its name when unknown here."""
-        return dict(TASK_TYPE_CHOICES).get(self.task_type, self.task_type)
-
     def get_judge_url(self):
         return reverse("annotation-show-welcome", args=[self.slug])
 
@@ -320,9 +306,10 @@ class Campaign(models.Model):
 
     def task_type_problem(self, task_type):
         """Why the campaign cannot take `task_type` (unknown, or judges have started), or None."""
-        names = [name for name, _ in TASK_TYPE_CHOICES]
-        if task_type not in names:
-            return f"unknown task type {task_type!r}; known task types: {', '.join(names)}"
+        try:
+            task_types.get_task_type(task_type)
+        except task_types.UnknownTaskType as error:
+            return str(error)
         if self.pk and task_type != Campaign.objects.get(pk=self.pk).task_type and self.has_started():
             return "judges have started this campaign: its task type can no longer change"
         return None
@@ -431,15 +418,13 @@ def feedback_of(record):
     return {key: record[key] for key in TRAINING_FEEDBACK_KEYS if key in record}
 
 
-# A task type's default training trial (a JSON Lines file), by the type's name. Each type brings its own
-# (`TaskType.training_file`); annotation, above campaigns, sets this at start-up (`AnnotationConfig.ready`) as it
-# fills TASK_TYPE_CHOICES. No shared fallback: another type's expected answers and explanations would not fit.
-training_file_of: Callable[[str], Path] | None = None
-
-
 def load_default_training_rows(task_type):
-    """A task type's default training trial: the first TRAINING_TRIAL_SIZE records of its training file."""
-    with open(training_file_of(task_type), encoding="utf-8") as handle:
+    """A task type's default training trial: the first TRAINING_TRIAL_SIZE records of its training file.
+
+    Each type brings its own (`TaskType.training_file`); no shared fallback: another type's expected answers
+    and explanations would not fit.
+    """
+    with open(task_types.get_task_type(task_type).training_file, encoding="utf-8") as handle:
         rows = [json.loads(line) for line in handle if line.strip()]
     return rows[:TRAINING_TRIAL_SIZE]
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 SETTINGS_FILE = ROOT / "parasol" / "settings.py"
 METRICS_README = ROOT / "metrics" / "README.md"
-PROJECT_APPS = ("campaigns", "annotation", "scoring", "generation", "reports")
+PROJECT_APPS = ("campaigns", "annotation", "scoring", "generation", "reports", "demo")
 # argparse wraps help to the terminal's width: one fixed width, so the page and `--help` agree.
 HELP_COLUMNS = "100"
 HELPERS = {

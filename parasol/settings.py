@@ -170,6 +170,18 @@ AXES_CLIENT_IP_CALLABLE = "parasol.net.client_address"
 # No banner on every manage.py command.
 AXES_VERBOSE = False
 
+# The task types a campaign may use: each name (stored in `Campaign.task_type`) mapped to the dotted path of
+# its class, imported on first use (`campaigns.task_types`). Registering a type is this one entry
+# (docs/development/add-task-type.md); a new campaign takes DEFAULT_TASK_TYPE. `manage.py check` stops on a
+# path that does not import or a default that is not registered.
+TASK_TYPES = {
+    "similarity": "annotation.tasktypes.similarity.tasktype.Similarity",
+    "criteria": "annotation.tasktypes.criteria.tasktype.Criteria",
+    "spans": "annotation.tasktypes.spans.tasktype.Spans",
+    "similarity+spans": "annotation.tasktypes.spans.tasktype.SimilaritySpans",
+}
+DEFAULT_TASK_TYPE = "similarity"
+
 ROOT_URLCONF = "parasol.urls"
 WSGI_APPLICATION = "parasol.wsgi.application"
 

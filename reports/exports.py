@@ -12,10 +12,10 @@ import pandas as pd
 from django.http import HttpResponse
 
 from annotation.tagging import SIDES, tags_of
-from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names, task_type_of
 from annotation.votes import vote_columns
 from campaigns.models import Pair, Score
 from campaigns.scores import latest_details
+from campaigns.task_types import default_task_type, get_task_type, task_type_names, task_type_of
 from metrics.registry import metric_names
 from metrics.words import word_tokens
 from reports.frames import (
@@ -36,7 +36,7 @@ from reports.frames import (
 
 PAIR_ID_COLUMNS = ["pair_id", "corpus", "source", "hypothesis", "gold_label"]
 # The columns of a similarity campaign (the default task type); another type brings its own results.
-PAIR_COLUMNS = [*PAIR_ID_COLUMNS, *get_task_type(DEFAULT_TASK_TYPE).pair_columns]
+PAIR_COLUMNS = [*PAIR_ID_COLUMNS, *get_task_type(default_task_type()).pair_columns]
 JUDGMENT_COLUMNS = [
     "judge",
     "english_level",

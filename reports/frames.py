@@ -16,7 +16,6 @@ from django.db.models import Count, Max, Min, Q
 
 from annotation.models import Judge, Judgment
 from annotation.tagging import SIDES, tags_of
-from annotation.tasktypes.registry import task_type_of
 from annotation.votes import with_votes
 from campaigns.models import Pair, Score
 from campaigns.scores import (
@@ -27,6 +26,7 @@ from campaigns.scores import (
     values_in,
     values_under,
 )
+from campaigns.task_types import task_type_of
 from metrics.base import parse_signature
 from metrics.registry import METRICS, direction_of, title_of
 from parasol.db import raw_row_chunks, raw_rows

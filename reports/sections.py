@@ -10,7 +10,7 @@ sections that show it; the tables a task type adds join the report through `with
 
 from collections.abc import Mapping
 
-from annotation.tasktypes.registry import task_type_of
+from campaigns.task_types import task_type_of
 from reports.analysis import TABLE_NAMES
 from reports.analysis.present import SPECS, caption_html, empty_reason, is_wide, shown, spec_of, table_html
 from reports.analysis.systems import MIN_SYSTEMS_FOR_CORRELATION

@@ -11,7 +11,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from annotation.tasktypes.registry import task_type_of
+from campaigns.task_types import task_type_of
 from metrics.registry import METRICS
 from reports.analysis.vocabulary import metric_title, title_for
 from reports.figures import draw_figure, figure_specs

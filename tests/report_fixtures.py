@@ -6,9 +6,9 @@ width check and the Chromium tests, which also write the screenshots of docs/img
 
 from annotation import assignment as assign
 from annotation.tasktypes.criteria.scale import CRITERIA
-from annotation.tasktypes.registry import get_task_type
 from campaigns.importers import import_pairs
 from campaigns.models import Campaign, Score
+from campaigns.task_types import get_task_type
 from metrics.registry import METRICS, natural_threshold_of
 from tests.factories import judge_by_gold, make_judge, without_controls
 

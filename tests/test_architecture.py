@@ -1,7 +1,11 @@
 """The house's shape, checked on its import graph (grimp, the graph behind import-linter)."""
 
+import ast
+from pathlib import Path
+
 import grimp
 
+ROOT = Path(__file__).resolve().parent.parent
 APPS = ("metrics", "campaigns", "annotation", "scoring", "generation", "reports", "demo")
 
 
@@ -52,3 +56,44 @@ def test_it_finds_a_circle_when_there_is_one(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     graph = grimp.build_graph("circular", include_external_packages=False, cache_dir=None)
     assert strongly_connected_groups(graph) == [["circular.a", "circular.b"]]
+
+
+def start_up_writes(source):
+    """Assignments in an AppConfig's `ready()` to an attribute or item of anything but the config itself."""
+    found = []
+    for function in ast.walk(ast.parse(source)):
+        if isinstance(function, ast.FunctionDef) and function.name == "ready":
+            for node in ast.walk(function):
+                targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+                for target in targets:
+                    if isinstance(target, ast.Attribute | ast.Subscript):
+                        root = target
+                        while isinstance(root, ast.Attribute | ast.Subscript):
+                            root = root.value
+                        if not (isinstance(root, ast.Name) and root.id == "self"):
+                            found.append(f"line {node.lineno}: {ast.unparse(target)}")
+    return found
+
+
+def test_no_app_writes_into_another_module_when_django_starts():
+    """A lower app learns nothing by being written into at start-up: it reads a setting or is imported."""
+    found = {
+        str(path.relative_to(ROOT)): writes
+        for app in APPS
+        if (path := ROOT / app / "apps.py").exists() and (writes := start_up_writes(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+def test_it_finds_a_start_up_write():
+    source = (
+        "class C:\n"
+        "    def ready(self):\n"
+        "        from campaigns import models\n"
+        "        self.label = 'x'\n"
+        "        models.CHOICES[:] = []\n"
+        "        models.lookup = len\n"
+        "        models.TABLE['k'] += 1\n"
+    )
+    expected = ["line 5: models.CHOICES[:]", "line 6: models.lookup", "line 7: models.TABLE['k']"]
+    assert start_up_writes(source) == expected

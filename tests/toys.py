@@ -16,14 +16,11 @@ from django import forms
 from django.core.cache import cache
 from django.test import override_settings
 
-from annotation.tasktypes import registry as task_type_registry
 from annotation.tasktypes.base import AnswerForm, TaskType
-from annotation.tasktypes.registry import task_type_names
 from annotation.votes import Vote
-from campaigns import models as campaign_models
+from campaigns.task_types import task_type_names
 from metrics import registry as metric_registry
 from metrics.registry import HIGHER, Entry
-from reports import task_sections
 from reports.analysis.present import Table
 from reports.frames import counted_judgments
 from reports.task_sections.base import ESTIMATES, LABEL_SECTIONS, SYSTEMS, Section, TaskSection
@@ -116,20 +113,17 @@ every_task_type = pytest.mark.parametrize("task_type", EVERY_TASK_TYPE, indirect
 
 @contextmanager
 def registered_toy_task_type():
-    """The toy in the task type registry and its templates on the template path, until the block ends."""
+    """The toy registered as the guide says (one entry of TASK_TYPES) and its templates on the template path,
+    until the block ends."""
     from django.conf import settings
 
     templates = [{**settings.TEMPLATES[0], "DIRS": [TOY_TEMPLATES, *settings.TEMPLATES[0]["DIRS"]]}]
-    choices = list(campaign_models.TASK_TYPE_CHOICES)
+    task_types = {**settings.TASK_TYPES, TOY_TASK_TYPE: f"{__name__}.Fluency"}
     try:
-        with override_settings(TEMPLATES=templates), pytest.MonkeyPatch.context() as patch:
-            patch.setitem(task_type_registry.TASK_TYPES, TOY_TASK_TYPE, f"{__name__}.Fluency")
-            # What AnnotationConfig.ready tells campaigns of every registered type (in place: the forms hold it).
-            campaign_models.TASK_TYPE_CHOICES.append((TOY_TASK_TYPE, Fluency.title))
+        with override_settings(TEMPLATES=templates, TASK_TYPES=task_types):
             forget_cached()
             yield TOY_TASK_TYPE
     finally:
-        campaign_models.TASK_TYPE_CHOICES[:] = choices
         forget_cached()
 
 
@@ -151,9 +145,8 @@ def registered_toy_metric():
 
 
 def forget_cached():
-    """Clear what a process caches of the registries (task types, report sections, reports)."""
-    task_type_registry.get_task_type.cache_clear()
-    task_sections.task_section.cache_clear()
+    """Clear the reports a process caches: the task types and their report sections are looked up by name
+    each time (`campaigns.task_types`), so a registry that changes leaves nothing stale there."""
     cache.clear()
 
 

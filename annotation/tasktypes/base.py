@@ -1,9 +1,9 @@
 """The contract of a task type: everything the rest of Parasol asks of one, attribute by attribute.
 
 A task type is one package here (`<name>/tasktype.py` holds its `TaskType` subclass)
-registered in `registry.TASK_TYPES`; the type names its report (`report_section`, a
-dotted path into `reports.task_sections`) and declares how its answers count as human
-labels (`vote`). A subclass must set the
+registered by one entry of the `TASK_TYPES` setting (looked up by `campaigns.task_types`);
+the type names its report (`report_section`, a dotted path into `reports.task_sections`)
+and declares how its answers count as human labels (`vote`). A subclass must set the
 attributes without a default and implement `answer`, `judgment_fields` and
 `aggregate`; everything else has a default that suits a type without it. Nothing
 outside its package knows its answers. See README.md beside this file.

@@ -16,8 +16,8 @@ from django.urls import reverse
 
 from annotation.controls import protocol_of
 from annotation.models import Assignment, Judge, Judgment, Step
-from annotation.tasktypes.registry import task_type_of
 from annotation.views import STEP_PAGES
+from campaigns.task_types import task_type_of
 from tests.factories import add_pairs
 from tests.toys import EVERY_TASK_TYPE, TOY_TASK_TYPE
 

@@ -4,9 +4,9 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Assignment, Judgment
-from annotation.tasktypes.registry import task_type_names
 from annotation.tasktypes.spans.tasktype import _changed_words
 from campaigns.models import Campaign, Pair
+from campaigns.task_types import task_type_names
 from tests.factories import add_pairs, make_judge, remember, without_controls
 
 

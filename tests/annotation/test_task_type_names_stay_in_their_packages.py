@@ -1,15 +1,15 @@
 """No task type's name in app code outside its two packages: a new type plugs in by declaring, not by a branch.
 
 The names come from the registry, so a type added later is checked too. A task type's name
-may appear only in `annotation/tasktypes/` (the types and their registry, which holds the
-default type) and `reports/task_sections/` (their reports). Read as strings: Python string
+may appear only in `annotation/tasktypes/` (the types), `reports/task_sections/` (their
+reports) and in its registration, the `TASK_TYPES` and `DEFAULT_TASK_TYPE` settings (their
+own strings in `parasol/settings.py`, nothing else there). Read as strings: Python string
 literals (docstrings aside: prose may name a type), and quoted strings in templates and
 JavaScript (comments aside); a type's title (its display name) is looked for too. Out of scope:
 migrations (they record history), tests (a test may name what it checks) and third-party code
-(static/vendor, and the installed packages of a virtualenv inside the project). The registry
-holds the default type (`DEFAULT_TASK_TYPE`): `campaigns` reads it from there
-(`campaigns.models.default_task_type`), so no settings or model default names one.
-`EXEMPT` lists the strings that may stay, each with its reason.
+(static/vendor, and the installed packages of a virtualenv inside the project). The default
+type is read from its setting (`campaigns.task_types.default_task_type`), so no model default
+or form names one. `EXEMPT` lists the strings that may stay, each with its reason.
 """
 
 import ast
@@ -20,9 +20,11 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 
-from annotation.tasktypes.registry import get_task_type, task_type_names
+from campaigns.task_types import get_task_type, task_type_names
 
 ROOT = Path(settings.BASE_DIR)
+# Where the types are registered: there, the registration's own strings may name them.
+REGISTRATION = "parasol/settings.py"
 # The two packages that own the types' names.
 OWNERS = (ROOT / "annotation" / "tasktypes", ROOT / "reports" / "task_sections")
 SUFFIXES = (".py", ".html", ".js")
@@ -101,6 +103,13 @@ def naming(names, titles=()):
     return re.compile("|".join([pattern, *(re.escape(str(title)) for title in titles)]))
 
 
+def exempt(where, value):
+    """Whether a string may name a type: listed in `EXEMPT`, or one of the registration's own strings (each
+    name, its class's dotted path, the default's name) in the registration's file."""
+    registration = {*settings.TASK_TYPES, *settings.TASK_TYPES.values(), settings.DEFAULT_TASK_TYPE}
+    return (where, value) in EXEMPT or (where == REGISTRATION and value in registration)
+
+
 def names_outside_the_packages():
     names = task_type_names()
     pattern = naming(names, [get_task_type(name).title for name in names])
@@ -112,7 +121,7 @@ def names_outside_the_packages():
                 found += [
                     f"{where}:{line}: {value!r}"
                     for line, value in strings_of(path)
-                    if pattern.search(value) and (where, value) not in EXEMPT
+                    if pattern.search(value) and not exempt(where, value)
                 ]
     return found
 
@@ -137,6 +146,13 @@ def test_no_task_type_name_appears_in_app_code_outside_its_packages():
 def test_the_check_finds_a_name_as_a_word_of_a_string(value, found):
     pattern = naming(["similarity", "criteria", "spans", "similarity+spans"], ["Similarity (5-way)"])
     assert bool(pattern.search(value)) is found
+
+
+def test_the_check_lets_the_registration_name_the_types_and_nothing_else_in_its_file():
+    default = settings.DEFAULT_TASK_TYPE
+    assert exempt(REGISTRATION, default) and exempt(REGISTRATION, settings.TASK_TYPES[default])
+    assert not exempt(REGISTRATION, f"{default} help text")
+    assert not exempt("campaigns/models.py", default)
 
 
 def test_the_check_reads_parasols_apps_and_no_installed_package():

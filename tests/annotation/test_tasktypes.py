@@ -10,10 +10,10 @@ from annotation.checks import training_files_check
 from annotation.controls import controls_per_judge
 from annotation.models import Judgment
 from annotation.tasktypes.base import AnswerForm, TaskType
-from annotation.tasktypes.registry import UnknownTaskType, get_task_type, task_type_names, task_type_of
 from annotation.tasktypes.similarity.scale import ANSWERS
 from annotation.tasktypes.similarity.tasktype import Similarity
 from campaigns.models import TRAINING_TRIAL_SIZE, load_default_training_rows
+from campaigns.task_types import UnknownTaskType, get_task_type, task_type_names, task_type_of
 from tests.factories import add_pairs, make_judge, remember, without_controls
 from tests.toys import every_task_type
 

@@ -3,8 +3,8 @@
 from annotation.joining import what_to_expect
 from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, TYPE_FLOOR_SHARE, answer_seconds
-from annotation.tasktypes.registry import get_task_type
 from campaigns.models import Campaign
+from campaigns.task_types import get_task_type
 from tests.factories import add_pairs, make_judge, without_controls
 
 DEFAULT = get_task_type("similarity").default_answer_seconds

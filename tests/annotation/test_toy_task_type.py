@@ -14,8 +14,8 @@ from django.urls import reverse
 
 from annotation import assignment as assign
 from annotation.models import Judgment
-from annotation.tasktypes import registry
-from campaigns import models as campaign_models
+from campaigns import task_types
+from campaigns.forms import CampaignForm
 from campaigns.models import Campaign
 from reports import task_sections
 from reports.exports import pairs_frame
@@ -88,13 +88,22 @@ def test_an_unanswered_toy_campaign_says_why_its_section_is_empty(client, toy_ca
     assert "No answers yet: toy fluency waits for them." in body
 
 
+def offered(name):
+    """Whether the new-campaign form and the model's choices offer task type `name`, under its title."""
+    form = dict(CampaignForm().fields["task_type"].choices)
+    model = dict(Campaign._meta.get_field("task_type").choices)
+    return name in form and name in model and form[name] == model[name] == Fluency.title
+
+
 def test_the_toy_is_gone_once_its_registration_ends():
     with registered_toy_task_type():
-        assert isinstance(registry.get_task_type(NAME), Fluency)
+        assert isinstance(task_types.get_task_type(NAME), Fluency)
         assert task_sections.task_section(NAME).sections
-        assert NAME in dict(campaign_models.TASK_TYPE_CHOICES)
-    with pytest.raises(registry.UnknownTaskType):
-        registry.get_task_type(NAME)
+        assert offered(NAME)
+        assert Campaign(task_type=NAME).get_task_type_display() == Fluency.title
+    with pytest.raises(task_types.UnknownTaskType, match=f"{NAME!r}; known task types: similarity, "):
+        task_types.get_task_type(NAME)
     with pytest.raises(task_sections.NoTaskSection):
         task_sections.task_section(NAME)
-    assert NAME not in dict(campaign_models.TASK_TYPE_CHOICES)
+    assert not offered(NAME)
+    assert Campaign().task_type_problem(NAME).startswith(f"unknown task type {NAME!r}; known task types:")

@@ -6,8 +6,8 @@ yellow where none is shown)."""
 import pytest
 
 from annotation.diff import word_diff
-from annotation.tasktypes.registry import get_task_type
 from campaigns.models import Campaign, load_default_training_rows, tokens_of
+from campaigns.task_types import get_task_type
 from tests.annotation.explanations import (
     claim_problems,
     marked_words,

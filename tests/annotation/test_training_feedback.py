@@ -14,8 +14,8 @@ from annotation.diff import word_diff
 from annotation.joining import what_to_expect
 from annotation.models import Judgment
 from annotation.stats import MIN_TIMED_ANSWERS, answer_seconds
-from annotation.tasktypes.registry import get_task_type
 from campaigns.models import load_default_training_rows
+from campaigns.task_types import get_task_type
 from tests.annotation.explanations import speaks_of_tagging
 from tests.factories import add_pairs, gives_feedback, make_judge, remember, without_controls
 from tests.toys import every_task_type

@@ -6,7 +6,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation import assignment as assign
-from annotation.tasktypes.registry import task_type_names
+from campaigns.task_types import task_type_names
 from tests.factories import add_pairs, make_judge
 
 

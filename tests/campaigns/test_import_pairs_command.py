@@ -4,8 +4,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from campaigns import models as campaign_models
-from campaigns.models import Campaign, Pair
+from campaigns.models import TRAINING_TRIAL_SIZE, Campaign, Pair
+from campaigns.task_types import default_task_type, get_task_type
 
 CSV = b"id,source,hypothesis,label\nq1,A.,B.,1\nq2,C.,D.,0\n"
 
@@ -29,7 +29,7 @@ def training_file(tmp_path, monkeypatch):
     path = tmp_path / "training_pairs.jsonl"
     rows = [{"source": f"S{i}.", "hypothesis": f"H{i}.", "label": i % 2} for i in range(6)]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    monkeypatch.setattr(campaign_models, "training_file_of", lambda task_type: path)
+    monkeypatch.setattr(type(get_task_type(default_task_type())), "training_file", path)
     return path
 
 
@@ -58,7 +58,7 @@ def test_it_creates_an_open_campaign_with_its_training_trial(db, corpus_file, tr
     campaign = Campaign.objects.get(slug="new-one")
     assert (campaign.name, campaign.is_open) == ("new-one", True)
     assert campaign.real_pairs.count() == 2
-    assert campaign.training_pairs.count() == campaign_models.TRAINING_TRIAL_SIZE
+    assert campaign.training_pairs.count() == TRAINING_TRIAL_SIZE
     assert "Created campaign 'new-one' ('new-one')" in output
 
 

@@ -1,8 +1,8 @@
 import pytest
 from django.urls import reverse
 
-from annotation.tasktypes.registry import DEFAULT_TASK_TYPE, get_task_type, task_type_names
 from campaigns.models import Campaign
+from campaigns.task_types import default_task_type, get_task_type, task_type_names
 from tests.factories import add_pairs, make_judge
 
 RESEARCHER_PAGES = [
@@ -190,4 +190,4 @@ def test_the_campaign_page_offers_the_taggings_and_the_detector_when_its_type_ta
 
 
 def test_a_new_campaign_takes_the_registrys_default_task_type(researcher):
-    assert Campaign.objects.create(slug="plain", name="Plain").task_type == DEFAULT_TASK_TYPE
+    assert Campaign.objects.create(slug="plain", name="Plain").task_type == default_task_type()

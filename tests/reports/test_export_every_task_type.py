@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotation import assignment as assign
-from annotation.tasktypes.registry import get_task_type
+from campaigns.task_types import get_task_type
 from reports import exports
 from tests.factories import add_pairs, make_judge, without_controls
 from tests.toys import every_task_type

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from annotation import assignment as assign
-from annotation.tasktypes.registry import get_task_type
 from annotation.votes import VOTE_COLUMNS
+from campaigns.task_types import get_task_type
 from reports.analysis.labels import judge_votes
 from reports.cache import compute_report
 from reports.frames import load_frames

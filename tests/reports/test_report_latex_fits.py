@@ -7,7 +7,7 @@ import re
 import pytest
 from django.core.management import call_command
 
-from annotation.tasktypes.registry import get_task_type
+from campaigns.task_types import get_task_type
 from reports.analysis.latex import latex_document
 from tests.pdflatex import PDFLATEX_MARKS, compile_latex
 from tests.report_fixtures import report_campaign

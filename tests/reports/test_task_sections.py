@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from annotation.tasktypes.registry import task_type_names
+from campaigns.task_types import task_type_names
 from reports.analysis import build_report
 from reports.figures import _all_specs
 from reports.sections import TABLE_HEADINGS, analysis_notes

@@ -14,8 +14,8 @@ from django.core.management import call_command
 from PIL import Image
 from playwright.sync_api import expect
 
-from annotation.tasktypes.registry import TASK_TYPES
 from campaigns.models import Campaign
+from campaigns.task_types import task_type_names
 from tests.factories import judge_by_gold, without_controls
 from tests.system.test_browser_report import log_in
 
@@ -76,7 +76,7 @@ def stable_resume_link(page):
     page.locator("p.resume a").evaluate("a => { a.textContent = 'http://127.0.0.1:8000/j/demo/…'; }")
 
 
-@pytest.mark.parametrize("task_type", list(TASK_TYPES))
+@pytest.mark.parametrize("task_type", task_type_names())
 def test_the_judge_page_of_each_task_type(live_server, shot_page, researcher, task_type):
     """The first training pair: the page every judge of this type sees, with the default trial's sentences."""
     slug = "shot-" + task_type.replace("+", "-")

@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotation.models import Assignment, Judgment
-from annotation.tasktypes.registry import get_task_type
 from campaigns.models import Campaign
+from campaigns.task_types import get_task_type
 from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit, keys_wait_for_scripts
 from tests.factories import without_controls
 from tests.toys import every_task_type

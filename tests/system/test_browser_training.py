@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from annotation.tasktypes.registry import get_task_type
+from campaigns.task_types import get_task_type
 from tests.annotation.explanations import claim_problems, key, speaks_of_tagging
 from tests.browser import TIMEOUT_MS, keys_wait_for_scripts
 from tests.factories import gives_feedback

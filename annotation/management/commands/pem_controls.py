@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.controls import add_pem_controls
 from annotation.tasktypes.criteria.tasktype import Criteria
-from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
+from campaigns.task_types import task_type_of
 
 
 class Command(BaseCommand):

@@ -7,7 +7,8 @@ from django.db import transaction
 
 from campaigns.command_line import add_creation_arguments, create_campaign, owned_by, refuse_creation_options
 from campaigns.importers import FORMATS, CorpusImportError, import_pairs
-from campaigns.models import TASK_TYPE_CHOICES, Campaign, default_task_type
+from campaigns.models import Campaign
+from campaigns.task_types import default_task_type, task_type_names
 from parasol.progress import ProgressBar
 
 
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--corpus", default="", help="Corpus name for rows that do not name one.")
         parser.add_argument(
             "--task",
-            choices=[name for name, _ in TASK_TYPE_CHOICES],
+            choices=task_type_names(),
             help=f"With --create: the task type judges answer (default: {default_task_type()}).",
         )
         parser.add_argument(

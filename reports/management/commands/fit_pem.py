@@ -6,8 +6,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.tasktypes.criteria.tasktype import Criteria, ratings_frame
-from annotation.tasktypes.registry import task_type_of
 from campaigns.models import Campaign
+from campaigns.task_types import task_type_of
 from metrics.pem import FEATURES, MODEL_SETTING, save_model
 from reports.analysis.criteria import SPLITS, fit_pem_model
 from reports.frames import load_frames
