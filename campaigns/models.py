@@ -2,7 +2,6 @@
 
 import json
 import sys
-from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
