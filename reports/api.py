@@ -37,9 +37,7 @@ class JudgmentSerializer(serializers.ModelSerializer):
     english_level = serializers.CharField(source="judge.english_level")
     pair_id = serializers.CharField(source="pair.external_id")
     top_sentence = serializers.CharField(source="assignment.top")
-    label = FiveWayAnswerField(
-        help_text="The 5-way answer; blank for a task type that answers otherwise."
-    )
+    label = FiveWayAnswerField(help_text="The 5-way answer; blank for a task type that answers otherwise.")
 
     class Meta:
         model = Judgment
