@@ -137,7 +137,12 @@ class Judge(models.Model):
     @property
     def pseudonym(self):
         """A stable public id that reveals nothing of the token."""
-        return f"judge-{self.pk:05d}"
+        return self.pseudonym_of(self.pk)
+
+    @staticmethod
+    def pseudonym_of(pk):
+        """The pseudonym of the judge with this key (readers of a million judgments make no `Judge` for it)."""
+        return f"judge-{pk:05d}"
 
 
 class Assignment(models.Model):
@@ -207,7 +212,7 @@ class JsonKeyText(models.Func):
     """One key of a JSON column as JSON text (`"same_meaning"`, `1`, `true`; NULL without the key), the same on
     SQLite and PostgreSQL.
 
-    A reader of a million answers reads one key in SQL and decodes each distinct text once (`decoded_answers`):
+    A reader of a million answers reads one key in SQL and decodes each distinct text once (`decoded_json`):
     Django's key transforms decode row by row (and on SQLite fail over to the raw text for every string).
     """
 
@@ -227,7 +232,8 @@ class JsonKeyText(models.Func):
         return f"({sql} -> %s)::text", (*params, self.key)
 
 
-def decoded_answers(texts) -> list:
-    """Answers read by `JsonKeyText`, each distinct text decoded once (NULL: None)."""
+def decoded_json(texts) -> list:
+    """JSON texts read in SQL (`JsonKeyText`, or a whole `values` cast to text), each distinct text decoded once
+    (NULL: None). Equal texts give the same object: read it, never change it in place."""
     decoded = {text: json.loads(text) for text in set(texts) if text is not None}
     return [decoded.get(text) for text in texts]

@@ -12,9 +12,10 @@ from itertools import chain
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Min, Q, TextField
+from django.db.models.functions import Cast
 
-from annotation.models import JsonKeyText, Judge, Judgment, decoded_answers
+from annotation.models import JsonKeyText, Judge, Judgment, decoded_json
 from annotation.tagging import SIDES, tags_of
 from annotation.tasktypes.registry import task_type_of
 from annotation.votes import ANSWER_COLUMN, VOTE_COLUMNS, with_votes
@@ -164,31 +165,43 @@ def pair_systems(campaign) -> dict[str, str]:
 def counted_judgments(campaigns, include_excluded=False, *, answer_key=None, values=False, pk_range=None):
     """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, then
     `answer` (`ANSWER_COLUMN`: the value at `answer_key` of each one's `Judgment.values`) and `values` (the whole
-    answer) where asked.
+    answer, to read and never change in place) where asked.
 
     `judge` is the judge's public pseudonym; training answers, control items and, unless
     asked, the judges a researcher excluded are left out. `pk_range`: those of one page of pairs.
-    The answer alone is read in SQL as JSON text, each distinct text decoded once: a report of a
-    million judgments that reads only answers never decodes their whole documents.
+    Answers are read in SQL as JSON text and each distinct text decoded once (a report of a million
+    judgments reads a few distinct 5-way answers; one that reads only them never reads whole documents).
     """
     fields, columns = ["pair_id", "judge_id", "judge__english_level"], ["pair_pk", "judge", "english_level"]
     if answer_key is not None:
         fields, columns = [*fields, JsonKeyText("values", answer_key)], [*columns, ANSWER_COLUMN]
     if values:
-        fields, columns = [*fields, "values"], [*columns, "values"]
-    rows = (
+        fields, columns = [*fields, Cast("values", TextField())], [*columns, "values"]
+    rows = list(
         _within(Judgment.objects.filter(pair__campaign__in=list(campaigns)), pk_range, field="pair_id")
         .counted(include_excluded)
         .order_by("pk")
         .values_list(*fields)
     )
-    judgments = pd.DataFrame.from_records(list(rows), columns=columns)
-    judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
-    if answer_key is not None:
-        judgments[ANSWER_COLUMN] = pd.Series(
-            decoded_answers(judgments[ANSWER_COLUMN]), index=judgments.index, dtype=object
-        )
+    # Column by column: the JSON texts are decoded from Python's tuples (iterating a frame's column of text, kept
+    # in Arrow, costs more than the decoding).
+    read = zip(*rows) if rows else [()] * len(columns)
+    judgments = pd.DataFrame(
+        {
+            column: pd.Series(decoded_json(values), dtype=object) if column in (ANSWER_COLUMN, "values") else values
+            for column, values in zip(columns, read)
+        },
+        columns=columns,
+    )
+    judgments["judge"] = _pseudonyms(judgments["judge"])
     return judgments
+
+
+def _pseudonyms(judge_pks: pd.Series) -> pd.Series:
+    """Each judge's public pseudonym, made once per judge (a `Judge` made per judgment took most of a report's
+    reading of a million judgments: its default token is drawn at every instantiation)."""
+    pseudonyms = {pk: Judge.pseudonym_of(pk) for pk in set(judge_pks)}
+    return pd.Series([pseudonyms[pk] for pk in judge_pks], index=judge_pks.index, dtype=object)
 
 
 def judgments_with_votes(campaigns, values=False, include_excluded=False) -> pd.DataFrame:
@@ -232,7 +245,7 @@ def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     rows = list(judgments.order_by("created_at", "pk").values_list(*JUDGMENT_LOG_FIELDS.values()))
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
-    frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
+    frame["judge"] = _pseudonyms(frame["judge"])
     frame["corpus"] = corpus_names(frame.assign(campaign=campaign.slug))
     return frame
 
