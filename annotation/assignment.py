@@ -277,7 +277,7 @@ def answering_too_fast(judge):
 def record_judgment(assignment, answer, client_ms=None):
     """Store the answer once; a repeated submission (double click, retry) changes nothing.
 
-    The campaign's task type says how the answer is stored (for similarity: the label).
+    `answer` is the task type's (`TaskType.answer`): the JSON object stored in `Judgment.values`.
     Returns (judgment, created). A real pair's answer is stored under the campaign's lock, so no pair
     passes its overlap target: an answer on a reservation that lapsed counts while the pair still wants
     a judgment; once other judges filled it, `PairGivenAway` is raised and nothing is stored.
@@ -305,7 +305,7 @@ def record_judgment(assignment, answer, client_ms=None):
                     pair_id=assignment.pair_id,
                     is_training=assignment.is_training,
                     response_ms=_response_ms(assignment, client_ms),
-                    **task_type_of(assignment.judge.campaign).judgment_fields(answer),
+                    values=answer,
                 )
     except IntegrityError:
         # Another request for the same assignment won the race: keep its answer.

@@ -1,9 +1,11 @@
 """Judges, the pairs assigned to them, and their judgments."""
 
+import json
 import secrets
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models.fields.json import compile_json_path
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.models import Campaign, Pair
@@ -135,7 +137,12 @@ class Judge(models.Model):
     @property
     def pseudonym(self):
         """A stable public id that reveals nothing of the token."""
-        return f"judge-{self.pk:05d}"
+        return self.pseudonym_of(self.pk)
+
+    @staticmethod
+    def pseudonym_of(pk):
+        """The pseudonym of the judge with this key (readers of a million judgments make no `Judge` for it)."""
+        return f"judge-{pk:05d}"
 
 
 class Assignment(models.Model):
@@ -178,10 +185,8 @@ class Judgment(models.Model):
     assignment = models.OneToOneField(Assignment, related_name="judgment", on_delete=models.CASCADE)
     judge = models.ForeignKey(Judge, related_name="judgments", on_delete=models.CASCADE)
     pair = models.ForeignKey(Pair, related_name="judgments", on_delete=models.CASCADE)
-    # The similarity scale's `Answer` (the column keeps its first name, `label`, as the exports
-    # do); blank for task types that answer otherwise.
-    label = models.CharField(max_length=20, choices=Answer.choices, blank=True)
-    # Answers that are not one `Answer` (ratings per criterion, tagged word indexes), keyed by the task type.
+    # The answer, whatever the task type, as a JSON object keyed by the type: the 5-way `Answer` under
+    # "answer", ratings per criterion, tagged word indexes per sentence (`TaskType.answer`).
     values = models.JSONField(default=dict, blank=True)
     is_training = models.BooleanField(default=False)
     response_ms = models.PositiveIntegerField(null=True, blank=True, help_text="Display to answer, in ms.")
@@ -194,10 +199,41 @@ class Judgment(models.Model):
         indexes = [models.Index(fields=["pair", "is_training"])]
 
     def __str__(self):
-        return f"{self.judge} on {self.pair}: {self.label}"
+        return f"{self.judge} on {self.pair}: {json.dumps(self.values, sort_keys=True)}"
 
     @property
     def paraphrase(self):
         """This answer's vote on "is this a paraphrase?" (1, 0, or None), as its campaign's task type declares it."""
         vote = task_type_of(self.pair.campaign).vote
-        return None if vote is None else vote.vote_of(self.label, self.values)
+        return None if vote is None else vote.vote_of(self.values)
+
+
+class JsonKeyText(models.Func):
+    """One key of a JSON column as JSON text (`"same_meaning"`, `1`, `true`; NULL without the key), the same on
+    SQLite and PostgreSQL.
+
+    A reader of a million answers reads one key in SQL and decodes each distinct text once (`decoded_json`):
+    Django's key transforms decode row by row (and on SQLite fail over to the raw text for every string).
+    """
+
+    output_field = models.TextField()
+
+    def __init__(self, field, key):
+        super().__init__(field)
+        self.path = compile_json_path([key])
+        self.key = key
+
+    def as_sql(self, compiler, connection, **extra):  # SQLite 3.38+ and MySQL: `->` gives JSON text
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"({sql} -> %s)", (*params, self.path)
+
+    def as_postgresql(self, compiler, connection, **extra):
+        sql, params = compiler.compile(self.source_expressions[0])
+        return f"({sql} -> %s)::text", (*params, self.key)
+
+
+def decoded_json(texts) -> list:
+    """JSON texts read in SQL (`JsonKeyText`, or a whole `values` cast to text), each distinct text decoded once
+    (NULL: None). Equal texts give the same object: read it, never change it in place."""
+    decoded = {text: json.loads(text) for text in set(texts) if text is not None}
+    return [decoded.get(text) for text in texts]

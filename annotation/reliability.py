@@ -9,7 +9,7 @@ import pandas as pd
 from campaigns.task_types import task_type_of
 
 from .models import Judge, Judgment
-from .votes import with_votes
+from .votes import ANSWER_COLUMN, with_votes
 
 # A judge is flagged when one of these holds (with enough answers to tell).
 MIN_CONTROL_PASS_RATE, MIN_CONTROLS = 0.75, 2
@@ -95,20 +95,20 @@ def _control_results(controls):
 def campaign_reliability(campaign):
     """The reliability table of a campaign's judges (training answers left out), with their Judge objects."""
     rows = Judgment.objects.filter(judge__campaign=campaign, is_training=False).values_list(
-        "judge_id", "pair_id", "label", "pair__is_control", "pair__gold_label", "response_ms", "values"
+        "judge_id", "pair_id", "pair__is_control", "pair__gold_label", "response_ms", "values"
     )
     answers = pd.DataFrame(
-        list(rows), columns=["judge", "pair_pk", "label", "is_control", "expected", "response_ms", "values"]
+        list(rows), columns=["judge", "pair_pk", "is_control", "expected", "response_ms", "values"]
     ).astype({"is_control": bool})
     # Whether each control was passed is the task type's rule (PEM's criteria check the ratings).
     task_type = task_type_of(campaign)
     answers["passed"] = [
-        bool(control) and task_type.control_passed(label, values, expected)
-        for control, label, values, expected in zip(
-            answers["is_control"], answers["label"], answers["values"], answers["expected"]
-        )
+        bool(control) and task_type.control_passed(values, expected)
+        for control, values, expected in zip(answers["is_control"], answers["values"], answers["expected"])
     ]
-    answers = with_votes(answers, task_type.vote).drop(columns=["label", "values"])
+    vote = task_type.vote
+    answers[ANSWER_COLUMN] = vote.answers(answers["values"]) if vote is not None else None
+    answers = with_votes(answers, vote).drop(columns=[ANSWER_COLUMN, "values"])
     table = judge_reliability(answers)
     judges = Judge.objects.in_bulk(list(table["judge"]))
     table["judge"] = table["judge"].map(judges)

@@ -17,6 +17,9 @@ import pandas as pd
 PARAPHRASE, NON_PARAPHRASE = "paraphrase", "non_paraphrase"
 PARAPHRASE_TITLES = {PARAPHRASE: "Paraphrase", NON_PARAPHRASE: "Non-paraphrase"}
 
+# The judgments frame's column holding each judgment's answer as its type's `Vote` reads it (the value at
+# `Vote.key` of `Judgment.values`; None without a vote): what `vote_columns` maps.
+ANSWER_COLUMN = "answer"
 # The columns `vote_columns` adds to a judgments frame: the vote (1.0, 0.0, or NaN: no vote), whether the
 # judge said they could not tell (a Don't know: counted apart from the answers that simply cast no vote),
 # and the answer's rank on the type's rating scale (NaN without one).
@@ -25,11 +28,11 @@ VOTE_COLUMNS = ("vote", "abstained", "rating")
 
 @dataclass(frozen=True)
 class Vote:
-    """Where a type stores its answer, and what each answer means for the paraphrase label and the rating."""
+    """Where a type keeps its answer in `Judgment.values`, and what each answer means for the paraphrase label and
+    the rating."""
 
-    # The `Judgment` field holding the answer ("label", or the JSON "values") and, in `values`, its key.
-    field: str
-    key: str | None = None
+    # The key of `Judgment.values` holding the answer (every type stores its answers there).
+    key: str
     # Each answer voting for a side: 1 (paraphrase) or 0 (non-paraphrase); an answer not named votes neither way.
     paraphrase: Mapping = field(default_factory=dict)
     # The answers saying "I cannot tell" (a Don't know): no vote, counted apart.
@@ -39,29 +42,24 @@ class Vote:
 
     @property
     def lookup(self) -> str:
-        """The answer's path from a `Judgment` in a database query (`label`, `values__fluent`)."""
-        return f"{self.field}__{self.key}" if self.key else self.field
+        """The answer's path from a `Judgment` in a database query (`values__answer`, `values__fluent`)."""
+        return f"values__{self.key}"
 
     def answers_voting(self, side: int) -> list:
         """The answers voting for `side` (1: paraphrase, 0: non-paraphrase)."""
         return [answer for answer, vote in self.paraphrase.items() if vote == side]
 
-    def answer_of(self, label, values):
-        """One judgment's answer, from its stored `label` and `values`."""
-        if self.key is None:
-            return label if self.field == "label" else values
+    def answer_of(self, values):
+        """One judgment's answer, from its stored `values` (None when it holds none)."""
         return values.get(self.key) if isinstance(values, dict) else None
 
-    def vote_of(self, label, values):
-        """One judgment's vote: 1, 0 or None."""
-        return _lookup(self.paraphrase, self.answer_of(label, values))
+    def vote_of(self, values):
+        """One judgment's vote, from its stored `values`: 1, 0 or None."""
+        return _lookup(self.paraphrase, self.answer_of(values))
 
-    def answers(self, judgments: pd.DataFrame) -> pd.Series:
-        """The answer of each judgment of a frame holding the `field` column (on its index)."""
-        stored = judgments[self.field]
-        if self.key is None:
-            return stored
-        return pd.Series([v.get(self.key) if isinstance(v, dict) else None for v in stored], index=judgments.index)
+    def answers(self, values) -> list:
+        """The answer of each of the stored `values` (a column of a frame holding whole `values` documents)."""
+        return [self.answer_of(one) for one in values]
 
 
 def _lookup(mapping, answer):
@@ -72,14 +70,15 @@ def _lookup(mapping, answer):
 
 
 def vote_columns(judgments: pd.DataFrame, vote: Vote | None) -> pd.DataFrame:
-    """`VOTE_COLUMNS` for each judgment of `judgments` (on its index) under `vote` (None: no vote, no rating)."""
+    """`VOTE_COLUMNS` for each judgment of `judgments` (on its index), mapping its `ANSWER_COLUMN` under `vote`
+    (None: no vote, no rating; the frame then needs no answer column)."""
     if vote is None or judgments.empty:
         n = len(judgments)
         return pd.DataFrame(
             {"vote": np.full(n, np.nan), "abstained": np.zeros(n, dtype=bool), "rating": np.full(n, np.nan)},
             index=judgments.index,
         )
-    answers = vote.answers(judgments)
+    answers = judgments[ANSWER_COLUMN]
     rating = _mapped(answers, vote.rating) if vote.rating is not None else np.nan
     return pd.DataFrame(
         {
@@ -100,7 +99,7 @@ def _mapped(answers: pd.Series, mapping) -> pd.Series:
 
 
 def with_votes(judgments: pd.DataFrame, vote: Vote | None) -> pd.DataFrame:
-    """`judgments` with `VOTE_COLUMNS` (replacing any it has) as `vote` reads its answers."""
+    """`judgments` with `VOTE_COLUMNS` (replacing any it has) as `vote` reads its `ANSWER_COLUMN`."""
     return judgments.drop(columns=list(VOTE_COLUMNS), errors="ignore").join(vote_columns(judgments, vote))
 
 

@@ -38,10 +38,10 @@ def _tagging(rng, pair):
 
 # A seeded answer of each task type, as its judge page would send it.
 ANSWER_OF_TASK = {
-    "similarity": lambda rng, pair: rng.choice(SIMILARITY_ANSWERS),
+    "similarity": lambda rng, pair: {"answer": rng.choice(SIMILARITY_ANSWERS)},
     "criteria": lambda rng, pair: {criterion: rng.randint(1, 5) for criterion in CRITERIA},
     "spans": _tagging,
-    "similarity+spans": lambda rng, pair: {"label": rng.choice(SIMILARITY_ANSWERS[:4]), "tagging": _tagging(rng, pair)},
+    "similarity+spans": lambda rng, pair: {"answer": rng.choice(SIMILARITY_ANSWERS[:4]), **_tagging(rng, pair)},
 }
 
 

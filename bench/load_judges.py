@@ -53,7 +53,7 @@ if str(REPO) not in sys.path:
 
 from tests import servers  # noqa: E402 (needs the repository on the path)
 
-LABELS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
+ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 ASSIGNMENT_RE = re.compile(r'data-assignment="(\d+)"')
 CSRF_RE = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 # Tests raise this (a loaded machine can take long to answer); the bench keeps it tight.
@@ -141,15 +141,15 @@ def _assignment_of(text):
 class Ledger:
     """What the clients saw: acknowledged answers, repeats, and pages that showed the wrong pair."""
 
-    acknowledged: dict = field(default_factory=dict)  # (token, assignment) -> first acknowledged label
+    acknowledged: dict = field(default_factory=dict)  # (token, assignment) -> first acknowledged answer
     repeats: Counter = field(default_factory=Counter)  # double_click / back / resume
     mismatches: list = field(default_factory=list)
     outcomes: Counter = field(default_factory=Counter)  # finished / turned_away / failed / out_of_time
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def ack(self, token, assignment, label):
+    def ack(self, token, assignment, answer):
         with self.lock:
-            self.acknowledged.setdefault((token, assignment), label)
+            self.acknowledged.setdefault((token, assignment), answer)
 
     def note(self, counter, key):
         with self.lock:
@@ -219,10 +219,10 @@ class SimulatedJudge:
             raise JudgeFailed("item page without an assignment")
         return assignment
 
-    def post_answer(self, assignment, label, browser=None):
+    def post_answer(self, assignment, answer, browser=None):
         """Post one answer; returns (acknowledged, next assignment or None, finished)."""
         browser = browser or self.browser
-        form = {"assignment": str(assignment), "label": label, "response_ms": str(self.rng.randint(800, 9000))}
+        form = {"assignment": str(assignment), "answer": answer, "response_ms": str(self.rng.randint(800, 9000))}
         status, response, text = browser.post(
             f"/j/{self.slug}/{self.token}/answer/", form, kind="answer", htmx=self.htmx
         )
@@ -238,14 +238,14 @@ class SimulatedJudge:
             return False, None, False
         return True, None, "/thanks/" in response.getheader("Location", "")
 
-    def double_click(self, assignment, label):
+    def double_click(self, assignment, answer):
         """The same answer posted twice at once, from the same browser."""
         results = [None, None]
         barrier = threading.Barrier(2, timeout=REQUEST_TIMEOUT)
 
         def click(index):
             barrier.wait()
-            results[index] = self.post_answer(assignment, label)
+            results[index] = self.post_answer(assignment, answer)
 
         threads = [threading.Thread(target=click, args=(i,)) for i in range(2)]
         for thread in threads:
@@ -291,16 +291,16 @@ class SimulatedJudge:
         if self.habits.think_ms:
             pause_ms = min(self.rng.expovariate(1 / self.habits.think_ms), 10 * self.habits.think_ms)
             time.sleep(min(pause_ms / 1000, max(0, self.deadline - time.monotonic())))
-        label = self.rng.choice(LABELS)
+        answer = self.rng.choice(ANSWERS)
         if self.rng.random() < self.habits.double_click:
-            acknowledged, following, finished = self.double_click(current, label)
+            acknowledged, following, finished = self.double_click(current, answer)
         else:
-            acknowledged, following, finished = self.post_answer(current, label)
+            acknowledged, following, finished = self.post_answer(current, answer)
         if not acknowledged:
             raise JudgeFailed(f"answer to assignment {current} not acknowledged")
-        self.ledger.ack(self.token, current, label)
+        self.ledger.ack(self.token, current, answer)
         if self.previous is not None and self.rng.random() < self.habits.go_back:
-            other = self.rng.choice([choice for choice in LABELS if choice != label])
+            other = self.rng.choice([choice for choice in ANSWERS if choice != answer])
             self.post_answer(self.previous, other)  # the browser's back button, then another answer
             self.ledger.note(self.ledger.repeats, "back")
         self.previous = current
@@ -411,6 +411,7 @@ def _replay_least_loaded(campaign):
 def check_invariants(slug, stats, ledger):
     """[(name, passed, detail)] for the guarantees listed in the module docstring."""
     from django.db.models import Count, F
+    from django.db.models.fields.json import KT
 
     from annotation.models import Assignment, Judgment
     from campaigns.models import Campaign
@@ -421,11 +422,11 @@ def check_invariants(slug, stats, ledger):
     crossed = judgments.exclude(judge_id=F("assignment__judge_id")).count()
     crossed += judgments.exclude(pair_id=F("assignment__pair_id")).count()
     stored = {
-        (token, assignment): label
-        for token, assignment, label in judgments.values_list("judge__token", "assignment_id", "label")
+        (token, assignment): answer
+        for token, assignment, answer in judgments.values_list("judge__token", "assignment_id", KT("values__answer"))
     }
     lost = [key for key in ledger.acknowledged if key not in stored]
-    changed = [key for key, label in ledger.acknowledged.items() if key in stored and stored[key] != label]
+    changed = [key for key, answer in ledger.acknowledged.items() if key in stored and stored[key] != answer]
     real = Assignment.objects.filter(judge__campaign=campaign, pair__in=campaign.real_pairs)
     overfilled = real.values("pair").annotate(n=Count("pk")).filter(n__gt=campaign.overlap_target).count()
     violations, load = _replay_least_loaded(campaign)

@@ -50,7 +50,7 @@ def corpus(n, judged, seed=0):
         for i in range(judged)
         for j in range(3)
     ]
-    return pairs, pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
+    return pairs, pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"])
 
 
 def main():

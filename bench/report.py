@@ -16,8 +16,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from annotation.tasktypes.similarity.scale import ANSWERS, VOTE  # noqa: E402
-from annotation.votes import with_votes  # noqa: E402
+from annotation.tasktypes.similarity.scale import ANSWER_KEY, ANSWERS, VOTE  # noqa: E402
+from annotation.votes import ANSWER_COLUMN, with_votes  # noqa: E402
 from metrics.registry import direction_of, metric_names, natural_threshold_of  # noqa: E402
 from reports.analysis import build_report  # noqa: E402
 
@@ -64,7 +64,7 @@ def synthetic(n_pairs=10_000, n_judgments=3, seed=0):
             "pair_id": pairs["pair_id"].to_numpy()[pair_index],
             "judge": judge_of,
             "english_level": [levels[j] for j in judge_of],
-            "label": np.asarray(ANSWERS)[answer],
+            ANSWER_COLUMN: np.asarray(ANSWERS)[answer],
         }
     )
     return pairs, with_votes(judgments, VOTE)
@@ -138,7 +138,7 @@ def time_database(pairs, judgments):
             Assignment(judge=judges[row.judge], pair_id=pk_of[row.pair_id], position=position, top="source")
         )
     Assignment.objects.bulk_create(assignments, batch_size=5000)
-    answer_of = dict(zip(zip(judgments["judge"], judgments["pair_id"]), judgments["label"]))
+    answer_of = dict(zip(zip(judgments["judge"], judgments["pair_id"]), judgments[ANSWER_COLUMN]))
     reverse_pk = {pk: pid for pid, pk in pk_of.items()}
     name_of = {judge.pk: name for name, judge in judges.items()}
     Judgment.objects.bulk_create(
@@ -147,7 +147,7 @@ def time_database(pairs, judgments):
                 assignment=a,
                 judge_id=a.judge_id,
                 pair_id=a.pair_id,
-                label=answer_of[(name_of[a.judge_id], reverse_pk[a.pair_id])],
+                values={ANSWER_KEY: answer_of[(name_of[a.judge_id], reverse_pk[a.pair_id])]},
             )
             for a in Assignment.objects.filter(judge__campaign=campaign)
         ),

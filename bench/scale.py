@@ -341,8 +341,8 @@ import sys, django
 django.setup()
 from django.utils import timezone
 from annotation.models import Assignment, Judge, Judgment
+from annotation.tasktypes.similarity.scale import ANSWER_KEY, ANSWERS
 from campaigns.models import Campaign
-ANSWERS = ("same_meaning", "mostly_same", "somewhat_different", "very_different", "dont_know")
 campaign = Campaign.objects.get(slug="bench")
 judges, pairs, offset = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 chosen = list(campaign.real_pairs.order_by("pk")[offset : offset + pairs])
@@ -353,7 +353,8 @@ for j in range(judges):
         Assignment(judge=judge, pair=pair, position=i + 1, top="source") for i, pair in enumerate(chosen)
     )
     Judgment.objects.bulk_create(
-        Judgment(assignment=a, judge=judge, pair=a.pair, label=ANSWERS[(a.pair_id * 7 + j) % 5]) for a in assignments
+        Judgment(assignment=a, judge=judge, pair=a.pair, values={ANSWER_KEY: ANSWERS[(a.pair_id * 7 + j) % 5]})
+        for a in assignments
     )
 """
 

@@ -6,7 +6,8 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from annotation.models import Judgment
+from annotation.models import Answer, Judgment
+from annotation.tasktypes.similarity.scale import ANSWER_KEY
 from campaigns.access import csv_stream_response
 from campaigns.models import Campaign
 from parasol.api_fields import single_query_value
@@ -19,11 +20,24 @@ EXPORTS = {
 }
 
 
+class FiveWayAnswerField(serializers.ChoiceField):
+    """A judgment's 5-way answer (`Judgment.values["answer"]`), published under the API's first name, `label`;
+    blank for a task type that answers otherwise."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Answer.choices, allow_blank=True, source="values", read_only=True, **kwargs)
+
+    def to_representation(self, values):
+        answer = values.get(ANSWER_KEY, "") if isinstance(values, dict) else ""
+        return answer if answer in Answer.values else ""
+
+
 class JudgmentSerializer(serializers.ModelSerializer):
     judge = serializers.CharField(source="judge.pseudonym")
     english_level = serializers.CharField(source="judge.english_level")
     pair_id = serializers.CharField(source="pair.external_id")
     top_sentence = serializers.CharField(source="assignment.top")
+    label = FiveWayAnswerField(help_text="The 5-way answer; blank for a task type that answers otherwise.")
 
     class Meta:
         model = Judgment

@@ -12,7 +12,8 @@ import pandas as pd
 from django.http import HttpResponse
 
 from annotation.tagging import SIDES, tags_of
-from annotation.votes import vote_columns
+from annotation.tasktypes.similarity.scale import ANSWER_KEY
+from annotation.votes import ANSWER_COLUMN, vote_columns
 from campaigns.models import Pair, Score
 from campaigns.scores import latest_details
 from campaigns.task_types import default_task_type, get_task_type, task_type_names, task_type_of
@@ -43,7 +44,7 @@ JUDGMENT_COLUMNS = [
     "pair_id",
     "corpus",
     "system",
-    "label",
+    "label",  # the 5-way answer (`Judgment.values["answer"]`), under the column's published name
     "paraphrase",
     "is_training",
     "is_control",
@@ -71,7 +72,7 @@ def pairs_frame(campaign, *, extra: Iterable[ExtraColumns] = (), include_exclude
     pairs = pair_table([campaign], pk_range)
     pairs["corpus"] = corpus_names(pairs)  # named as the report names it
     task_type = task_type_of(campaign)
-    answers = counted_judgments([campaign], include_excluded, fields=task_type.stored_fields, pk_range=pk_range)
+    answers = counted_judgments([campaign], include_excluded, values=True, pk_range=pk_range)
     # Pair-level results in the order of the pairs, on the same positional index.
     results = task_type.aggregate(answers, pairs["pk"]).reset_index(drop=True)
     frame = pd.concat([pairs.rename(columns={"external_id": "pair_id"}), results], axis=1)
@@ -188,19 +189,22 @@ def judgments_frames(campaign, size=None) -> Iterator[pd.DataFrame]:
 
 
 def _judgment_rows(frame: pd.DataFrame, systems: dict[str, str], vote) -> pd.DataFrame:
-    """The export's columns of a judgment log: the pair's system, binary vote (the type's `vote`), typed flags,
-    ISO times."""
+    """The export's columns of a judgment log: the pair's system, the 5-way answer as `label` (the published name),
+    the binary vote (the type's `vote`), the other answers one column per key, typed flags, ISO times."""
     frame["system"] = frame["pair_id"].map(systems).fillna("").astype(object)
-    frame["paraphrase"] = vote_columns(frame, vote)["vote"].astype("Int64")
+    stored = frame["values"].map(lambda values: values if isinstance(values, dict) else {})
+    frame["label"] = stored.map(lambda values: values.get(ANSWER_KEY, "")).astype(object)
+    answers = vote.answers(stored) if vote is not None else None
+    frame["paraphrase"] = vote_columns(frame.assign(**{ANSWER_COLUMN: answers}), vote)["vote"].astype("Int64")
     frame["response_ms"] = frame["response_ms"].astype("Int64")
     for flag in ("is_training", "is_control", "judge_excluded"):
         frame[flag] = frame[flag].astype(bool)
     for moment in ("shown_at", "answered_at"):
         frame[moment] = frame[moment].map(_iso)
-    # Answers kept in `values` (e.g. PEM's four ratings) get one column per key, after the label.
-    keys = list(dict.fromkeys(key for values in frame["values"] if isinstance(values, dict) for key in values))
+    # The other answers kept in `values` (e.g. PEM's four ratings) get one column per key, after the label.
+    keys = list(dict.fromkeys(key for values in stored for key in values if key != ANSWER_KEY))
     raw = pd.DataFrame(
-        [[values.get(key) if isinstance(values, dict) else None for key in keys] for values in frame["values"]],
+        [[values.get(key) for key in keys] for values in stored],
         columns=keys,
         index=frame.index,
         dtype=object,

@@ -12,11 +12,12 @@ from itertools import chain
 
 import numpy as np
 import pandas as pd
-from django.db.models import Count, Max, Min, Q
+from django.db.models import Count, Max, Min, Q, TextField
+from django.db.models.functions import Cast
 
-from annotation.models import Judge, Judgment
+from annotation.models import JsonKeyText, Judge, Judgment, decoded_json
 from annotation.tagging import SIDES, tags_of
-from annotation.votes import with_votes
+from annotation.votes import ANSWER_COLUMN, VOTE_COLUMNS, with_votes
 from campaigns.models import Pair, Score
 from campaigns.scores import (
     latest_details,
@@ -160,32 +161,60 @@ def pair_systems(campaign) -> dict[str, str]:
     return dict(zip(table["external_id"], table["system"]))
 
 
-def counted_judgments(campaigns, include_excluded=False, fields=("label",), pk_range=None) -> pd.DataFrame:
-    """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, `fields`.
+def counted_judgments(campaigns, include_excluded=False, *, answer_key=None, values=False, pk_range=None):
+    """The judgments results are made of (`Judgment.objects.counted`): `pair_pk`, `judge`, `english_level`, then
+    `answer` (`ANSWER_COLUMN`: the value at `answer_key` of each one's `Judgment.values`) and `values` (the whole
+    answer, to read and never change in place) where asked.
 
     `judge` is the judge's public pseudonym; training answers, control items and, unless
     asked, the judges a researcher excluded are left out. `pk_range`: those of one page of pairs.
+    Answers are read in SQL as JSON text and each distinct text decoded once (a report of a million
+    judgments reads a few distinct 5-way answers; one that reads only them never reads whole documents).
     """
-    rows = (
+    fields, columns = ["pair_id", "judge_id", "judge__english_level"], ["pair_pk", "judge", "english_level"]
+    if answer_key is not None:
+        fields, columns = [*fields, JsonKeyText("values", answer_key)], [*columns, ANSWER_COLUMN]
+    if values:
+        fields, columns = [*fields, Cast("values", TextField())], [*columns, "values"]
+    rows = list(
         _within(Judgment.objects.filter(pair__campaign__in=list(campaigns)), pk_range, field="pair_id")
         .counted(include_excluded)
         .order_by("pk")
-        .values_list("pair_id", "judge_id", "judge__english_level", *fields)
+        .values_list(*fields)
     )
-    judgments = pd.DataFrame.from_records(list(rows), columns=["pair_pk", "judge", "english_level", *fields])
-    judgments["judge"] = [Judge(pk=pk).pseudonym for pk in judgments["judge"]]
+    # Column by column: the JSON texts are decoded from Python's tuples (iterating a frame's column of text, kept
+    # in Arrow, costs more than the decoding).
+    read = zip(*rows) if rows else [()] * len(columns)
+    judgments = pd.DataFrame(
+        {
+            column: pd.Series(decoded_json(values), dtype=object) if column in (ANSWER_COLUMN, "values") else values
+            for column, values in zip(columns, read)
+        },
+        columns=columns,
+    )
+    judgments["judge"] = _pseudonyms(judgments["judge"])
     return judgments
 
 
-def judgments_with_votes(campaigns, fields=("label",), include_excluded=False) -> pd.DataFrame:
-    """`counted_judgments` with the vote columns (`vote`, `abstained`, `rating`) the campaigns' task type declares.
+def _pseudonyms(judge_pks: pd.Series) -> pd.Series:
+    """Each judge's public pseudonym, made once per judge (a `Judge` made per judgment took most of a report's
+    reading of a million judgments: its default token is drawn at every instantiation)."""
+    pseudonyms = {pk: Judge.pseudonym_of(pk) for pk in set(judge_pks)}
+    return pd.Series([pseudonyms[pk] for pk in judge_pks], index=judge_pks.index, dtype=object)
+
+
+def judgments_with_votes(campaigns, values=False, include_excluded=False) -> pd.DataFrame:
+    """`counted_judgments` with each one's answer (`answer`, as the campaigns' task type's `Vote` reads it: None
+    without one), `values` where asked, and the vote columns (`vote`, `abstained`, `rating`) the type declares.
 
     Campaigns compared in one report share a type; the first one's declaration reads them all.
     """
     vote = task_type_of(campaigns[0]).vote if campaigns else None
-    read = tuple(dict.fromkeys([*fields, *([vote.field] if vote else [])]))
-    judgments = counted_judgments(campaigns, include_excluded, fields=read)
-    return with_votes(judgments, vote)[["pair_pk", "judge", "english_level", *fields, "vote", "abstained", "rating"]]
+    judgments = counted_judgments(campaigns, include_excluded, answer_key=vote.key if vote else None, values=values)
+    if vote is None:
+        judgments[ANSWER_COLUMN] = pd.Series(None, index=judgments.index, dtype=object)
+    columns = ["pair_pk", "judge", "english_level", ANSWER_COLUMN, *(["values"] if values else []), *VOTE_COLUMNS]
+    return with_votes(judgments, vote)[columns]
 
 
 JUDGMENT_LOG_FIELDS = {
@@ -193,7 +222,6 @@ JUDGMENT_LOG_FIELDS = {
     "english_level": "judge__english_level",
     "pair_id": "pair__external_id",
     "corpus": "pair__corpus",
-    "label": "label",
     "values": "values",
     "is_training": "is_training",
     "is_control": "pair__is_control",
@@ -216,7 +244,7 @@ def judgment_log(campaign, judgments=None) -> pd.DataFrame:
     rows = list(judgments.order_by("created_at", "pk").values_list(*JUDGMENT_LOG_FIELDS.values()))
     columns = zip(*rows) if rows else [()] * len(JUDGMENT_LOG_FIELDS)
     frame = pd.DataFrame({name: pd.Series(values, dtype=object) for name, values in zip(JUDGMENT_LOG_FIELDS, columns)})
-    frame["judge"] = pd.Series([Judge(pk=pk).pseudonym for pk in frame["judge"]], dtype=object)
+    frame["judge"] = _pseudonyms(frame["judge"])
     frame["corpus"] = corpus_names(frame.assign(campaign=campaign.slug))
     return frame
 
@@ -431,12 +459,12 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, scores=None, selection=None) -> Frames:
+def load_frames(campaigns, values=False, hypotheses=True, pairs=None, scores=None, selection=None) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
-    `fields`: the `Judgment` fields the judgments frame holds (the task type's stored fields); the frame
-    also holds the vote columns (`annotation.votes.VOTE_COLUMNS`) as the campaigns' task type declares them.
+    The judgments frame holds each one's `answer` and the vote columns (`annotation.votes.VOTE_COLUMNS`) as the
+    campaigns' task type declares them, and with `values` each one's whole answer (`Judgment.values`).
     `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
     `pairs` ((frame, pks) as `pairs_frame` gives them) and `scores` (a function giving `Scores`, called
     once the judgments are read): when the caller read them otherwise (the live report, from its cache);
@@ -448,7 +476,7 @@ def load_frames(campaigns, fields=("label",), hypotheses=True, pairs=None, score
     pairs, pks = pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
-    judgments = judgments_with_votes(campaigns, fields)
+    judgments = judgments_with_votes(campaigns, values)
     judgments.insert(0, "pair_id", judgments.pop("pair_pk").map(pair_id_of_pk))
 
     scores = scores() if scores is not None else latest_metric_scores(campaigns)

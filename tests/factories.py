@@ -51,7 +51,7 @@ def judge_by_gold(campaign, pairs, levels=("good", "native")):
         for position, pair in enumerate(pairs, start=1):
             assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
             label = "same_meaning" if pair.gold_label else "very_different"
-            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label)
+            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, values={"answer": label})
 
 
 def show_next(client, judge):

@@ -122,8 +122,8 @@ def _tag(campaign, pairs, *, with_answer=False):
             assignment = judge.assignments.create(pair=pair, position=position, top="source")
             tagging = {"source": source, "hypothesis": hypothesis}
             if with_answer:
-                label = "same_meaning" if pair.gold_label else "very_different"
-                assign.record_judgment(assignment, {"label": label, "tagging": tagging})
+                answer = "same_meaning" if pair.gold_label else "very_different"
+                assign.record_judgment(assignment, {"answer": answer, **tagging})
             else:
                 assign.record_judgment(assignment, tagging)
 

@@ -45,17 +45,13 @@ class Fluency(TaskType):
     training_file = HERE / "toy_training_pairs.jsonl"
     answer_form = FluencyAnswerForm
     invalid_answer_message = "Answer yes or no."
-    stored_fields = ("values",)
     pair_columns = ["n_judgments", "fluent_share"]
     # The yes/no answer is the binary label the report compares the metrics with: yes votes 1, no votes 0.
-    vote = Vote(field="values", key="fluent", paraphrase={1: 1, 0: 0})
+    vote = Vote(key="fluent", paraphrase={1: 1, 0: 0})
     report_section = f"{__name__}.FLUENCY_REPORT"
 
     def answer(self, cleaned_data):
         return {"fluent": cleaned_data["fluent"]}
-
-    def judgment_fields(self, answer):
-        return {"label": "", "values": answer}
 
     def aggregate(self, judgments, pair_pks):
         fluent = pd.DataFrame(
@@ -75,7 +71,7 @@ class Fluency(TaskType):
 
 
 def fluency_tables(campaigns):
-    fluent = [values.get("fluent") for values in counted_judgments(campaigns, fields=("values",))["values"]]
+    fluent = [values.get("fluent") for values in counted_judgments(campaigns, values=True)["values"]]
     return {"toy_fluency": pd.DataFrame({"n_answers": [len(fluent)], "fluent_share": [pd.Series(fluent).mean()]})}
 
 

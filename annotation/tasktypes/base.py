@@ -4,9 +4,10 @@ A task type is one package here (`<name>/tasktype.py` holds its `TaskType` subcl
 registered by one entry of the `TASK_TYPES` setting (looked up by `campaigns.task_types`);
 the type names its report (`report_section`, a dotted path into `reports.task_sections`)
 and declares how its answers count as human labels (`vote`). A subclass must set the
-attributes without a default and implement `answer`, `judgment_fields` and
-`aggregate`; everything else has a default that suits a type without it. Nothing
-outside its package knows its answers. See README.md beside this file.
+attributes without a default and implement `answer` and `aggregate`; everything
+else has a default that suits a type without it. Every type's answer is stored the
+same way, as a JSON object in `Judgment.values`. Nothing outside its package knows
+its answers. See README.md beside this file.
 """
 
 import re
@@ -83,17 +84,13 @@ class TaskType:
     # Shown (HTTP 400) when a submitted answer does not validate.
     invalid_answer_message: str
 
-    # --- Answer storage (`annotation.assignment.record_judgment`, the exports) ---
-    # The `Judgment` fields an answer is stored in (what readers select and pass to `aggregate`).
-    stored_fields: tuple[str, ...]
-
     # --- Aggregation to the pair (the pairs export) ---
     # The columns `aggregate` returns, in order (the pairs export shows them after the pair); the first
     # counts the pair's judgments (`n_judgments`, or what the type calls them: `n_taggings`).
     pair_columns: list[str]
     # --- Human labels (the report's labels and estimates, adaptive overlap, controls, active choice) ---
     # How an answer votes on "is this a paraphrase?" and ranks on a rating (`annotation.votes.Vote`:
-    # the stored field, each answer's vote, the answers that abstain, each answer's rating). The
+    # its key in `Judgment.values`, each answer's vote, the answers that abstain, each answer's rating). The
     # report's human labels (Table 3, the estimates, the systems' rates), adaptive overlap and the
     # hidden controls read it. None: the type's answers give no paraphrase label (the report then
     # reads the gold labels, and the overlap stays fixed).
@@ -137,13 +134,13 @@ class TaskType:
         """The worked examples `guidelines_template` shows."""
         return []
 
-    def control_passed(self, answer, values, expected) -> bool:
-        """Whether an answer (the stored `label` and `values`) to a control item matches its expected class.
+    def control_passed(self, values, expected) -> bool:
+        """Whether an answer (the stored `Judgment.values`) to a control item matches its expected class.
 
         The default: the answer's vote (`vote`) is the expected class; a type without a vote passes none.
         A type whose controls expect something else (PEM's fixed ratings) says how its answers pass.
         """
-        vote = self.vote.vote_of(answer, values) if self.vote is not None else None
+        vote = self.vote.vote_of(values) if self.vote is not None else None
         return vote is not None and vote == expected
 
     def judge_context(self, assignment) -> dict:
@@ -157,8 +154,7 @@ class TaskType:
         Chromium clicks `[name=key][value=value]`). The default takes the first choice of every required
         choice field of `answer_form`; a type with another kind of required field must override it.
         `paraphrase` (1 or 0, for a type with a `vote`): an answer voting so instead, in the form field
-        named like the answer's place (`vote.key`, else `vote.field`), which a type whose form names it
-        otherwise must override.
+        named like the answer's key (`vote.key`), which a type whose form names it otherwise must override.
         """
         data = {}
         for name, field in self.answer_form.base_fields.items():
@@ -169,25 +165,22 @@ class TaskType:
                 raise NotImplementedError(f"{type(self).__name__}.example_answer: give a valid value for {name!r}")
             data[name] = str(choices[0])
         if paraphrase is not None and self.vote is not None:
-            data[self.vote.key or self.vote.field] = str(self.vote.answers_voting(paraphrase)[0])
+            data[self.vote.key] = str(self.vote.answers_voting(paraphrase)[0])
         return data
 
-    def answer(self, cleaned_data):
-        """The judge's answer, taken from a valid `answer_form`'s cleaned data."""
+    def answer(self, cleaned_data) -> dict:
+        """The judge's answer, taken from a valid `answer_form`'s cleaned data, as it is stored: the JSON object
+        of `Judgment.values` (JSON types only; the key of a `vote`'s answer is `vote.key`)."""
         raise NotImplementedError
 
     def answer_problem(self, answer, assignment) -> str | None:
         """Why a valid-looking answer cannot apply to this assignment's pair (a 400), or None."""
         return None
 
-    def judgment_fields(self, answer) -> dict:
-        """How an answer is stored: the `Judgment` fields to create with it (named in `stored_fields`)."""
-        raise NotImplementedError
-
     def aggregate(self, judgments: pd.DataFrame, pair_pks) -> pd.DataFrame:
         """The pair-level results: `pair_columns`, one row per pair of `pair_pks` (the index, in order).
 
-        `judgments` holds the counted judgments: `pair_pk` (the pair's key) and the `stored_fields`.
+        `judgments` holds the counted judgments: `pair_pk` (the pair's key) and `values` (each one's answer).
         """
         raise NotImplementedError
 

@@ -8,14 +8,14 @@ The judges' labels are read from the judgments' vote columns (`annotation.votes.
 `abstained`, `rating`), which the task type's `Vote` declaration fills in (`reports.frames.load_frames`,
 or `annotation.votes.with_votes`): whatever the type, its answers become human labels the same way.
 The majority rule is `annotation.votes.majority_paraphrase`; only the 5-way answer distribution reads
-the similarity scale's answers.
+the similarity scale's answers (the frame's `answer` column, as the type's `Vote` reads it).
 """
 
 import numpy as np
 import pandas as pd
 
 from annotation.tasktypes.similarity.scale import ANSWERS, PARAPHRASE_OF_ANSWER
-from annotation.votes import NON_PARAPHRASE, PARAPHRASE, majority_paraphrase
+from annotation.votes import ANSWER_COLUMN, NON_PARAPHRASE, PARAPHRASE, majority_paraphrase
 
 GLOBAL = "Global"
 CLASS_NAMES = {1: PARAPHRASE, 0: NON_PARAPHRASE}
@@ -228,11 +228,15 @@ def title_for_source(source):
     return {"dawid_skene": "Dawid-Skene", "mace": "MACE"}.get(source, source)
 
 
-def label_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series) -> pd.DataFrame:
-    """How often each of the five answers was given, per corpus and Global; `share` is within the corpus."""
+def answer_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series) -> pd.DataFrame:
+    """How often each of the five answers was given, per corpus and Global; `share` is within the corpus.
+
+    The answers are the frame's `answer` column (`annotation.votes.ANSWER_COLUMN`): a type whose answers are
+    not the 5-way scale's counts none."""
     corpus = judgments["pair_id"].astype(str).map(corpus_of_pair)
-    parts = [(name, judgments["label"][corpus == name]) for name in corpus_of_pair.unique()]
-    parts.append((GLOBAL, judgments["label"]))
+    answers = judgments[ANSWER_COLUMN].where(judgments[ANSWER_COLUMN].isin(ANSWERS), None)
+    parts = [(name, answers[corpus == name]) for name in corpus_of_pair.unique()]
+    parts.append((GLOBAL, answers))
     rows = []
     for name, answers in parts:
         counts = answers.value_counts().reindex(ANSWERS, fill_value=0)

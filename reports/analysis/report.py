@@ -22,7 +22,7 @@ from reports.analysis import (
 )
 from reports.analysis.collection import ROUND_KEYS
 from reports.analysis.common import corpora, failed_table, failure_note, failure_notes, subsets
-from reports.analysis.labels import attach_labels, judge_competence, judge_votes, label_distribution
+from reports.analysis.labels import answer_distribution, attach_labels, judge_competence, judge_votes
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
 
@@ -373,7 +373,7 @@ class _Steps:
         )  # fmt: skip
         result = {
             "table2": self.runner.call(tables.table2, self.part(["corpus", "paraphrase", "is_tie"], [])),
-            "labels": label_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
+            "labels": answer_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
             "agreement": agreement_frame,
             "cohen": cohen,
             "by_english_level": breakdowns.by_english_level(self.judgments, self.frame),

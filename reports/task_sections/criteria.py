@@ -73,7 +73,7 @@ def criteria_tables(campaigns) -> dict[str, pd.DataFrame]:
 
 
 def _criteria_tables(campaigns):
-    frames = load_frames(campaigns, fields=("values",))
+    frames = load_frames(campaigns, values=True)
     judgments = frames.judgments.join(ratings_frame(frames.judgments))
     # PEM 5.2: from Table 2 on, the fixed-score controls join the judges' mean (a setting leaves them out).
     in_reference = report_setting("PARASOL_PEM_CONTROLS_IN_REFERENCE")  # in every key, as `report_setting` is

@@ -79,7 +79,7 @@ SPAN_TABLE_NAMES = tuple(table.name for table in SPAN_TABLES)
 
 def span_taggings(campaigns, pair_id_of_pk) -> pd.DataFrame:
     """Counted taggings (`pair_id`, `judge`, 0/1 `<side>_tags`); pre-tagged pairs no judge tagged add theirs."""
-    judgments = counted_judgments(campaigns, fields=("values",))
+    judgments = counted_judgments(campaigns, values=True)
     stored = Pair.objects.filter(pk__in=list(pair_id_of_pk.index)).values_list("pk", "tokens", "gold_tags")
     pairs = {pk: (tokens, gold) for pk, tokens, gold in stored}
     rows = []

@@ -40,7 +40,9 @@ def run_judges(campaign, judges):
         if judge is None:
             return number
         while (current := assign.next_assignment(judge)) is not None:
-            assign.record_judgment(current, "dont_know" if current.is_training else answer_for(current, rng))
+            assign.record_judgment(
+                current, {"answer": "dont_know" if current.is_training else answer_for(current, rng)}
+            )
     return judges
 
 
@@ -87,7 +89,7 @@ def test_a_dont_know_is_no_agreement(adaptive):
     pair = adaptive.real_pairs.get(external_id="p1")
     for label in ["same_meaning", "dont_know"]:
         assignment = make_judge(adaptive).assignments.create(pair=pair, position=1, top="source")
-        assign.record_judgment(assignment, label)
+        assign.record_judgment(assignment, {"answer": label})
     assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
     assert not assign.settled_early(adaptive).filter(pk=pair.pk).exists()
 
@@ -97,7 +99,7 @@ def test_a_task_type_without_a_binary_outcome_keeps_the_fixed_overlap(adaptive, 
     pair = adaptive.real_pairs.get(external_id="p1")
     for label in ["same_meaning", "very_different"]:  # a disagreement that adaptive overlap would reopen
         assignment = make_judge(adaptive).assignments.create(pair=pair, position=1, top="source")
-        assign.record_judgment(assignment, label)
+        assign.record_judgment(assignment, {"answer": label})
     assert not assign.open_pairs(adaptive).filter(pk=pair.pk).exists()
     monkeypatch.undo()
     assert assign.open_pairs(adaptive).filter(pk=pair.pk).exists()

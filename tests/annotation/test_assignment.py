@@ -14,7 +14,7 @@ def answer_all_training(judge):
     for _ in range(5):
         current = assign.next_assignment(judge)
         assert current.is_training
-        assign.record_judgment(current, "same_meaning", 1000)
+        assign.record_judgment(current, {"answer": "same_meaning"}, 1000)
 
 
 def test_it_starts_with_the_same_five_training_pairs_for_every_judge(campaign):
@@ -26,7 +26,7 @@ def test_it_starts_with_the_same_five_training_pairs_for_every_judge(campaign):
         for _ in range(5):
             current = assign.next_assignment(judge)
             seq.append(current.pair_id)
-            assign.record_judgment(current, "dont_know")
+            assign.record_judgment(current, {"answer": "dont_know"})
         sequences.append(seq)
     assert sequences[0] == sequences[1]
     assert len(set(sequences[0])) == 5
@@ -41,7 +41,7 @@ def test_it_never_gives_a_judge_the_same_pair_twice(campaign):
     seen = []
     while (current := assign.next_assignment(judge)) is not None:
         seen.append(current.pair_id)
-        assign.record_judgment(current, "mostly_similar")
+        assign.record_judgment(current, {"answer": "mostly_similar"})
     assert len(seen) == 4 == len(set(seen))
 
 
@@ -53,7 +53,7 @@ def test_it_stops_at_pairs_per_judge(campaign):
     answer_all_training(judge)
     answered = 0
     while (current := assign.next_assignment(judge)) is not None:
-        assign.record_judgment(current, "mostly_similar")
+        assign.record_judgment(current, {"answer": "mostly_similar"})
         answered += 1
     assert answered == 3
 
@@ -68,7 +68,7 @@ def test_it_gives_least_judged_pairs_first(campaign):
         answer_all_training(judge)
         current = assign.next_assignment(judge)
         first_pairs.append(current.pair_id)
-        assign.record_judgment(current, "same_meaning")
+        assign.record_judgment(current, {"answer": "same_meaning"})
     # Three judges, three pairs: each first gets a different, still unjudged pair.
     assert len(set(first_pairs)) == 3
 
@@ -84,7 +84,7 @@ def test_it_does_not_assign_beyond_the_overlap_target(campaign):
         current = assign.next_assignment(judge)
         got.append(current)
         if current:
-            assign.record_judgment(current, "same_meaning")
+            assign.record_judgment(current, {"answer": "same_meaning"})
     assert got[2] is None
     assert {a.pair_id for a in got[:2]} == set(campaign.real_pairs.values_list("pk", flat=True))
 
@@ -109,11 +109,11 @@ def test_it_records_a_repeated_answer_once(campaign):
     add_pairs(campaign, 1)
     judge = make_judge(campaign)
     current = assign.next_assignment(judge)
-    first, created = assign.record_judgment(current, "same_meaning", 1200)
-    second, created_again = assign.record_judgment(current, "very_different", 50)
+    first, created = assign.record_judgment(current, {"answer": "same_meaning"}, 1200)
+    second, created_again = assign.record_judgment(current, {"answer": "very_different"}, 50)
     assert created and not created_again
     assert first.pk == second.pk
-    assert Judgment.objects.get().label == "same_meaning"
+    assert Judgment.objects.get().values == {"answer": "same_meaning"}
 
 
 def test_it_falls_back_to_server_timing_without_a_client_measure(campaign):
@@ -122,7 +122,7 @@ def test_it_falls_back_to_server_timing_without_a_client_measure(campaign):
     current = assign.next_assignment(judge)
     Assignment.objects.filter(pk=current.pk).update(shown_at=timezone.now() - timedelta(seconds=3))
     current.refresh_from_db()
-    judgment, _ = assign.record_judgment(current, "same_meaning", None)
+    judgment, _ = assign.record_judgment(current, {"answer": "same_meaning"}, None)
     assert 2900 <= judgment.response_ms < 60_000
 
 

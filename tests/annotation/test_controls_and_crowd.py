@@ -27,7 +27,7 @@ def controlled(campaign):
 def walk(judge, label="same_meaning"):
     sequence = []
     while (current := assign.next_assignment(judge)) is not None:
-        assign.record_judgment(current, label, 2000)
+        assign.record_judgment(current, {"answer": label}, 2000)
         sequence.append(current)
     return sequence
 

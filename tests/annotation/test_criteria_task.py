@@ -60,7 +60,7 @@ def test_a_judge_answer_is_stored_as_four_ratings_and_exported(client, criteria_
     # A training answer: the expected ranges and the why come back before the next pair.
     assert response.status_code == 200 and "Training: the expected answer and yours" in response.content.decode()
     judgment = Judgment.objects.get(assignment=current)
-    assert judgment.values == RATINGS and judgment.label == ""
+    assert judgment.values == RATINGS
     row = judgments_frame(criteria_campaign).iloc[0]
     assert [row[name] for name in RATINGS] == list(RATINGS.values())
 

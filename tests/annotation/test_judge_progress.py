@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def answer_current(judge, label="same_meaning"):
     current = assign.next_assignment(judge)
-    assign.record_judgment(current, label, 1000)
+    assign.record_judgment(current, {"answer": label}, 1000)
     return current
 
 
@@ -62,7 +62,7 @@ def test_the_total_shrinks_when_the_campaign_runs_dry(campaign, settings):
     # Working through everything, the counter matched what the judge got.
     answered = 0
     while (current := assign.next_assignment(judge)) is not None:
-        assign.record_judgment(current, "mostly_similar")
+        assign.record_judgment(current, {"answer": "mostly_similar"})
         answered += not current.is_training
     assert answered == 2 == assign.judge_progress(judge)["real_total"]
 

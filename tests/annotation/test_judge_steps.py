@@ -134,7 +134,7 @@ def stored(judge):
         "guidelines": judge.guidelines_read_at,
         "questionnaire": judge.questionnaire_answers,
         "finished": judge.finished_at,
-        "judgments": sorted(Judgment.objects.filter(judge=judge).values_list("assignment_id", "label", "values")),
+        "judgments": sorted(Judgment.objects.filter(judge=judge).values_list("assignment_id", "values")),
         "judges": Judge.objects.count(),
     }
 

@@ -31,12 +31,12 @@ def item_url(judge):
     return reverse("annotation-show-item", args=[judge.campaign.slug, judge.token])
 
 
-def answer(client, judge, label="same_meaning", htmx=False):
+def answer(client, judge, choice="same_meaning", htmx=False):
     current = Assignment.objects.filter(judge=judge, judgment__isnull=True).order_by("position").first()
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     return client.post(
         reverse("annotation-record-answer", args=[judge.campaign.slug, judge.token]),
-        {"assignment": current.pk, "label": label, "response_ms": "1500"},
+        {"assignment": current.pk, "answer": choice, "response_ms": "1500"},
         **headers,
     )
 
@@ -79,7 +79,7 @@ def test_it_shows_the_five_answers_in_the_protocol_order(client, open_campaign):
     judge = make_judge(open_campaign)
     remember(client, judge)
     page = client.get(item_url(judge)).content.decode()
-    values = re.findall(r'name="label" value="(\w+)"', page)
+    values = re.findall(r'name="answer" value="(\w+)"', page)
     assert values == LABEL_ORDER
 
 
@@ -102,9 +102,9 @@ def test_each_training_answer_shows_the_expected_answer_the_judges_and_why(clien
     remember(client, judge)
     client.get(item_url(judge))
     # The default trial's second pair expects Slightly similar (the place differs).
-    answer(client, judge, label="same_meaning")
+    answer(client, judge, choice="same_meaning")
     client.get(item_url(judge))
-    body = answer(client, judge, label="same_meaning", htmx=True).content.decode()
+    body = answer(client, judge, choice="same_meaning", htmx=True).content.decode()
     assert body.lstrip().startswith('<div id="item" class="item feedback"')
     expected = re.search(r'<td class="expected">(.*?)</td>', body).group(1)
     yours = re.search(r'<td class="yours">(.*?) <span', body).group(1)
@@ -118,7 +118,7 @@ def test_a_training_answer_as_expected_says_so(client, open_campaign):
     judge = make_judge(open_campaign)
     remember(client, judge)
     client.get(item_url(judge))
-    body = answer(client, judge, label="mostly_similar").content.decode()
+    body = answer(client, judge, choice="mostly_similar").content.decode()
     assert "Mostly similar or Same meaning" in body and "as expected" in body
 
 
@@ -162,7 +162,7 @@ def test_it_rejects_an_answer_to_another_judges_assignment(client, open_campaign
     remember(client, intruder)
     response = client.post(
         reverse("annotation-record-answer", args=[open_campaign.slug, intruder.token]),
-        {"assignment": theirs.pk, "label": "same_meaning"},
+        {"assignment": theirs.pk, "answer": "same_meaning"},
     )
     assert response.status_code == 400
     assert b"not assigned to you" in response.content
@@ -177,14 +177,14 @@ def test_it_hides_a_judge_behind_another_campaigns_slug(client, open_campaign):
     assert client.get(reverse("annotation-show-item", args=[open_campaign.slug, "forged-token"])).status_code == 404
 
 
-def test_it_rejects_an_unknown_label_clearly(client, open_campaign):
+def test_it_rejects_an_unknown_answer_clearly(client, open_campaign):
     judge = make_judge(open_campaign)
     remember(client, judge)
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
     response = client.post(
         reverse("annotation-record-answer", args=[open_campaign.slug, judge.token]),
-        {"assignment": current.pk, "label": "maybe"},
+        {"assignment": current.pk, "answer": "maybe"},
     )
     assert response.status_code == 400
     assert "Choose one of the five answers" in response.content.decode()
@@ -196,9 +196,9 @@ def test_a_double_submission_stores_one_judgment(client, open_campaign):
     client.get(item_url(judge))
     current = Assignment.objects.get(judge=judge)
     url = reverse("annotation-record-answer", args=[open_campaign.slug, judge.token])
-    client.post(url, {"assignment": current.pk, "label": "same_meaning"})
-    client.post(url, {"assignment": current.pk, "label": "very_different"})
-    assert list(Judgment.objects.values_list("label", flat=True)) == ["same_meaning"]
+    client.post(url, {"assignment": current.pk, "answer": "same_meaning"})
+    client.post(url, {"assignment": current.pk, "answer": "very_different"})
+    assert list(Judgment.objects.values_list("values", flat=True)) == [{"answer": "same_meaning"}]
 
 
 def test_it_requires_consent(client, open_campaign):

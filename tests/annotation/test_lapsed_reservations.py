@@ -23,7 +23,7 @@ from tests.factories import add_pairs, make_judge, remember, without_controls
 
 def answer_training(judge):
     while (current := assign.next_assignment(judge)) is not None and current.is_training:
-        assign.record_judgment(current, "same_meaning", 1000)
+        assign.record_judgment(current, {"answer": "same_meaning"}, 1000)
 
 
 def lapse(judge, settings):
@@ -57,12 +57,12 @@ def test_a_judge_whose_reserved_pairs_lapsed_cannot_push_them_past_the_target(sm
     answer_training(other)
     for _ in range(5):
         current = assign.next_assignment(other)
-        assign.record_judgment(current, "same_meaning", 1000)
+        assign.record_judgment(current, {"answer": "same_meaning"}, 1000)
     assert set(judgments_per_pair(small).values()) == {1}
     answer_training(away)
     for assignment in held:
         with pytest.raises(assign.PairGivenAway):
-            assign.record_judgment(assignment, "very_different", 1000)
+            assign.record_judgment(assignment, {"answer": "very_different"}, 1000)
     assert set(judgments_per_pair(small).values()) == {1}
     assert assign.next_assignment(away) is None  # their lapsed pairs were released, and none is left
     assert not Assignment.objects.filter(judge=away, is_training=False).exists()
@@ -74,7 +74,7 @@ def test_a_lapsed_answer_counts_while_the_pair_still_wants_one(small, settings):
     current = assign.next_assignment(away)
     lapse(away, settings)
     assert not assign.still_reserved(Assignment.objects.get(pk=current.pk))
-    judgment, created = assign.record_judgment(Assignment.objects.get(pk=current.pk), "same_meaning", 1000)
+    judgment, created = assign.record_judgment(Assignment.objects.get(pk=current.pk), {"answer": "same_meaning"}, 1000)
     assert created and judgment.pair_id == current.pair_id
 
 
@@ -89,9 +89,9 @@ def test_a_judge_back_from_away_is_shown_another_pair_when_theirs_was_filled(sma
     answer_training(other)
     taken = assign.next_assignment(other)
     while taken.pair_id != first.pair_id:  # the other judge answers until they have filled the away judge's pair
-        assign.record_judgment(taken, "same_meaning", 1000)
+        assign.record_judgment(taken, {"answer": "same_meaning"}, 1000)
         taken = assign.next_assignment(other)
-    assign.record_judgment(taken, "same_meaning", 1000)
+    assign.record_judgment(taken, {"answer": "same_meaning"}, 1000)
     # The other judge may have filled every pair before reaching the away judge's (the order is random):
     # one pair added now is certainly open, so "the next open one" exists whatever that order was.
     late = Pair.build(small, external_id="late", corpus="test", source="A late source.", hypothesis="A late one.")
@@ -113,11 +113,11 @@ def test_the_page_says_the_pair_was_given_to_someone_else_and_shows_the_next(cli
     other = make_judge(small)
     answer_training(other)
     while (taken := assign.next_assignment(other)).pair_id != mine.pair_id:
-        assign.record_judgment(taken, "same_meaning", 1000)
-    assign.record_judgment(taken, "same_meaning", 1000)
+        assign.record_judgment(taken, {"answer": "same_meaning"}, 1000)
+    assign.record_judgment(taken, {"answer": "same_meaning"}, 1000)
     Pair.objects.create(campaign=small, source="One more.", hypothesis="Another.", external_id="more")  # open
     url = reverse("annotation-record-answer", args=[small.slug, away.token])
-    response = client.post(url, {"assignment": mine.pk, "label": "very_different", "response_ms": "1500"})
+    response = client.post(url, {"assignment": mine.pk, "answer": "very_different", "response_ms": "1500"})
     assert response.status_code == 200
     assert "given to someone else while you were away" in response.content.decode()
     assert judgments_per_pair(small)[mine.pair_id] == 1
@@ -150,7 +150,7 @@ def test_lapsed_and_fresh_judges_answering_at_once_never_exceed_the_target(resea
             barrier.wait()
             for assignment in held[judge.pk]:
                 try:
-                    assign.record_judgment(Assignment.objects.get(pk=assignment.pk), "same_meaning", 1000)
+                    assign.record_judgment(Assignment.objects.get(pk=assignment.pk), {"answer": "same_meaning"}, 1000)
                 except (assign.PairGivenAway, Assignment.DoesNotExist):
                     pass
         except Exception as error:  # surfaced below
@@ -162,7 +162,7 @@ def test_lapsed_and_fresh_judges_answering_at_once_never_exceed_the_target(resea
         try:
             barrier.wait()
             while (current := assign.next_assignment(judge)) is not None:
-                assign.record_judgment(current, "same_meaning", 1000)
+                assign.record_judgment(current, {"answer": "same_meaning"}, 1000)
         except Exception as error:  # surfaced below
             errors.append(error)
         finally:

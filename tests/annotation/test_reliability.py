@@ -7,7 +7,7 @@ from annotation.votes import with_votes
 
 
 def answers(rows):
-    frame = pd.DataFrame(rows, columns=["judge", "pair_pk", "label", "is_control", "expected", "response_ms"])
+    frame = pd.DataFrame(rows, columns=["judge", "pair_pk", "answer", "is_control", "expected", "response_ms"])
     return with_votes(frame, VOTE)
 
 

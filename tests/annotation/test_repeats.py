@@ -21,14 +21,14 @@ def test_a_repeat_whose_first_was_stored_meanwhile_answers_like_the_first(client
     url = reverse("annotation-record-answer", args=[campaign.slug, judge.token])
 
     def first_click_commits_meanwhile(judge, assignment):
-        assign.record_judgment(assignment, "same_meaning", 900)
+        assign.record_judgment(assignment, {"answer": "same_meaning"}, 900)
         assign.next_assignment(judge)
         return False  # no longer the pair on show: the first request moved the judge on
 
     monkeypatch.setattr(assign, "is_on_show", first_click_commits_meanwhile)
-    response = client.post(url, {"assignment": current.pk, "label": "very_different", "response_ms": "1000"})
+    response = client.post(url, {"assignment": current.pk, "answer": "very_different", "response_ms": "1000"})
     assert response.status_code in (200, 302)
-    assert Judgment.objects.get(assignment=current).label == "same_meaning"  # the first answer stands
+    assert Judgment.objects.get(assignment=current).values == {"answer": "same_meaning"}  # the first answer stands
 
 
 def test_a_participant_id_that_joined_twice_is_marked_on_the_judges_table(client, campaign):
@@ -42,7 +42,9 @@ def test_a_participant_id_that_joined_twice_is_marked_on_the_judges_table(client
     for judge in judges:  # a real answer each: the table lists judges who answered
         Judgment.objects.filter(judge=judge).delete()
         real = judge.assignments.filter(is_training=False).first()
-        Judgment.objects.create(assignment=real, judge=judge, pair=real.pair, is_training=False, label="same_meaning")
+        Judgment.objects.create(
+            assignment=real, judge=judge, pair=real.pair, is_training=False, values={"answer": "same_meaning"}
+        )
     table = campaign_reliability(campaign)
     joins = {row.judge.pk: row.crowd_joins for row in table.itertuples()}
     assert joins == {judges[0].pk: 2, judges[1].pk: 2, judges[2].pk: 1}

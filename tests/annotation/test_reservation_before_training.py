@@ -39,13 +39,13 @@ def test_a_rival_cannot_take_what_a_trainee_reserved(small):
     reserved = set(trainee.assignments.filter(is_training=False).values_list("pair_id", flat=True))
     rival = join(small, key="r", crowd={})
     while (current := assign.next_assignment(rival)) is not None:
-        assign.record_judgment(current, "same_meaning")
+        assign.record_judgment(current, {"answer": "same_meaning"})
     taken = set(rival.judgments.filter(is_training=False).values_list("pair_id", flat=True))
     assert taken and not taken & reserved
     # The trainee trains, then gets exactly the pairs kept for them.
     got = set()
     while (current := assign.next_assignment(trainee)) is not None:
-        assign.record_judgment(current, "same_meaning")
+        assign.record_judgment(current, {"answer": "same_meaning"})
         if not current.is_training:
             got.add(current.pair_id)
     assert got == reserved

@@ -74,7 +74,7 @@ def test_it_stores_a_tagging_and_shows_the_reference_after_a_training_answer(cli
     assert "Training: the expected answer and yours" in response.content.decode()
     judgment = Judgment.objects.get(assignment=training)
     assert judgment.values == {"source": [0, 2], "hypothesis": []}
-    assert judgment.label == ""
+    assert "answer" not in judgment.values
 
 
 def test_nothing_to_tag_stores_an_empty_tagging(client, spans_campaign):
@@ -137,12 +137,12 @@ def test_similarity_and_spans_stores_both_answers(client, spans_campaign):
     remember(client, judge)
     training = current(client, judge)
     page = client.get(item_url(judge)).content.decode()
-    assert 'type="radio" name="label" value="same_meaning"' in page
+    assert 'type="radio" name="answer" value="same_meaning"' in page
     response = client.post(answer_url(judge), {"assignment": training.pk, "source_tags": ["1"]})
     assert response.status_code == 400
-    client.post(answer_url(judge), {"assignment": training.pk, "label": "mostly_similar", "hypothesis_tags": ["1"]})
+    client.post(answer_url(judge), {"assignment": training.pk, "answer": "mostly_similar", "hypothesis_tags": ["1"]})
     judgment = Judgment.objects.get()
-    assert (judgment.label, judgment.values) == ("mostly_similar", {"source": [], "hypothesis": [1]})
+    assert judgment.values == {"answer": "mostly_similar", "source": [], "hypothesis": [1]}
 
 
 def test_the_guidelines_explain_span_tagging(client, spans_campaign):

@@ -1,5 +1,7 @@
 """The task type seam: the registry, the contract every type keeps, and the similarity type's results."""
 
+import json
+
 import pandas as pd
 import pytest
 from django.template.loader import get_template
@@ -8,7 +10,6 @@ from django.urls import reverse
 from annotation import assignment as assign
 from annotation.checks import training_files_check
 from annotation.controls import controls_per_judge
-from annotation.models import Judgment
 from annotation.tasktypes.base import AnswerForm, TaskType
 from annotation.tasktypes.similarity.scale import ANSWERS
 from annotation.tasktypes.similarity.tasktype import Similarity
@@ -34,13 +35,11 @@ def test_every_task_type_keeps_the_contract(task_type):
     task_type = get_task_type(name)
     assert task_type.name == name
     assert issubclass(task_type.answer_form, AnswerForm)
-    for hook in ("answer", "judgment_fields", "aggregate"):
+    for hook in ("answer", "aggregate"):
         assert getattr(type(task_type), hook) is not getattr(TaskType, hook), f"{name} lacks {hook}"
     get_template(task_type.judge_template)
     get_template(task_type.guidelines_template)
     assert set(task_type.control_kinds) <= {"identical", "unrelated"}
-    judgment_fields = {field.name for field in Judgment._meta.get_fields()}
-    assert set(task_type.stored_fields) <= judgment_fields
     assert len(load_default_training_rows(name)) == TRAINING_TRIAL_SIZE, "the type's own training trial"
     others = [get_task_type(other) for other in task_type_names() if other != name]
     assert str(task_type.title) not in {str(other.title) for other in others}, "pages name a type by its title"
@@ -57,17 +56,22 @@ def test_a_task_type_without_its_training_trial_fails_the_system_checks_naming_i
 
 
 @every_task_type
-def test_every_task_types_example_answer_is_valid_and_stored_in_its_fields(task_type):
-    """`example_answer` is what the generic tests post: the form takes it and it is stored where the type says."""
+def test_every_task_types_example_answer_is_valid_and_stored_as_a_json_object(task_type):
+    """`example_answer` is what the generic tests post: the form takes it, and its answer is a JSON object (what
+    `Judgment.values` holds, whatever the type) holding the answer its `vote` reads."""
     checker = get_task_type(task_type)
     form = checker.answer_form({"assignment": "1", **checker.example_answer()})
     assert form.is_valid(), form.errors
-    stored = checker.judgment_fields(checker.answer(form.cleaned_data))
-    assert stored and set(stored) <= {"label", *checker.stored_fields}
+    stored = checker.answer(form.cleaned_data)
+    assert isinstance(stored, dict) and stored and json.loads(json.dumps(stored)) == stored
+    if checker.vote is not None:
+        voting = checker.answer_form({"assignment": "1", **checker.example_answer(1)})
+        assert voting.is_valid(), voting.errors
+        assert checker.vote.vote_of(checker.answer(voting.cleaned_data)) == 1
 
 
 def frame(rows):
-    return pd.DataFrame(rows, columns=["pair_pk", "label"])
+    return pd.DataFrame([(pair_pk, {"answer": answer}) for pair_pk, answer in rows], columns=["pair_pk", "values"])
 
 
 @pytest.mark.parametrize(
@@ -101,16 +105,16 @@ def test_similarity_keeps_the_pairs_order_and_pairs_nobody_judged():
 def test_the_answer_is_stored_the_way_the_task_type_says(campaign):
     add_pairs(campaign, 1)
     current = assign.next_assignment(make_judge(campaign))
-    judgment, created = assign.record_judgment(current, "mostly_similar")
-    assert created and judgment.label == "mostly_similar" and judgment.paraphrase == 1
+    judgment, created = assign.record_judgment(current, {"answer": "mostly_similar"})
+    assert created and judgment.values == {"answer": "mostly_similar"} and judgment.paraphrase == 1
 
 
 def test_the_judge_page_shows_the_task_types_answers(client, campaign):
     add_pairs(without_controls(campaign), 1)
     judge = remember(client, make_judge(campaign))
     page = client.get(reverse("annotation-show-item", args=[campaign.slug, judge.token])).content.decode()
-    assert page.count('<button type="submit" name="label"') == len(ANSWERS)
-    assert 'name="label" value="dont_know"' in page
+    assert page.count('<button type="submit" name="answer"') == len(ANSWERS)
+    assert 'name="answer" value="dont_know"' in page
 
 
 @pytest.mark.parametrize(

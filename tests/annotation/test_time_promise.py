@@ -28,7 +28,9 @@ def answers(campaign, *, ms, n=N_PAIRS, excluded=False):
     judge.save()
     for position, pair in enumerate(campaign.real_pairs[:n]):
         assignment = judge.assignments.create(pair=pair, position=position, top="source")
-        Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label="same_meaning", response_ms=ms)
+        Judgment.objects.create(
+            assignment=assignment, judge=judge, pair=pair, values={"answer": "same_meaning"}, response_ms=ms
+        )
     return judge
 
 

@@ -188,7 +188,7 @@ def test_the_welcome_promises_as_many_pairs_as_the_counter_shows_with_hidden_con
     judge.save()
     for _ in range(5):
         current = pending(client, judge)
-        client.post(answer_url(judge), {"assignment": current.pk, "label": "same_meaning"})
+        client.post(answer_url(judge), {"assignment": current.pk, "answer": "same_meaning"})
     page = client.get(item_url(judge)).content.decode()
     counter = int(re.search(r'<span class="count">1 / (\d+)</span>', page).group(1))
     assert promised == counter == 8 + len(judge.control_positions)
@@ -205,7 +205,9 @@ def test_the_time_estimate_uses_the_task_types_default_until_answers_are_timed(c
     judge = make_judge(campaign)
     for pair in campaign.real_pairs[:MIN_TIMED_ANSWERS]:
         assignment = judge.assignments.create(pair=pair, position=pair.pk, top="source")
-        Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label="same_meaning", response_ms=6000)
+        Judgment.objects.create(
+            assignment=assignment, judge=judge, pair=pair, values={"answer": "same_meaning"}, response_ms=6000
+        )
     assert answer_seconds(campaign) == (6.0, "campaign")
     expect = what_to_expect(campaign)
     # 25 pairs (5 training, 20 real) at the measured 6 s: 2.5 minutes, rounded up.

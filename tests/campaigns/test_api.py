@@ -67,7 +67,7 @@ def test_a_bad_bulk_create_creates_nothing(api, campaign):
 def test_it_lists_judgments_read_only(api, campaign):
     add_pairs(campaign, 1)
     judge = make_judge(campaign)
-    assign.record_judgment(assign.next_assignment(judge), "same_meaning", 900)
+    assign.record_judgment(assign.next_assignment(judge), {"answer": "same_meaning"}, 900)
     data = api.get("/api/campaigns/demo/judgments/").json()["results"]
     assert len(data) == 1 and data[0]["label"] == "same_meaning" and data[0]["is_training"] is True
     assert api.post("/api/campaigns/demo/judgments/", {}).status_code == 405

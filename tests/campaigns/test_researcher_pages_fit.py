@@ -27,7 +27,7 @@ def dashboard(client, researcher, campaign):
 
 def test_the_campaign_list_shows_task_type_pairs_judgments_and_state(client, researcher, campaign):
     add_pairs(campaign, 3)
-    judged(campaign, ["same_meaning", "very_different"])
+    judged(campaign, [{"answer": "same_meaning"}, {"answer": "very_different"}])
     campaign.is_open = False
     campaign.save()
     client.force_login(researcher)

@@ -62,7 +62,7 @@ def report_of(nltk_data):
             "meteor": meteor.score(sources=SOURCES, hypotheses=HYPOTHESES),
         }
     )
-    judgments = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"]), VOTE)
+    judgments = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "answer"]), VOTE)
     return build_report(pairs, judgments, {"meteor": "higher"}, label_source="gold", n_bootstrap=10, n_draws=2)
 
 

@@ -138,7 +138,7 @@ def test_a_dont_know_leaves_its_pair_unlabelled_and_its_wave_reweighted(campaign
     draw(1)
     label_drawn(campaign)
     unsure = Judgment.objects.filter(pair__choice_wave=1).first()
-    unsure.label = "dont_know"
+    unsure.values = {"answer": "dont_know"}
     unsure.save()
     report, _frames = compute_report([campaign], "human")
     overall = report.tables["estimates"].iloc[0]

@@ -19,7 +19,7 @@ def random_judgments(n_pairs=40, n_judges=6, per_pair=3, seed=0):
         for judge in rng.choice(n_judges, size=per_pair, replace=False):
             answer = rng.choice([2, 3] if truth else [0, 1]) if rng.random() < 0.8 else rng.integers(0, 5)
             rows.append((f"p{pair}", f"judge-{judge:05d}", "good", ANSWERS[answer]))
-    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"]), VOTE)
+    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"]), VOTE)
 
 
 def test_fleiss_kappa_of_the_textbook_example():
@@ -45,14 +45,14 @@ def test_alpha_and_fleiss_kappa_match_independent_computations():
     table, _, _ = agreement_table(judgments, corpus_of_pair)
     values = table[table["corpus"] == "Global"].set_index("statistic")["value"]
     # Krippendorff from the judges x pairs reliability matrix.
-    ordinal = judgments.assign(value=judgments["label"].map(ORDINAL_OF_ANSWER).astype(float))
+    ordinal = judgments.assign(value=judgments["answer"].map(ORDINAL_OF_ANSWER).astype(float))
     matrix = ordinal.pivot(index="judge", columns="pair_id", values="value").to_numpy(dtype=float)
     expected_alpha = krippendorff.alpha(
         reliability_data=matrix, value_domain=[1, 2, 3, 4], level_of_measurement="ordinal"
     )
     assert values["krippendorff_alpha_ordinal"] == pytest.approx(expected_alpha)
     # Fleiss from the per-pair binary counts, computed here from its definition.
-    votes = judgments.assign(vote=judgments["label"].map(PARAPHRASE_OF_ANSWER)).dropna(subset=["vote"])
+    votes = judgments.assign(vote=judgments["answer"].map(PARAPHRASE_OF_ANSWER)).dropna(subset=["vote"])
     counts = pd.crosstab(votes["pair_id"], votes["vote"]).to_numpy(dtype=float)
     counts = counts[counts.sum(axis=1) >= 2]
     n = counts.sum(axis=1)
@@ -64,7 +64,7 @@ def test_alpha_and_fleiss_kappa_match_independent_computations():
 def test_pairwise_cohen_kappa_matches_sklearn_and_needs_enough_shared_pairs():
     judgments = random_judgments(n_pairs=60, n_judges=5)
     table = cohen_pairs(judgments, min_shared=5).set_index(["judge_a", "judge_b"])
-    votes = judgments.assign(vote=judgments["label"].map(PARAPHRASE_OF_ANSWER)).dropna(subset=["vote"])
+    votes = judgments.assign(vote=judgments["answer"].map(PARAPHRASE_OF_ANSWER)).dropna(subset=["vote"])
     by_judge = {judge: part.set_index("pair_id")["vote"] for judge, part in votes.groupby("judge")}
     checked = 0
     for a, b in itertools.combinations(sorted(by_judge), 2):
@@ -82,7 +82,7 @@ def test_pairwise_cohen_kappa_matches_sklearn_and_needs_enough_shared_pairs():
 def test_fewer_than_two_judges_gives_a_note_not_an_error():
     judgments = with_votes(
         pd.DataFrame(
-            [("p1", "judge-00001", "good", "same_meaning")], columns=["pair_id", "judge", "english_level", "label"]
+            [("p1", "judge-00001", "good", "same_meaning")], columns=["pair_id", "judge", "english_level", "answer"]
         ),
         VOTE,
     )

@@ -6,15 +6,15 @@ from annotation.tasktypes.similarity.scale import ORDINAL_OF_ANSWER, PARAPHRASE_
 from annotation.votes import with_votes
 from reports.analysis.labels import (
     ANSWERS,
+    answer_distribution,
     attach_labels,
     human_labels,
-    label_distribution,
 )
 from reports.analysis.tables import table2
 
 
 def judgments_of(rows):
-    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"]), VOTE)
+    return with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"]), VOTE)
 
 
 def pairs_of(ids, corpus="C", gold=None):
@@ -84,12 +84,12 @@ def test_table2_counts_and_shares_per_corpus_and_global():
     assert table.loc["Global", ["size", "n_paraphrase", "n_non_paraphrase"]].tolist() == [5, 2, 2]
 
 
-def test_the_label_distribution_counts_the_five_answers_per_corpus():
+def test_the_answer_distribution_counts_the_five_answers_per_corpus():
     judgments = judgments_of(
         [("a", "j1", "", "same_meaning"), ("a", "j2", "", "dont_know"), ("b", "j1", "", "same_meaning")]
     )
     corpus_of_pair = pd.Series({"a": "X", "b": "Y"})
-    table = label_distribution(judgments, corpus_of_pair).set_index(["corpus", "answer"])
+    table = answer_distribution(judgments, corpus_of_pair).set_index(["corpus", "answer"])
     assert table.loc[("X", "same_meaning"), "n"] == 1 and table.loc[("X", "dont_know"), "share"] == 0.5
     assert table.loc[("Global", "same_meaning"), "n"] == 2 and table.loc[("Y", "very_different"), "n"] == 0
     assert len(table) == 3 * 5

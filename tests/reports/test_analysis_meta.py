@@ -171,7 +171,7 @@ def test_group_by_item_correlations_are_the_mean_of_scipys_per_source():
 def test_the_human_ceiling_holds_out_each_judge_against_the_others_majority():
     pairs, judgments = data(n=40, seed=3)
     flip = judgments.index[::7]  # some disagreement, so the ceiling is below 1
-    judgments.loc[flip, "label"] = judgments.loc[flip, "label"].map(
+    judgments.loc[flip, "answer"] = judgments.loc[flip, "answer"].map(
         {"same_meaning": "slightly_similar", "very_different": "mostly_similar"}
     )
     judgments = with_votes(judgments, VOTE)  # the flipped answers vote anew
@@ -320,7 +320,7 @@ def careless_judgments():
             right = rng.random() < 0.9
             rows.append((f"p{i}", f"careful{j}", "same_meaning" if right == t else "very_different"))
         rows += [(f"p{i}", f"careless{j}", "same_meaning") for j in range(2)]
-    return truth, with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "label"]), VOTE)
+    return truth, with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "answer"]), VOTE)
 
 
 @pytest.mark.parametrize("source", ["dawid_skene", "mace"])
@@ -375,7 +375,7 @@ def test_degenerate_data_gives_notes_never_exceptions(degenerate):
     directions = dict(DIRECTIONS)
     if degenerate == "one_class":
         pairs["gold_label"] = 1
-        judgments = with_votes(judgments.assign(label="same_meaning"), VOTE)
+        judgments = with_votes(judgments.assign(answer="same_meaning"), VOTE)
     elif degenerate == "constant_scores":
         pairs[["lev", "bleu", "parapluie_direct"]] = 0.5
     elif degenerate == "one_judge":

@@ -35,7 +35,7 @@ def data(n=60, seed=0):
         for j in range(3):
             judge = f"judge-{(i + j) % 7:05d}"
             rows.append((f"p{i}", judge, ["good", "native"][j % 2], ["very_different", "same_meaning"][g]))
-    judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
+    judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"])
     return pairs, with_votes(judgments, VOTE)
 
 
@@ -74,7 +74,7 @@ def test_constant_scores_and_a_lone_judge_give_notes_not_errors():
 
 def test_no_judgment_and_no_label_still_give_a_report():
     pairs, _ = data(n=10)
-    empty = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "label"]), VOTE)
+    empty = with_votes(pd.DataFrame(columns=["pair_id", "judge", "english_level", "answer"]), VOTE)
     report = build_report(pairs, empty, DIRECTIONS, label_source="human", **FAST)
     assert "No pair has a human label yet: no statistic can be computed." in report.notes
     assert report.tables["table3"].empty and report.tables["table2"].loc[0, "n_unlabelled"] == 5
@@ -88,7 +88,7 @@ def test_the_english_level_breakdown_compares_judges_with_gold_and_with_the_othe
             ("a", "j3", "native", "very_different"),
             ("b", "j1", "good", "dont_know"),
         ],
-        columns=["pair_id", "judge", "english_level", "label"],
+        columns=["pair_id", "judge", "english_level", "answer"],
     ).pipe(with_votes, VOTE)
     frame = pd.DataFrame({"pair_id": ["a", "b"], "gold_label": pd.array([1, 0], dtype="Int64")})
     table = by_english_level(judgments, frame).set_index("english_level")
@@ -124,7 +124,7 @@ def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
     pairs, judgments = data()
     # The native judges disagree with everyone on the first ten pairs.
     flip = judgments["pair_id"].isin([f"p{i}" for i in range(10)]) & (judgments["english_level"] == "native")
-    judgments.loc[flip, "label"] = judgments.loc[flip, "label"].map(
+    judgments.loc[flip, "answer"] = judgments.loc[flip, "answer"].map(
         {"very_different": "same_meaning", "same_meaning": "very_different"}
     )
     judgments = with_votes(judgments, VOTE)  # the flipped answers' votes
@@ -132,7 +132,7 @@ def test_the_english_level_breakdown_labels_pairs_by_that_levels_judges_only():
     table = report.tables["by_group"].query("group_by == 'english_level' and metric == 'bleu'").set_index("group")
     for level in ("good", "native"):
         mine = judgments[judgments["english_level"] == level]
-        votes = mine.assign(yes=mine["label"] == "same_meaning").groupby("pair_id")["yes"].agg(["sum", "count"])
+        votes = mine.assign(yes=mine["answer"] == "same_meaning").groupby("pair_id")["yes"].agg(["sum", "count"])
         decided = votes[2 * votes["sum"] != votes["count"]]
         assert table.loc[level, "n"] == len(decided)
         assert table.loc[level, "n_paraphrase"] == int((2 * decided["sum"] > decided["count"]).sum())

@@ -47,10 +47,10 @@ def fixture():
     judgments = with_votes(
         pd.DataFrame(
             [
-                {"pair_id": "A0", "label": "same_meaning"},
-                {"pair_id": "A0", "label": "mostly_similar"},
-                {"pair_id": "A1", "label": "dont_know"},
-                {"pair_id": "D0", "label": "very_different"},
+                {"pair_id": "A0", "answer": "same_meaning"},
+                {"pair_id": "A0", "answer": "mostly_similar"},
+                {"pair_id": "A1", "answer": "dont_know"},
+                {"pair_id": "D0", "answer": "very_different"},
             ]
         ),
         VOTE,
@@ -171,7 +171,7 @@ def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note()
         for i in range(k + 1 if k else 2)
     ]
     frame = pd.DataFrame(rows)
-    judgments = with_votes(pd.DataFrame(columns=["pair_id", "label"]), VOTE)
+    judgments = with_votes(pd.DataFrame(columns=["pair_id", "answer"]), VOTE)
     tables, notes = system_report(frame, judgments, [], {}, n_bootstrap=20, max_comparisons=10)
     compared = set(tables["system_pairwise"][["system_a", "system_b"]].to_numpy().ravel())
     assert len(tables["system_pairwise"]) == 10 and compared == {"s5", "s6", "s7", "s8", "s9"}

@@ -155,11 +155,11 @@ def hostile_campaign(researcher, metadata, values, task_type="similarity"):
         judge = make_judge(campaign, level=level)
         for position, pair in enumerate(pairs, start=1):
             assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-            answer = {"label": "same_meaning" if pair.gold_label else "very_different", "values": {}}
+            answer = {"answer": "same_meaning" if pair.gold_label else "very_different"}
             if task_type == "spans":
-                answer = {"label": "", "values": {"tagging": {"source": [0], "hypothesis": [1]}}}
-            answer["values"] |= {f"v{j}": value for j, value in enumerate(values)}
-            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, **answer)
+                answer = {"tagging": {"source": [0], "hypothesis": [1]}}
+            answer |= {f"v{j}": value for j, value in enumerate(values)}
+            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, values=answer)
     return campaign
 
 

@@ -81,7 +81,7 @@ def test_each_write_advances_the_part_it_changes_and_only_in_its_campaign(live_c
     judge = Judge.objects.filter(campaign=live_campaign).order_by("pk").first()
     writes = {
         "gold by QuerySet.update": (lambda: Pair.objects.filter(pk=pair.pk).update(gold_label=1 - pair.gold_label)),
-        "a judgment's label": (lambda: Judgment.objects.filter(pk=judgment.pk).update(label="dont_know")),
+        "a judgment's answer": (lambda: Judgment.objects.filter(pk=judgment.pk).update(values={"answer": "dont_know"})),
         "a judge excluded": (lambda: Judge.objects.filter(pk=judge.pk).update(excluded=True)),
         "a score in raw SQL": (lambda: _sql("UPDATE scoring_score SET value = value + 1 WHERE id = %s", [score.pk])),
         "a score added": (lambda: Score.objects.create(pair=pair, metric="lev", signature="metric:lev|new", value=0.5)),
@@ -91,7 +91,7 @@ def test_each_write_advances_the_part_it_changes_and_only_in_its_campaign(live_c
     }
     expected = {
         "gold by QuerySet.update": {"pairs"},
-        "a judgment's label": {"judgments"},
+        "a judgment's answer": {"judgments"},
         "a judge excluded": {"judgments"},
         "a score in raw SQL": {"scores_changed"},
         "a score added": {"scores_added"},

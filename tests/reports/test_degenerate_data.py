@@ -70,7 +70,7 @@ def degenerate_frames(draw):
         for j in range(n_judges)
         if draw(st.booleans()) or n_judges == 1
     ]
-    judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "label"])
+    judgments = pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"])
     return pairs, with_votes(judgments, VOTE)  # the vote columns, as the similarity type's frames carry them
 
 

@@ -20,7 +20,7 @@ from tests.toys import every_task_type
 
 N_PAIRS = 5
 # similarity+spans' answer whose majority tagging a test reads word by word.
-TAGGED = {"label": "same_meaning", "tagging": {"source": [1], "hypothesis": [0, 2]}}
+TAGGED = {"answer": "same_meaning", "source": [1], "hypothesis": [0, 2]}
 # How many pairs get judged: none, some (the first two) or all of them.
 COVERAGE = {"none": 0, "partial": 2, "complete": N_PAIRS}
 JUDGES = 3

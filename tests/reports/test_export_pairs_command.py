@@ -16,7 +16,9 @@ def judged(campaign):
     judge = Judge.objects.create(campaign=campaign, consented_at=timezone.now(), english_level="good")
     pair = campaign.pairs.get(external_id="q1")
     assignment = Assignment.objects.create(judge=judge, pair=pair, position=1, top="hypothesis")
-    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=Answer.SAME_MEANING, response_ms=900)
+    Judgment.objects.create(
+        assignment=assignment, judge=judge, pair=pair, values={"answer": Answer.SAME_MEANING}, response_ms=900
+    )
     return campaign
 
 

@@ -52,7 +52,12 @@ def answer(judge, pair, label, *, position, is_training=False, top="source", res
         judge=judge, pair=pair, position=position, is_training=is_training, top=top, shown_at=timezone.now()
     )
     return Judgment.objects.create(
-        assignment=assignment, judge=judge, pair=pair, label=label, is_training=is_training, response_ms=response_ms
+        assignment=assignment,
+        judge=judge,
+        pair=pair,
+        values={"answer": label},
+        is_training=is_training,
+        response_ms=response_ms,
     )
 
 

@@ -43,9 +43,11 @@ def test_the_export_gains_one_column_per_metric(pairs, tmp_path):
     assert "lev\tmetric:lev" in signatures and "bleu\tmetric:bleu" in signatures
 
 
-def judge_pair(judge, pair, label, position, is_training=False):
+def judge_pair(judge, pair, answer, position, is_training=False):
     assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-    return Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=label, is_training=is_training)
+    return Judgment.objects.create(
+        assignment=assignment, judge=judge, pair=pair, values={"answer": answer}, is_training=is_training
+    )
 
 
 @pytest.fixture
@@ -77,7 +79,7 @@ def test_it_reads_several_campaigns_into_the_report_frames(two_campaigns):
             "pair_id": "demo:p1",
             "judge": judge.pseudonym,
             "english_level": "good",
-            "label": "same_meaning",
+            "answer": "same_meaning",
             "vote": 1.0,
             "abstained": False,
             "rating": 4.0,

@@ -55,7 +55,7 @@ def test_the_judgments_frame_carries_the_vote_columns_as_the_type_declares_them(
     judgments = load_frames([campaign]).judgments
     assert set(VOTE_COLUMNS) <= set(judgments.columns)
     five_way = {"same_meaning": 1.0, "mostly_similar": 1.0, "slightly_similar": 0.0, "very_different": 0.0}
-    expected = judgments["label"].map(five_way)
+    expected = judgments["answer"].map(five_way)
     assert judgments["vote"].equals(expected.astype(float).rename("vote"))
 
 

@@ -49,7 +49,9 @@ def make_live_campaign(campaign):
         judge = make_judge(campaign)
         for position, pair in enumerate(pairs, start=1):
             assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-            Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=rng.choice(ANSWERS))
+            Judgment.objects.create(
+                assignment=assignment, judge=judge, pair=pair, values={"answer": rng.choice(ANSWERS)}
+            )
     for metric in METRICS:
         scored = pairs if metric != "meteor" else pairs[:30]  # meteor has scored part of them so far
         Score.objects.bulk_create(
@@ -90,12 +92,12 @@ def live(campaign, label_source, store=None):
 
 def change_one_judgment(campaign):
     judgment = Judgment.objects.filter(pair__campaign=campaign, is_training=False).order_by("pk").first()
-    judgment.label = "very_different" if judgment.label != "very_different" else "same_meaning"
+    judgment.values = {"answer": "very_different" if judgment.values["answer"] != "very_different" else "same_meaning"}
     judgment.save()
     # A counted change of state, as a judge's new answer is: a new judgment replaces the old one.
     Judgment.objects.filter(pk=judgment.pk).delete()
     Judgment.objects.create(
-        assignment=judgment.assignment, judge=judgment.judge, pair=judgment.pair, label=judgment.label
+        assignment=judgment.assignment, judge=judgment.judge, pair=judgment.pair, values=judgment.values
     )
 
 

@@ -8,6 +8,7 @@ judges' and the gold labels. Bounded (a few examples of a few steps): it runs in
 """
 
 import itertools
+import json
 import random
 
 import pytest
@@ -80,7 +81,9 @@ class LiveReport(RuleBasedStateMachine):
 
     def _judge(self, judge, pair, position):
         assignment = Assignment.objects.create(judge=judge, pair=pair, position=position, top="source")
-        Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label=self.rng.choice(ANSWERS))
+        Judgment.objects.create(
+            assignment=assignment, judge=judge, pair=pair, values={"answer": self.rng.choice(ANSWERS)}
+        )
 
     def _real_pairs(self):
         return list(self.campaign.real_pairs.order_by("pk"))
@@ -112,7 +115,8 @@ class LiveReport(RuleBasedStateMachine):
             for position, pair in enumerate(pairs, start=1)
         )
         Judgment.objects.bulk_create(
-            Judgment(assignment=a, judge=judge, pair=a.pair, label=self.rng.choice(ANSWERS)) for a in assignments
+            Judgment(assignment=a, judge=judge, pair=a.pair, values={"answer": self.rng.choice(ANSWERS)})
+            for a in assignments
         )
 
     @rule(index=st.integers(0, 100))
@@ -182,9 +186,10 @@ class LiveReport(RuleBasedStateMachine):
         _sql("UPDATE scoring_score SET value = %s WHERE pair_id = %s AND metric = %s", [value, pair.pk, "sbert"])
 
     @rule(index=st.integers(0, 100))
-    def raw_sql_swaps_a_label(self, index):
+    def raw_sql_swaps_an_answer(self, index):
         judgment = Judgment.objects.filter(pair__campaign=self.campaign).order_by("pk")[index % 10]
-        _sql("UPDATE annotation_judgment SET label = %s WHERE id = %s", [self.rng.choice(ANSWERS), judgment.pk])
+        answer = json.dumps({"answer": self.rng.choice(ANSWERS)})
+        _sql('UPDATE annotation_judgment SET "values" = %s WHERE id = %s', [answer, judgment.pk])
 
     def _client(self):
         from django.test import Client
@@ -236,7 +241,7 @@ def test_every_write_path_once_in_turn(django_user_model, settings):
         machine.researcher_page_excludes_a_judge,
         machine.management_command_scores,
         lambda: machine.raw_sql_changes_a_score(index=5, value=0.9),
-        lambda: machine.raw_sql_swaps_a_label(index=7),
+        lambda: machine.raw_sql_swaps_an_answer(index=7),
     ]
     machine.the_live_report_equals_a_scratch_one()
     for write in writes:

@@ -120,6 +120,6 @@ def test_the_judgments_csv_names_each_pairs_system(systems_campaign):
     judge = make_judge(systems_campaign)
     pair = systems_campaign.pairs.get(external_id="C2")
     assignment = Assignment.objects.create(judge=judge, pair=pair, position=1, top="source")
-    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label="same_meaning")
+    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, values={"answer": "same_meaning"})
 
     assert judgments_frame(systems_campaign)["system"].tolist() == ["C"]

@@ -126,7 +126,7 @@ def test_the_degree_is_correlated_with_the_5_way_answers_when_judges_gave_both(c
     answers = {"a": ("mostly_similar", [1]), "b": ("same_meaning", []), "c": ("very_different", [3, 4])}
     for position, (pair_id, (label, source)) in enumerate(answers.items(), start=1):
         assignment = judge.assignments.create(pair=campaign.pairs.get(external_id=pair_id), position=position)
-        assign.record_judgment(assignment, {"label": label, "tagging": {"source": source, "hypothesis": []}})
+        assign.record_judgment(assignment, {"answer": label, "source": source, "hypothesis": []})
     call_command("report", campaign.slug, "--out", str(tmp_path), "--no-figures")
     correlation = pd.read_csv(tmp_path / "span_correlation.csv").set_index("against")
     row = correlation.loc["5-way answer (mean ordinal)"]

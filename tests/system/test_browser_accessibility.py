@@ -73,7 +73,7 @@ def test_a_judge_can_answer_with_the_keyboard_alone(live_server, page, campaign_
     expect(page.locator("#continue")).to_be_focused()
     page.keyboard.press("Enter")
     expect(page.locator(".progress")).to_contain_text("2 / 5")
-    assert Judgment.objects.get().label == "same_meaning"
+    assert Judgment.objects.get().values == {"answer": "same_meaning"}
 
 
 def test_the_pair_page_fits_a_phone(live_server, browser, campaign_to_judge):

@@ -216,7 +216,7 @@ def test_a_post_without_a_csrf_token_is_refused(site, researcher, name, kwargs):
         client.force_login(researcher)
     client.cookies[f"parasol_judge_{campaign.pk}"] = judge.token
     url = _url(name, kwargs, campaign, judge)
-    assert client.post(url, {"consent": "yes", "label": "same_meaning", "assignment": 1}).status_code == 403
+    assert client.post(url, {"consent": "yes", "answer": "same_meaning", "assignment": 1}).status_code == 403
     if name == "generation-preview-template":
         return  # its page loads a model's tokenizer: the 403 above is the check
     client.get(url)  # sets the CSRF cookie where the page has a form

@@ -29,7 +29,7 @@ def judged(campaign):
     pair = add_pairs(campaign, 1)[0] if not campaign.real_pairs.exists() else campaign.real_pairs.first()
     judge = make_judge(campaign)
     assignment = Assignment.objects.create(judge=judge, pair=pair, position=0, top="source")
-    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, label="same_meaning")
+    Judgment.objects.create(assignment=assignment, judge=judge, pair=pair, values={"answer": "same_meaning"})
     Score.objects.create(pair=pair, metric="lev", signature="lev|v1", value=0.5)
     run = GenerationRun.objects.create(campaign=campaign, templates=["t"])
     source = GenerationSource.objects.create(run=run, position=0, text="A source.")
@@ -88,7 +88,6 @@ def forged(model, victim, own):
         "assignment": Assignment.objects.filter(pair=pair).first().pk,
         "position": 5,
         "top": "source",
-        "label": "different",
         "values": "{}",
         "metric": "lev",
         "signature": "forged",
@@ -276,7 +275,12 @@ def test_through_gunicorn_a_staff_user_forges_no_evidence_and_reads_no_lockouts(
     score = {"pair": pair.pk, "metric": "bleu", "signature": "forged", "value": "0.99", "details": ""}
     assert post_form(session, f"{gunicorn}/admin/campaigns/score/add/", score).status_code == 403
     judgment = Judgment.objects.filter(pair__campaign=own).first()
-    moved = {"assignment": judgment.assignment_id, "judge": judgment.judge_id, "pair": pair.pk, "label": "same_meaning"}
+    moved = {
+        "assignment": judgment.assignment_id,
+        "judge": judgment.judge_id,
+        "pair": pair.pk,
+        "values": '{"answer": "x"}',
+    }
     response = post_form(session, f"{gunicorn}/admin/annotation/judgment/{judgment.pk}/change/", moved)
     assert response.status_code == 403
     assert not Score.objects.filter(signature="forged").exists()

@@ -22,7 +22,7 @@ from tests.system.conftest import production_login
 
 TAGGINGS = {
     "spans": {"source": [1], "hypothesis": []},
-    "similarity+spans": {"label": "same_meaning", "tagging": {"source": [1], "hypothesis": [0]}},
+    "similarity+spans": {"answer": "same_meaning", "source": [1], "hypothesis": [0]},
 }
 
 

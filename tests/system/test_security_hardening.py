@@ -28,7 +28,7 @@ def answer(session, base, judge, response_ms=None):
     page = session.get(f"{base}/j/{judge.campaign.slug}/{judge.token}/", allow_redirects=False)
     assignment = re.search(r'name="assignment" value="(\d+)"', page.text).group(1)
     url = f"{base}/j/{judge.campaign.slug}/{judge.token}/answer/"
-    data = {"assignment": assignment, "label": "same_meaning", "csrfmiddlewaretoken": session.cookies["csrftoken"]}
+    data = {"assignment": assignment, "answer": "same_meaning", "csrfmiddlewaretoken": session.cookies["csrftoken"]}
     if response_ms is not None:
         data["response_ms"] = response_ms
     return session.post(url, data, headers={"Referer": url}, allow_redirects=False)

@@ -64,7 +64,7 @@ def test_a_huge_sentence_already_stored_still_renders_its_page(live_server, camp
         assignment = judge.assignments.filter(judgment__isnull=True).get()
         if assignment.pair.external_id == "huge":
             break
-        record_judgment(assignment, "same_meaning")
+        record_judgment(assignment, {"answer": "same_meaning"})
     assert "alpha beta gamma" in page.text
 
 

@@ -81,7 +81,7 @@ def test_an_idle_reservation_expires_sooner_than_a_working_judges(live_server, c
         current = next_assignment(bot)
         if not current.is_training:
             break
-        record_judgment(current, "same_meaning")
+        record_judgment(current, {"answer": "same_meaning"})
     assert not open_pairs(campaign).exists()
     Assignment.objects.filter(judge=bot, is_training=False).update(
         assigned_at=timezone.now() - timedelta(minutes=settings.PARASOL_IDLE_RESERVATION_MINUTES + 1)

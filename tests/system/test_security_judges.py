@@ -132,7 +132,7 @@ def answer_everything(session, base, judge):
 
 def csrf_post_answer(session, base, judge, assignment):
     url = f"{base}/j/crowd/{judge.token}/answer/"
-    data = {"assignment": assignment, "label": "same_meaning", "csrfmiddlewaretoken": session.cookies.get("csrftoken")}
+    data = {"assignment": assignment, "answer": "same_meaning", "csrfmiddlewaretoken": session.cookies.get("csrftoken")}
     return session.post(url, data, headers={"Referer": url}, allow_redirects=False)
 
 

@@ -1,8 +1,8 @@
 """PEM's multi-criteria judging: adequacy, fluency, lexical dissimilarity and overall quality, each 1-5.
 
 The judge rates the hypothesis on four criteria (labelled ends, keys 1-5 for the active
-criterion, Enter to send); the four ratings are stored in `Judgment.values` and
-`Judgment.label` stays blank. A pair's result is each criterion's mean and the count
+criterion, Enter to send); the four ratings are stored in `Judgment.values`, one key
+per criterion. A pair's result is each criterion's mean and the count
 of every rating. Controls are the source as its own hypothesis (`scale` beside this module).
 """
 
@@ -76,7 +76,6 @@ class Criteria(TaskType):
     source_first = True
     answer_form = CriteriaAnswerForm
     invalid_answer_message = _("Rate all four criteria from 1 to 5.")
-    stored_fields = ("values",)
     pair_columns = rating_columns()
     # PEM's control: the source as its own hypothesis, with fixed expected ratings (`scale`).
     control_kinds = (ControlKind.IDENTICAL,)
@@ -136,10 +135,7 @@ class Criteria(TaskType):
     def parse_expected(self, value):
         return parse_expected_ranges(value)
 
-    def judgment_fields(self, answer):
-        return {"label": "", "values": answer}
-
-    def control_passed(self, answer, values, expected):
+    def control_passed(self, values, expected):
         # PEM's control: the expected ratings are fixed (`scale`), not the pair's gold label.
         return control_passed(values)
 

@@ -8,6 +8,9 @@ and the 5-way tables of the report read the answers' names and titles from here.
 
 from annotation.votes import Vote
 
+# Where a judgment keeps its 5-way answer: `Judgment.values["answer"]` (the judge form's field has the same name).
+# The judgments export and the REST API publish it as `label`, their first name for it.
+ANSWER_KEY = "answer"
 # The five answers, in the order the protocol shows them.
 ANSWERS = ["very_different", "slightly_similar", "mostly_similar", "same_meaning", "dont_know"]
 DONT_KNOW = "dont_know"
@@ -46,6 +49,6 @@ ORDINAL_OF_ANSWER = {
 }
 
 
-# How a 5-way answer (stored in `Judgment.label`) counts as a human label: the paper's binary
+# How a 5-way answer (stored in `Judgment.values["answer"]`) counts as a human label: the paper's binary
 # mapping (Don't know casts no vote, counted apart) and the 4-point ordinal as its rating.
-VOTE = Vote(field="label", paraphrase=PARAPHRASE_OF_ANSWER, abstain=(DONT_KNOW,), rating=ORDINAL_OF_ANSWER)
+VOTE = Vote(key=ANSWER_KEY, paraphrase=PARAPHRASE_OF_ANSWER, abstain=(DONT_KNOW,), rating=ORDINAL_OF_ANSWER)

@@ -1,7 +1,7 @@
 """The 5-way similarity protocol (Parasol's first task type): how close are the two meanings?
 
 The judge picks one of five answers (Very different … Same meaning, or Don't
-know); it is stored in `Judgment.label`. A pair's result is the count of each
+know); it is stored in `Judgment.values["answer"]`. A pair's result is the count of each
 answer, the unique most frequent answer, and the binary paraphrase label by
 majority. The answers and their binary and ordinal mappings are the scale's
 facts (`scale`, beside this module), declared as the type's `vote`.
@@ -10,6 +10,7 @@ facts (`scale`, beside this module), declared as the type's `vote`.
 import pandas as pd
 from django import forms
 from django.db.models import Count
+from django.db.models.fields.json import KT
 from django.utils.translation import gettext_lazy as _
 
 from annotation.models import Answer, ControlKind
@@ -18,13 +19,13 @@ from annotation.votes import NON_PARAPHRASE, PARAPHRASE, PARAPHRASE_TITLES, majo
 
 from ..base import AnswerForm, TaskType
 from . import guidelines
-from .scale import ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER, VOTE
+from .scale import ANSWER_KEY, ANSWER_TITLES, ANSWERS, PARAPHRASE_OF_ANSWER, VOTE
 
 COUNT_COLUMN_OF_ANSWER = {answer: f"n_{answer}" for answer in ANSWERS}
 
 
 class SimilarityAnswerForm(AnswerForm):
-    label = forms.ChoiceField(choices=Answer.choices)
+    answer = forms.ChoiceField(choices=Answer.choices)  # named like its key in `Judgment.values` (`ANSWER_KEY`)
 
 
 class Similarity(TaskType):
@@ -41,7 +42,7 @@ class Similarity(TaskType):
     default_answer_seconds = 10
     answer_form = SimilarityAnswerForm
     invalid_answer_message = _("Choose one of the five answers.")
-    stored_fields = ("label",)
+    # `majority_label` holds the majority 5-way answer: the pairs export's published name, kept.
     pair_columns = ["n_judgments", *COUNT_COLUMN_OF_ANSWER.values(), "majority_label", "paraphrase"]
     # Both kinds of hidden control: the 5-way answer can pass or fail either.
     control_kinds = (ControlKind.IDENTICAL, ControlKind.UNRELATED)
@@ -56,10 +57,7 @@ class Similarity(TaskType):
         return guidelines.guideline_examples()
 
     def answer(self, cleaned_data):
-        return cleaned_data["label"]
-
-    def judgment_fields(self, answer):
-        return {"label": answer}
+        return {ANSWER_KEY: cleaned_data["answer"]}
 
     def protocol(self):
         # In English, as the report is written: the scale's titles, not the judge's translated labels.
@@ -71,7 +69,8 @@ class Similarity(TaskType):
         ]
 
     def dashboard(self, judgments):
-        by_answer = dict(judgments.values_list("label").annotate(n=Count("pk")).order_by())
+        answers = judgments.annotate(answer=KT(VOTE.lookup)).values_list("answer").annotate(n=Count("pk"))
+        by_answer = dict(answers.order_by())
         return [{"title": _("Answers"), "rows": [(answer.label, by_answer.get(answer.value, 0)) for answer in Answer]}]
 
     def feedback(self, judgment):
@@ -88,7 +87,7 @@ class Similarity(TaskType):
     def aggregate(self, judgments, pair_pks):
         """Per pair: `n_judgments`, one `n_<answer>` count per answer, `majority_label` and `paraphrase`.
 
-        `majority_label` is the answer (Don't know included) given most often; a tie
+        `majority_label` (the pairs export's name) is the answer (Don't know included) given most often; a tie
         for the top, or no judgment, leaves it empty. `paraphrase` is the binary
         majority of the answers' votes (Don't know casts no vote; a tie stays empty).
         """
@@ -132,17 +131,19 @@ def answer_feedback_row(judgment):
     expected = expected_answers(judgment.pair)
     if not expected:
         return None
+    yours = VOTE.answer_of(judgment.values)
     return {
         "question": _("How close are the meanings?"),
         "expected": _(" or ").join(str(Answer(answer).label) for answer in expected),
-        "yours": Answer(judgment.label).label if judgment.label else "",
-        "matches": judgment.label in expected,
+        "yours": Answer(yours).label if yours in ANSWERS else "",
+        "matches": yours in expected,
     }
 
 
 def answer_counts(judgments: pd.DataFrame) -> pd.DataFrame:
     """Judgments per pair (index `pair_pk`) and answer (one int column per answer, in the protocol's order)."""
-    counts = pd.crosstab(judgments["pair_pk"], judgments["label"]) if len(judgments) else pd.DataFrame()
+    answers = pd.Series(VOTE.answers(judgments["values"]), index=judgments.index, dtype=object)
+    counts = pd.crosstab(judgments["pair_pk"], answers) if len(judgments) else pd.DataFrame()
     return counts.reindex(columns=ANSWERS, fill_value=0).astype("int64")
 
 

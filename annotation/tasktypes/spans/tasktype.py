@@ -2,7 +2,8 @@
 
 `spans` asks only for the tagging; `similarity+spans` asks for the 5-way answer first, then
 the tagging, on the same screen. A tagging is stored in `Judgment.values` as the tagged
-word indexes per side over the pair's stored tokens (`annotation.tagging`); an empty
+word indexes per side over the pair's stored tokens (`annotation.tagging`), beside the
+5-way answer (`values["answer"]`) for `similarity+spans`; an empty
 tagging is stored only when the judge says so ("Nothing to tag", or a confirmed empty
 submission). Training pairs carry reference taggings that the judge sees after answering.
 """
@@ -82,7 +83,6 @@ class Spans(TaskType):
     invalid_answer_message = _(
         "Tag the words that have no counterpart in the other sentence, or choose “Nothing to tag”."
     )
-    stored_fields = ("values",)
     pair_columns = [
         "n_taggings",
         "source_tagged_words",
@@ -117,11 +117,8 @@ class Spans(TaskType):
         pair = assignment.pair
         return out_of_range(self._tagging(answer), {side: len(pair.words(side)) for side in SIDES})
 
-    def judgment_fields(self, answer):
-        return {"values": self._tagging(answer)}
-
     def _tagging(self, answer):
-        return answer
+        return {side: answer[side] for side in SIDES}
 
     def protocol(self):
         return [
@@ -183,7 +180,6 @@ class SimilaritySpans(Spans):
         "First choose how close the meanings are (one of the five answers), then tag the words or choose "
         "“Nothing to tag”."
     )
-    stored_fields = ("label", "values")
     pair_columns = [*Similarity.pair_columns, *Spans.pair_columns]
     # The guidelines say the pair has two parts, then explain the tagging.
     guidelines_template = "annotation/tasktypes/_similarity_spans_guidelines.html"
@@ -192,13 +188,7 @@ class SimilaritySpans(Spans):
         return Similarity().judge_context(assignment) | super().judge_context(assignment)
 
     def answer(self, cleaned_data):
-        return {"label": cleaned_data["label"], "tagging": super().answer(cleaned_data)}
-
-    def _tagging(self, answer):
-        return answer["tagging"]
-
-    def judgment_fields(self, answer):
-        return {"label": answer["label"], **super().judgment_fields(answer)}
+        return Similarity().answer(cleaned_data) | super().answer(cleaned_data)
 
     def feedback(self, judgment):
         """The expected 5-way answer beside the judge's, then the tagging beside the reference, and the why."""

@@ -38,7 +38,7 @@ class Command(BaseCommand):
             raise CommandError(f"{campaign} is a {found.task_type!r} campaign: PEM is fitted on PEM's four ratings")
         if folds < 2:
             raise CommandError("--folds must be at least 2")
-        frames = load_frames([found], fields=("values",))
+        frames = load_frames([found], values=True)
         missing = [f for f in FEATURES if f not in frames.signatures]
         if missing:
             raise CommandError(
