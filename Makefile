@@ -95,6 +95,7 @@ bench: install
 	$(PY) bench/report.py --pairs 500 --db
 	$(PY) bench/metric_cards.py --metrics lev bleu wer
 	$(PY) bench/span_detector.py --pairs 20 --score-pairs 20
+	$(PY) bench/meta.py --pairs 2000 --judged 100
 
 # The documentation site (mkdocs.yml): --strict fails on a broken link or a page left out of the nav.
 # Reference pages are generated from the code at each build (docsite/pages.py).

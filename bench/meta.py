@@ -50,7 +50,11 @@ def corpus(n, judged, seed=0):
         for i in range(judged)
         for j in range(3)
     ]
-    return pairs, pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", "answer"])
+    from annotation.tasktypes.similarity.scale import VOTE
+    from annotation.votes import ANSWER_COLUMN, with_votes
+
+    # The similarity scale's answers, with the vote columns the report reads (as `reports.frames` gives them).
+    return pairs, with_votes(pd.DataFrame(rows, columns=["pair_id", "judge", "english_level", ANSWER_COLUMN]), VOTE)
 
 
 def main():
@@ -70,7 +74,7 @@ def main():
             for call in calls:
                 start = time.perf_counter()
                 results.append(call())
-                if call.func.__name__ == "_meta":
+                if call.args[0] == "meta":  # each call is one step group: partial(_Steps._apart, group, ...)
                     timed_meta.append(time.perf_counter() - start)
             return results
 
