@@ -521,20 +521,6 @@ class Pair(models.Model):
         return self.tokens[side]
 
 
-class ScoreQuerySet(models.QuerySet):
-    def newest_signature(self):
-        """The signature of the newest score among these: the one with the highest id (ids grow with insertion;
-        unlike `created_at`, the id sits in every index). Every reader of "the latest signature" means this one
-        (`campaigns.scores.signature_groups` takes it per metric from the same ids)."""
-        return self.order_by("-pk").values_list("signature", flat=True).first()
-
-    def latest_of(self, metric, pair_pks) -> dict:
-        """{pair pk: value} of `metric` on these pairs under the newest signature among them (never mixed)."""
-        scores = self.filter(pair_id__in=pair_pks, metric=metric)
-        newest = scores.newest_signature()
-        return {} if newest is None else dict(scores.filter(signature=newest).values_list("pair_id", "value"))
-
-
 class Score(models.Model):
     """One metric's score of one pair under one signature: a fact about the pair, written by the scoring
     workers, read by reports and by generation's selection stage (so it lives here, below them all).
@@ -551,8 +537,6 @@ class Score(models.Model):
     # Per-pair evidence kept for inspection (an LLM oracle's raw answers); null for most metrics.
     details = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = ScoreQuerySet.as_manager()
 
     class Meta:
         # The table keeps the name it had when scores lived in the scoring app: the data version's

@@ -1,8 +1,8 @@
 """Reading stored scores: the one reader every app uses (reports' frames and exports, scoring's sweep and
-progress, generation's selection through `Score.objects.latest_of`).
+progress, generation's selection through `latest_scores`).
 
-A metric's scores are grouped by signature; the group a table uses is the newest (the highest score id,
-`ScoreQuerySet.newest_signature`'s rule), never mixed with another. A campaign's pairs lie in a pk range
+A metric's scores are grouped by signature; the group a table uses is the newest (the highest score id:
+`signature_groups`, the one place that rule is written), never mixed with another. A campaign's pairs lie in a pk range
 (an import allocates them in a row): reading a column over the range reads the covering index alone.
 """
 
@@ -102,6 +102,13 @@ def values_by_pair(pk_range, metric, signature):
 def latest_signatures(scores):
     """The signature each metric's tables use: its most recent one."""
     return {metric: groups[0]["signature"] for metric, groups in signature_groups(scores).items()}
+
+
+def latest_scores(metric, pair_pks) -> dict:
+    """{pair pk: value} of `metric` on these pairs under the newest signature among them (never mixed)."""
+    scores = Score.objects.filter(pair_id__in=pair_pks, metric=metric)
+    newest = latest_signatures(scores).get(metric)
+    return {} if newest is None else dict(scores.filter(signature=newest).values_list("pair_id", "value"))
 
 
 def values_under(scores, signatures):

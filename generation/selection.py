@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from django.db import models, transaction
 from django.utils import timezone
 
-from campaigns.models import Pair, Score
+from campaigns.models import Pair
+from campaigns.scores import latest_scores
 from metrics.base import called_paraphrase
 from metrics.filters import pair_bleu
 from metrics.registry import HIGHER, direction_of, queue_of
@@ -47,7 +48,7 @@ def candidates_of(run):
 def current_scores(run, pair_pks):
     """{pair pk: value} under the selection metric's newest signature among these pairs (never mixed), as
     the scoring workers stored them."""
-    return Score.objects.latest_of(run.selection_metric, pair_pks)
+    return latest_scores(run.selection_metric, pair_pks)
 
 
 def why_not_yet(run):
