@@ -119,12 +119,18 @@ def download_only() -> list[str]:
 
 def tables_with_content(report, task) -> list[str]:
     """The tables worth exporting: those of sections with something to show, then download-only ones with rows."""
-    names = [
-        name
+    listed = [name for section in sections_for(task) for name in section.tables] + download_only()
+    return [name for name in dict.fromkeys(listed) if has_content(report, task, name)]
+
+
+def has_content(report, task, name) -> bool:
+    """Whether table `name` is worth exporting (`tables_with_content`), laying out that table alone: a
+    download asks about one table, and laying out every table of a report takes about a second."""
+    if name not in report.tables:
+        return False
+    if name in download_only():
+        return not name.startswith("curves_") and not report.tables[name].empty
+    return any(
+        name in section.tables and not section.reason(report) and not empty_reason(report, name)
         for section in sections_for(task)
-        if not section.reason(report)
-        for name in section.tables
-        if name in report.tables and not empty_reason(report, name)
-    ]
-    extra = [name for name in download_only() if not name.startswith("curves_") and not report.tables[name].empty]
-    return names + extra
+    )

@@ -27,10 +27,10 @@ from reports.frames import label_sources_with_labels, metric_signatures
 from reports.sections import (
     TABLE_HEADINGS,
     download_only,
+    has_content,
     notes_for,
     sections_of,
     systems_summary,
-    tables_with_content,
     task_of,
     with_task_tables,
 )
@@ -254,7 +254,7 @@ def download_report_table(request, name):
 @waits_for_the_report
 def download_report_table_latex(request, name):
     campaigns, report, stem = _table_download(request, name)
-    if name not in tables_with_content(report, task_of(campaigns)):
+    if not has_content(report, task_of(campaigns), name):
         raise Http404(f"Table {name} has nothing to show yet.")
     response = HttpResponse(latex(report, name), content_type="application/x-tex; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{stem}.tex"'

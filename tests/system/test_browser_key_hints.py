@@ -14,7 +14,7 @@ from tests.toys import every_task_type
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-# On a desktop the hints show: tests/system/test_browser_training.py checks it for every type.
+# On a desktop the hints show: tests/system/test_browser_task_types.py checks it for every type.
 CONTEXTS = {"phone": PHONE, "touch screen": {"viewport": {"width": 1280, "height": 900}, "has_touch": True}}
 # Every visible element naming a key: a hint marked as such, or a key cap.
 VISIBLE_HINTS = """() => [...document.querySelectorAll("main .key-hint, main kbd")]
