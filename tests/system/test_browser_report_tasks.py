@@ -1,4 +1,5 @@
-"""The report of each task type in Chromium, with human and with gold labels: words only, nothing clipped, axe-clean.
+"""The report of each task type in Chromium, with human and with gold labels: words only, nothing clipped, axe-clean
+(every rule on the judges' labels of each type, and on the gold labels of the paper's type).
 
 Four systems, two corpora, every registered metric and the toy (tests/report_fixtures.py). Run with
 PARASOL_DOC_SCREENSHOTS=1 to write the screenshots of docs/reports.md (docs/img/report-<task>.png).
@@ -10,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from reports.cache import get_report
 from reports.sections import with_task_tables
@@ -151,7 +153,10 @@ def test_the_report_of_each_task_type_reads_like_a_paper_on_screen_and_in_print(
         check_words(page)
         check_screen(page)
         check_print(page)
-        violations = audit_all_rules(page)
-        assert violations == [], json.dumps(violations, indent=1)
+        if label_source == "human" or task_type == settings.DEFAULT_TASK_TYPE:
+            # axe-core with every rule takes about 25 s on a report of 17 metrics. The gold page is the same
+            # template over the same tables, less the judges' sections: it is audited for the paper's type.
+            violations = audit_all_rules(page)
+            assert violations == [], json.dumps(violations, indent=1)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/?label=human")
     screenshot(page, task_type)
