@@ -22,7 +22,7 @@ from scipy import special
 
 from metrics.registry import LOG_ODDS_EVEN, natural_threshold_of
 from reports.analysis import resampling
-from reports.analysis.common import orient, subsets
+from reports.analysis.common import closest_first, orient, subsets
 from reports.analysis.labels import GLOBAL
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import BOOTSTRAP_MAX_PAIRS, RANK_TARGETS, _delong, paired_p_value
@@ -536,16 +536,19 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
     if target not in frame or "source" not in frame:
         return pd.DataFrame(columns=columns), []
     rows = []
-    for corpus, part in subsets(frame[frame[target].notna()]):
+    labelled = frame[frame[target].notna()]
+    # The sources coded once (-1: none), not once per corpus and metric: factorizing 400,000 strings takes a while.
+    labelled = labelled.assign(source=pd.factorize(labelled["source"])[0])
+    for corpus, part in subsets(labelled):
         for metric in metrics:
-            scored = part[part[metric].notna()]
-            sizes = scored.groupby("source", sort=False)["source"].transform("size")
-            grouped = scored[sizes >= 2]
-            if grouped.empty:
+            scored = part[metric].notna().to_numpy()
+            sources = part["source"].to_numpy()[scored]
+            grouped = _with_two_candidates(sources)
+            if not grouped.any():
                 continue
-            codes = pd.factorize(grouped["source"])[0]
-            human = grouped[target].to_numpy(float)
-            machine = orient(grouped[metric].to_numpy(float), directions[metric])
+            codes = _first_seen_codes(sources[grouped])
+            human = part[target].to_numpy(float)[scored][grouped]
+            machine = orient(part[metric].to_numpy(float)[scored][grouped], directions[metric])
             item, dh, dm = _candidate_differences(codes, human, machine)
             pearson, kendall, n_correlated = by_item(codes, human, machine, item, dh, dm)
             accuracy, epsilon = acc_eq(dh, dm)
@@ -555,7 +558,7 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
                     "corpus": corpus,
                     "against": "mean_ordinal" if target == "mean_ordinal" else "label",
                     "n_sources": int(codes.max() + 1),
-                    "n_candidates": len(grouped),
+                    "n_candidates": len(codes),
                     "n_candidate_pairs": len(dh),
                     "pearson_by_item": pearson,
                     "kendall_by_item": kendall,
@@ -569,6 +572,21 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
     if not rows and metrics:
         notes.append("No source has two or more labelled, scored candidates: within-source ranking is undefined.")
     return pd.DataFrame(rows, columns=columns), notes
+
+
+def _with_two_candidates(sources) -> np.ndarray:
+    """Which rows belong to a source (a code; -1: none) that has two rows or more."""
+    known = sources >= 0
+    counts = np.bincount(sources[known], minlength=1)
+    return known & (counts[np.maximum(sources, 0)] >= 2)
+
+
+def _first_seen_codes(sources) -> np.ndarray:
+    """The codes 0, 1, ... in order of first appearance (as pd.factorize numbers the source strings)."""
+    _values, first, inverse = np.unique(sources, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.intp)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.ravel()]
 
 
 def _candidate_differences(codes, human, machine):
@@ -791,31 +809,43 @@ def _bins(probabilities):
     return np.minimum((probabilities * N_BINS).astype(int), N_BINS - 1)
 
 
-def _calibration_of_weights(p, y, bins, weights):
-    """Brier, ECE and average precision for each column of `weights`."""
-    w = weights.astype(float)
-    total = w.sum(axis=0)
-    brier = (w * ((p - y) ** 2)[:, None]).sum(axis=0) / total
-    one_hot = np.zeros((N_BINS, len(p)))
-    one_hot[bins, np.arange(len(p))] = 1
-    confidence, accuracy = one_hot @ (w * p[:, None]), one_hot @ (w * y[:, None])
-    ece = np.abs(confidence - accuracy).sum(axis=0) / total
-    return brier, ece, _average_precision(p, y, w)
+class _CalibrationKernel:
+    """Brier, ECE and average precision of one set of probabilities, for each column of weights (pairs x resamples).
 
+    The sort by probability, its runs and the bins' indicator matrix are made once and serve every chunk of
+    resamples (and the observed sample, all weights one).
+    """
 
-def _average_precision(p, y, w):
-    """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
-    order = np.argsort(-p, kind="stable")
-    s = p[order]
-    last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
-    tp = np.cumsum(w[order] * y[order][:, None], axis=0)[last]
-    seen = np.cumsum(w[order], axis=0)[last]
-    positives = tp[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(seen > 0, tp / seen, 0)
-        recall = tp / positives
-    steps = np.diff(np.vstack([np.zeros((1, w.shape[1])), recall]), axis=0)
-    return (steps * precision).sum(axis=0)
+    def __init__(self, p, y, bins):
+        self.p, self.y = p, y
+        self.squared_error = (p - y) ** 2
+        self.one_hot = np.zeros((N_BINS, len(p)))
+        self.one_hot[bins, np.arange(len(p))] = 1
+        self.order = closest_first(p)  # np.argsort(-p, kind="stable"), faster
+        s = p[self.order]
+        self.last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+        self.y_sorted = y[self.order][:, None]
+
+    def __call__(self, weights):
+        p, y = self.p, self.y
+        w = weights.astype(float)
+        total = w.sum(axis=0)
+        brier = (w * self.squared_error[:, None]).sum(axis=0) / total
+        confidence, accuracy = self.one_hot @ (w * p[:, None]), self.one_hot @ (w * y[:, None])
+        ece = np.abs(confidence - accuracy).sum(axis=0) / total
+        return brier, ece, self._average_precision(w)
+
+    def _average_precision(self, w):
+        """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
+        w_sorted = w[self.order]
+        tp = np.cumsum(w_sorted * self.y_sorted, axis=0)[self.last]
+        seen = np.cumsum(w_sorted, axis=0)[self.last]
+        positives = tp[-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(seen > 0, tp / seen, 0)
+            recall = tp / positives
+        steps = np.diff(np.vstack([np.zeros((1, w.shape[1])), recall]), axis=0)
+        return (steps * precision).sum(axis=0)
 
 
 def calibration(frame, metrics, directions, *, n_bootstrap=1000, seed=2024):
@@ -857,29 +887,35 @@ def calibration(frame, metrics, directions, *, n_bootstrap=1000, seed=2024):
 def _calibration_row(p, y, n_bootstrap, seed):
     yf = y.astype(float)
     bins = _bins(p)
-    ones = np.ones((len(p), 1))
-    brier, ece, ap = (float(v[0]) for v in _calibration_of_weights(p, yf, bins, ones))
+    kernel = _CalibrationKernel(p, yf, bins)
+    brier, ece, ap = (float(v[0]) for v in kernel(np.ones((len(p), 1))))
     row = {"n": len(p), "base_rate": float(yf.mean()), "brier": brier, "ece": ece, "pr_auc": ap}
     if len(p) > BOOTSTRAP_MAX_PAIRS:
         half = Z95 * np.std((p - yf) ** 2, ddof=1) / np.sqrt(len(p))
         row.update(brier_ci_low=brier - half, brier_ci_high=brier + half, n_bootstrap=0)
     else:
-        draws = [_calibration_of_weights(p, yf, bins, w) for w in resampling.pair_weights(len(p), n_bootstrap, seed)]
+        draws = [kernel(w) for w in resampling.pair_weights(len(p), n_bootstrap, seed)]
         for position, name in enumerate(("brier", "ece", "pr_auc")):
             values = np.concatenate([d[position] for d in draws]) if draws else np.empty(0)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _percentile(values)
         row["n_bootstrap"] = n_bootstrap
+    # Each bin's pairs in their order (a stable sort by bin): the same values, summed in the same order, as
+    # selecting them bin by bin.
+    by_bin = np.argsort(bins, kind="stable")
+    bounds = np.searchsorted(bins[by_bin], np.arange(N_BINS + 1))
+    p_by_bin, y_by_bin = p[by_bin], yf[by_bin]
     bin_rows = []
     for b in range(N_BINS):
-        inside = bins == b
+        inside = slice(bounds[b], bounds[b + 1])
+        count = int(bounds[b + 1] - bounds[b])
         bin_rows.append(
             {
                 "bin": b,
                 "bin_low": b / N_BINS,
                 "bin_high": (b + 1) / N_BINS,
-                "n": int(inside.sum()),
-                "mean_predicted": float(p[inside].mean()) if inside.any() else np.nan,
-                "observed": float(yf[inside].mean()) if inside.any() else np.nan,
+                "n": count,
+                "mean_predicted": float(p_by_bin[inside].mean()) if count else np.nan,
+                "observed": float(y_by_bin[inside].mean()) if count else np.nan,
             }
         )
     return row, bin_rows
