@@ -165,11 +165,11 @@ def _difference(statistic, first, second, labels, target):
     return values[0] - values[1]
 
 
-def _spearman_large(oriented, target):
+def _spearman_large(oriented, target, orders):
     """Spearman's rho of each metric (Fisher-z 95% interval, variance 1.06 / (n - 3): Fieller et al. 1957)
     and the metrics' own rank correlations, for Meng, Rosenthal & Rubin's (1992) test of dependent correlations."""
     names = list(oriented)
-    ranks = np.vstack([Ranks(target).average, *[Ranks(oriented[m]).average for m in names]])
+    ranks = np.vstack([Ranks(target).average, *[Ranks(oriented[m], orders[m]).average for m in names]])
     r = np.corrcoef(ranks)
     return {m: r[0, i + 1] for i, m in enumerate(names)}, {
         (a, b): r[i + 1, j + 1] for i, a in enumerate(names) for j, b in enumerate(names)
@@ -191,12 +191,15 @@ def _mrr_p(r1, r2, r12, n):
     return float(2 * special.ndtr(-abs(z)))
 
 
-def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source):
-    """Rows of the clusters and of the tests for one pair-level statistic, corpus by corpus then Global."""
+def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source, orders):
+    """Rows of the clusters and of the tests for one pair-level statistic, corpus by corpus then Global.
+
+    `orders`: each metric's sort on a corpus's rows kept by a column, by (corpus, column, metric), shared by
+    the statistics (the gold report's AUC and Spearman keep the same rows)."""
     target_column = "paraphrase" if statistic == "auc" else RANK_TARGETS[label_source]
     cluster_rows, test_rows, notes = [], [], []
     for corpus, rows in subsets(frame):
-        keep = rows["paraphrase"].notna().to_numpy() if statistic == "auc" else rows[target_column].notna().to_numpy()
+        keep = rows[target_column].notna().to_numpy()
         part = rows[keep]
         labels = part["paraphrase"].to_numpy(dtype=float, na_value=np.nan) == 1
         target = part[target_column].to_numpy(dtype=float, na_value=np.nan)
@@ -217,7 +220,9 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
             )
             continue
         if large:
-            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks)
+            complete = {m: o for m, o in oriented.items() if masks[m].all()}
+            sorts = {m: _sort_once(orders, (corpus, target_column, m), o) for m, o in complete.items()}
+            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks, sorts)
             method, n_resamples = ("DeLong" if statistic == "auc" else "Meng-Rosenthal-Rubin"), 0
         else:
             kernels = _kernels(statistic, oriented, labels, target)
@@ -260,13 +265,16 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
     return cluster_rows, test_rows, notes
 
 
-def _large_sample(statistic, oriented, labels, target, masks):
-    """Above BOOTSTRAP_MAX_PAIRS: DeLong's AUC intervals and tests; Spearman by Fisher's z and MRR's test."""
+def _large_sample(statistic, oriented, labels, target, masks, sorts):
+    """Above BOOTSTRAP_MAX_PAIRS: DeLong's AUC intervals and tests; Spearman by Fisher's z and MRR's test.
+
+    `sorts`: np.argsort of each metric that scored every pair."""
     complete = {m: o for m, o in oriented.items() if masks[m].all()}
     partial = [m for m in oriented if m not in complete]
     values, intervals, tested = {}, {}, {}
     if statistic == "auc":
-        aucs, covariance = _delong(complete, labels) if complete and labels.any() and not labels.all() else ({}, None)
+        usable = complete and labels.any() and not labels.all()
+        aucs, covariance = _delong(complete, labels, sorts) if usable else ({}, None)
         names = list(aucs)
         for i, m in enumerate(names):
             half = Z95 * np.sqrt(covariance[i, i])
@@ -278,7 +286,7 @@ def _large_sample(statistic, oriented, labels, target, masks):
                 tested[(a, b)] = 2 * special.ndtr(-abs(d) / np.sqrt(variance)) if variance > 0 else float(d == 0)
     else:
         n = len(target)
-        rhos, between = _spearman_large(complete, target) if complete else ({}, {})
+        rhos, between = _spearman_large(complete, target, sorts) if complete else ({}, {})
         for m, rho in rhos.items():
             half = Z95 * np.sqrt(1.06 / (n - 3))
             values[m], intervals[m] = rho, (np.tanh(np.arctanh(rho) - half), np.tanh(np.arctanh(rho) + half))
@@ -291,6 +299,13 @@ def _large_sample(statistic, oriented, labels, target, masks):
         return tested.get((a, b), np.nan)
 
     return values, intervals, p_of
+
+
+def _sort_once(sorts, key, values):
+    """np.argsort(values), made once per key of `sorts`."""
+    if key not in sorts:
+        sorts[key] = np.argsort(values)
+    return sorts[key]
 
 
 def _percentile(draws):
@@ -344,12 +359,13 @@ def metric_significance(frame, metrics, directions, *, label_source="human", set
     if systems is not None:
         _table, system_draws = system_level(systems, metrics, directions, n_resamples=setting.n_resamples, seed=seed)
     cluster_rows, test_rows, notes = [], [], []
+    orders = {}
     if len(metrics) >= 1:
         for statistic in PAIR_STATISTICS:
             if statistic == "auc" and not frame["paraphrase"].notna().any():
                 continue
             rows, tests, statistic_notes = _pair_level(
-                statistic, frame, metrics, directions, setting, seed, label_source
+                statistic, frame, metrics, directions, setting, seed, label_source, orders
             )
             cluster_rows += rows
             test_rows += tests
