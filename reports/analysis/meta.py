@@ -917,7 +917,7 @@ def _calibration_row(p, y, n_bootstrap, seed):
         row["n_bootstrap"] = n_bootstrap
     # Each bin's pairs in their order (a stable sort by bin): the same values, summed in the same order, as
     # selecting them bin by bin.
-    by_bin = np.argsort(bins, kind="stable")
+    by_bin = np.argsort(bins.astype(np.int8), kind="stable")  # a radix sort of small integers
     bounds = np.searchsorted(bins[by_bin], np.arange(N_BINS + 1))
     p_by_bin, y_by_bin = p[by_bin], yf[by_bin]
     bin_rows = []
