@@ -690,7 +690,8 @@ def human_ceiling(frame, votes, metrics, directions) -> tuple[pd.DataFrame, list
     others_yes, others_n = rows["sum"] - rows["vote"], rows["count"] - 1
     rows = rows.assign(target=(2 * others_yes > others_n).astype(float))
     rows = rows[(others_n > 0) & (2 * others_yes != others_n)]
-    pairs = frame.drop_duplicates("pair_id").set_index("pair_id")
+    judged = frame[frame["pair_id"].isin(rows["pair_id"].unique())]  # not every pair: 400,000 take a while to index
+    pairs = judged.drop_duplicates("pair_id").set_index("pair_id")
     rows = rows.join(pairs[["corpus", *metrics]], on="pair_id", how="inner")
     stats = []
     for corpus, part in subsets(rows):
