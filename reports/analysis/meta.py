@@ -22,7 +22,7 @@ from scipy import special
 
 from metrics.registry import LOG_ODDS_EVEN, natural_threshold_of
 from reports.analysis import resampling
-from reports.analysis.common import closest_first, orient, subsets
+from reports.analysis.common import orient, subsets
 from reports.analysis.labels import GLOBAL
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import BOOTSTRAP_MAX_PAIRS, RANK_TARGETS, _delong, paired_p_value
@@ -838,7 +838,8 @@ class _CalibrationKernel:
         self.squared_error = (p - y) ** 2
         self.one_hot = np.zeros((N_BINS, len(p)))
         self.one_hot[bins, np.arange(len(p))] = 1
-        self.order = closest_first(p)  # np.argsort(-p, kind="stable"), faster
+        # Only the ends of runs of equal probabilities are read: the order inside a run does not matter.
+        self.order = np.argsort(-p)
         s = p[self.order]
         self.last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
         self.y_sorted = y[self.order][:, None]
