@@ -165,11 +165,11 @@ def _difference(statistic, first, second, labels, target):
     return values[0] - values[1]
 
 
-def _spearman_large(oriented, target):
+def _spearman_large(oriented, target, orders):
     """Spearman's rho of each metric (Fisher-z 95% interval, variance 1.06 / (n - 3): Fieller et al. 1957)
     and the metrics' own rank correlations, for Meng, Rosenthal & Rubin's (1992) test of dependent correlations."""
     names = list(oriented)
-    ranks = np.vstack([Ranks(target).average, *[Ranks(oriented[m]).average for m in names]])
+    ranks = np.vstack([Ranks(target).average, *[Ranks(oriented[m], orders[m]).average for m in names]])
     r = np.corrcoef(ranks)
     return {m: r[0, i + 1] for i, m in enumerate(names)}, {
         (a, b): r[i + 1, j + 1] for i, a in enumerate(names) for j, b in enumerate(names)
@@ -191,12 +191,15 @@ def _mrr_p(r1, r2, r12, n):
     return float(2 * special.ndtr(-abs(z)))
 
 
-def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source):
-    """Rows of the clusters and of the tests for one pair-level statistic, corpus by corpus then Global."""
+def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source, orders):
+    """Rows of the clusters and of the tests for one pair-level statistic, corpus by corpus then Global.
+
+    `orders`: each metric's sort on a corpus's rows kept by a column, by (corpus, column, metric), shared by
+    the statistics (the gold report's AUC and Spearman keep the same rows)."""
     target_column = "paraphrase" if statistic == "auc" else RANK_TARGETS[label_source]
     cluster_rows, test_rows, notes = [], [], []
     for corpus, rows in subsets(frame):
-        keep = rows["paraphrase"].notna().to_numpy() if statistic == "auc" else rows[target_column].notna().to_numpy()
+        keep = rows[target_column].notna().to_numpy()
         part = rows[keep]
         labels = part["paraphrase"].to_numpy(dtype=float, na_value=np.nan) == 1
         target = part[target_column].to_numpy(dtype=float, na_value=np.nan)
@@ -217,7 +220,9 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
             )
             continue
         if large:
-            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks)
+            complete = {m: o for m, o in oriented.items() if masks[m].all()}
+            sorts = {m: _sort_once(orders, (corpus, target_column, m), o) for m, o in complete.items()}
+            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks, sorts)
             method, n_resamples = ("DeLong" if statistic == "auc" else "Meng-Rosenthal-Rubin"), 0
         else:
             kernels = _kernels(statistic, oriented, labels, target)
@@ -260,13 +265,16 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
     return cluster_rows, test_rows, notes
 
 
-def _large_sample(statistic, oriented, labels, target, masks):
-    """Above BOOTSTRAP_MAX_PAIRS: DeLong's AUC intervals and tests; Spearman by Fisher's z and MRR's test."""
+def _large_sample(statistic, oriented, labels, target, masks, sorts):
+    """Above BOOTSTRAP_MAX_PAIRS: DeLong's AUC intervals and tests; Spearman by Fisher's z and MRR's test.
+
+    `sorts`: np.argsort of each metric that scored every pair."""
     complete = {m: o for m, o in oriented.items() if masks[m].all()}
     partial = [m for m in oriented if m not in complete]
     values, intervals, tested = {}, {}, {}
     if statistic == "auc":
-        aucs, covariance = _delong(complete, labels) if complete and labels.any() and not labels.all() else ({}, None)
+        usable = complete and labels.any() and not labels.all()
+        aucs, covariance = _delong(complete, labels, sorts) if usable else ({}, None)
         names = list(aucs)
         for i, m in enumerate(names):
             half = Z95 * np.sqrt(covariance[i, i])
@@ -278,7 +286,7 @@ def _large_sample(statistic, oriented, labels, target, masks):
                 tested[(a, b)] = 2 * special.ndtr(-abs(d) / np.sqrt(variance)) if variance > 0 else float(d == 0)
     else:
         n = len(target)
-        rhos, between = _spearman_large(complete, target) if complete else ({}, {})
+        rhos, between = _spearman_large(complete, target, sorts) if complete else ({}, {})
         for m, rho in rhos.items():
             half = Z95 * np.sqrt(1.06 / (n - 3))
             values[m], intervals[m] = rho, (np.tanh(np.arctanh(rho) - half), np.tanh(np.arctanh(rho) + half))
@@ -291,6 +299,13 @@ def _large_sample(statistic, oriented, labels, target, masks):
         return tested.get((a, b), np.nan)
 
     return values, intervals, p_of
+
+
+def _sort_once(sorts, key, values):
+    """np.argsort(values), made once per key of `sorts`."""
+    if key not in sorts:
+        sorts[key] = np.argsort(values)
+    return sorts[key]
 
 
 def _percentile(draws):
@@ -344,12 +359,13 @@ def metric_significance(frame, metrics, directions, *, label_source="human", set
     if systems is not None:
         _table, system_draws = system_level(systems, metrics, directions, n_resamples=setting.n_resamples, seed=seed)
     cluster_rows, test_rows, notes = [], [], []
+    orders = {}
     if len(metrics) >= 1:
         for statistic in PAIR_STATISTICS:
             if statistic == "auc" and not frame["paraphrase"].notna().any():
                 continue
             rows, tests, statistic_notes = _pair_level(
-                statistic, frame, metrics, directions, setting, seed, label_source
+                statistic, frame, metrics, directions, setting, seed, label_source, orders
             )
             cluster_rows += rows
             test_rows += tests
@@ -536,16 +552,19 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
     if target not in frame or "source" not in frame:
         return pd.DataFrame(columns=columns), []
     rows = []
-    for corpus, part in subsets(frame[frame[target].notna()]):
+    labelled = frame[frame[target].notna()]
+    # The sources coded once (-1: none), not once per corpus and metric: factorizing 400,000 strings takes a while.
+    labelled = labelled.assign(source=pd.factorize(labelled["source"])[0])
+    for corpus, part in subsets(labelled):
         for metric in metrics:
-            scored = part[part[metric].notna()]
-            sizes = scored.groupby("source", sort=False)["source"].transform("size")
-            grouped = scored[sizes >= 2]
-            if grouped.empty:
+            scored = part[metric].notna().to_numpy()
+            sources = part["source"].to_numpy()[scored]
+            grouped = _with_two_candidates(sources)
+            if not grouped.any():
                 continue
-            codes = pd.factorize(grouped["source"])[0]
-            human = grouped[target].to_numpy(float)
-            machine = orient(grouped[metric].to_numpy(float), directions[metric])
+            codes = _first_seen_codes(sources[grouped])
+            human = part[target].to_numpy(float)[scored][grouped]
+            machine = orient(part[metric].to_numpy(float)[scored][grouped], directions[metric])
             item, dh, dm = _candidate_differences(codes, human, machine)
             pearson, kendall, n_correlated = by_item(codes, human, machine, item, dh, dm)
             accuracy, epsilon = acc_eq(dh, dm)
@@ -555,7 +574,7 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
                     "corpus": corpus,
                     "against": "mean_ordinal" if target == "mean_ordinal" else "label",
                     "n_sources": int(codes.max() + 1),
-                    "n_candidates": len(grouped),
+                    "n_candidates": len(codes),
                     "n_candidate_pairs": len(dh),
                     "pearson_by_item": pearson,
                     "kendall_by_item": kendall,
@@ -569,6 +588,21 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
     if not rows and metrics:
         notes.append("No source has two or more labelled, scored candidates: within-source ranking is undefined.")
     return pd.DataFrame(rows, columns=columns), notes
+
+
+def _with_two_candidates(sources) -> np.ndarray:
+    """Which rows belong to a source (a code; -1: none) that has two rows or more."""
+    known = sources >= 0
+    counts = np.bincount(sources[known], minlength=1)
+    return known & (counts[np.maximum(sources, 0)] >= 2)
+
+
+def _first_seen_codes(sources) -> np.ndarray:
+    """The codes 0, 1, ... in order of first appearance (as pd.factorize numbers the source strings)."""
+    _values, first, inverse = np.unique(sources, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.intp)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.ravel()]
 
 
 def _candidate_differences(codes, human, machine):
@@ -656,7 +690,8 @@ def human_ceiling(frame, votes, metrics, directions) -> tuple[pd.DataFrame, list
     others_yes, others_n = rows["sum"] - rows["vote"], rows["count"] - 1
     rows = rows.assign(target=(2 * others_yes > others_n).astype(float))
     rows = rows[(others_n > 0) & (2 * others_yes != others_n)]
-    pairs = frame.drop_duplicates("pair_id").set_index("pair_id")
+    judged = frame[frame["pair_id"].isin(rows["pair_id"].unique())]  # not every pair: 400,000 take a while to index
+    pairs = judged.drop_duplicates("pair_id").set_index("pair_id")
     rows = rows.join(pairs[["corpus", *metrics]], on="pair_id", how="inner")
     stats = []
     for corpus, part in subsets(rows):
@@ -791,31 +826,44 @@ def _bins(probabilities):
     return np.minimum((probabilities * N_BINS).astype(int), N_BINS - 1)
 
 
-def _calibration_of_weights(p, y, bins, weights):
-    """Brier, ECE and average precision for each column of `weights`."""
-    w = weights.astype(float)
-    total = w.sum(axis=0)
-    brier = (w * ((p - y) ** 2)[:, None]).sum(axis=0) / total
-    one_hot = np.zeros((N_BINS, len(p)))
-    one_hot[bins, np.arange(len(p))] = 1
-    confidence, accuracy = one_hot @ (w * p[:, None]), one_hot @ (w * y[:, None])
-    ece = np.abs(confidence - accuracy).sum(axis=0) / total
-    return brier, ece, _average_precision(p, y, w)
+class _CalibrationKernel:
+    """Brier, ECE and average precision of one set of probabilities, for each column of weights (pairs x resamples).
 
+    The sort by probability, its runs and the bins' indicator matrix are made once and serve every chunk of
+    resamples (and the observed sample, all weights one).
+    """
 
-def _average_precision(p, y, w):
-    """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
-    order = np.argsort(-p, kind="stable")
-    s = p[order]
-    last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
-    tp = np.cumsum(w[order] * y[order][:, None], axis=0)[last]
-    seen = np.cumsum(w[order], axis=0)[last]
-    positives = tp[-1]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(seen > 0, tp / seen, 0)
-        recall = tp / positives
-    steps = np.diff(np.vstack([np.zeros((1, w.shape[1])), recall]), axis=0)
-    return (steps * precision).sum(axis=0)
+    def __init__(self, p, y, bins):
+        self.p, self.y = p, y
+        self.squared_error = (p - y) ** 2
+        self.one_hot = np.zeros((N_BINS, len(p)))
+        self.one_hot[bins, np.arange(len(p))] = 1
+        # Only the ends of runs of equal probabilities are read: the order inside a run does not matter.
+        self.order = np.argsort(-p)
+        s = p[self.order]
+        self.last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+        self.y_sorted = y[self.order][:, None]
+
+    def __call__(self, weights):
+        p, y = self.p, self.y
+        w = weights.astype(float)
+        total = w.sum(axis=0)
+        brier = (w * self.squared_error[:, None]).sum(axis=0) / total
+        confidence, accuracy = self.one_hot @ (w * p[:, None]), self.one_hot @ (w * y[:, None])
+        ece = np.abs(confidence - accuracy).sum(axis=0) / total
+        return brier, ece, self._average_precision(w)
+
+    def _average_precision(self, w):
+        """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
+        w_sorted = w[self.order]
+        tp = np.cumsum(w_sorted * self.y_sorted, axis=0)[self.last]
+        seen = np.cumsum(w_sorted, axis=0)[self.last]
+        positives = tp[-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(seen > 0, tp / seen, 0)
+            recall = tp / positives
+        steps = np.diff(np.vstack([np.zeros((1, w.shape[1])), recall]), axis=0)
+        return (steps * precision).sum(axis=0)
 
 
 def calibration(frame, metrics, directions, *, n_bootstrap=1000, seed=2024):
@@ -857,29 +905,35 @@ def calibration(frame, metrics, directions, *, n_bootstrap=1000, seed=2024):
 def _calibration_row(p, y, n_bootstrap, seed):
     yf = y.astype(float)
     bins = _bins(p)
-    ones = np.ones((len(p), 1))
-    brier, ece, ap = (float(v[0]) for v in _calibration_of_weights(p, yf, bins, ones))
+    kernel = _CalibrationKernel(p, yf, bins)
+    brier, ece, ap = (float(v[0]) for v in kernel(np.ones((len(p), 1))))
     row = {"n": len(p), "base_rate": float(yf.mean()), "brier": brier, "ece": ece, "pr_auc": ap}
     if len(p) > BOOTSTRAP_MAX_PAIRS:
         half = Z95 * np.std((p - yf) ** 2, ddof=1) / np.sqrt(len(p))
         row.update(brier_ci_low=brier - half, brier_ci_high=brier + half, n_bootstrap=0)
     else:
-        draws = [_calibration_of_weights(p, yf, bins, w) for w in resampling.pair_weights(len(p), n_bootstrap, seed)]
+        draws = [kernel(w) for w in resampling.pair_weights(len(p), n_bootstrap, seed)]
         for position, name in enumerate(("brier", "ece", "pr_auc")):
             values = np.concatenate([d[position] for d in draws]) if draws else np.empty(0)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _percentile(values)
         row["n_bootstrap"] = n_bootstrap
+    # Each bin's pairs in their order (a stable sort by bin): the same values, summed in the same order, as
+    # selecting them bin by bin.
+    by_bin = np.argsort(bins.astype(np.int8), kind="stable")  # a radix sort of small integers
+    bounds = np.searchsorted(bins[by_bin], np.arange(N_BINS + 1))
+    p_by_bin, y_by_bin = p[by_bin], yf[by_bin]
     bin_rows = []
     for b in range(N_BINS):
-        inside = bins == b
+        inside = slice(bounds[b], bounds[b + 1])
+        count = int(bounds[b + 1] - bounds[b])
         bin_rows.append(
             {
                 "bin": b,
                 "bin_low": b / N_BINS,
                 "bin_high": (b + 1) / N_BINS,
-                "n": int(inside.sum()),
-                "mean_predicted": float(p[inside].mean()) if inside.any() else np.nan,
-                "observed": float(yf[inside].mean()) if inside.any() else np.nan,
+                "n": count,
+                "mean_predicted": float(p_by_bin[inside].mean()) if count else np.nan,
+                "observed": float(y_by_bin[inside].mean()) if count else np.nan,
             }
         )
     return row, bin_rows

@@ -291,12 +291,20 @@ def _loss(prediction, y, binary):
     return -(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
+def candidate_masks(n_metrics, candidates) -> np.ndarray:
+    """Which metrics each candidate predictor reads (`candidates`: metric column indexes, or None for every
+    metric combined): (candidates, metrics), 1.0 or 0.0."""
+    return np.array([[c is None or c == j for j in range(n_metrics)] for c in candidates], dtype=float)
+
+
 def candidate_designs(z, candidates):
-    """The design matrix of each candidate predictor (`candidates`: metric column indexes, or None for every
-    metric combined), all of one shape so that they fit side by side: (..., candidates, n, 1 + metrics)."""
-    n_metrics = z.shape[-1]
-    mask = np.array([[c is None or c == j for j in range(n_metrics)] for c in candidates], dtype=float)
-    x = z[..., None, :, :] * mask[:, None, :]
+    """The design matrix of each candidate predictor (`candidate_masks`), all of one shape so that they fit side
+    by side: (..., candidates, n, 1 + metrics)."""
+    x = z[..., None, :, :] * candidate_masks(z.shape[-1], candidates)[:, None, :]
+    return _with_intercept(x)
+
+
+def _with_intercept(x):
     return np.concatenate([np.ones(x.shape[:-1] + (1,)), x], axis=-1)
 
 
@@ -315,8 +323,10 @@ def cross_fit_batch(z, y, labelled, fold_of, candidates, *, binary=True, folds=F
     order = np.argsort(~labelled, axis=1, kind="stable")[:, :width]  # each campaign's labelled pairs first
     valid = np.arange(width)[None, :] < count[:, None]
     take = np.take_along_axis
-    x_all = candidate_designs(z, candidates)  # (campaigns, candidates, n, d)
-    x_lab = take(x_all, order[:, None, :, None], axis=2)
+    # Every candidate's design on the labelled pairs only; on every pair, only the chosen candidate's (below):
+    # all candidates on 400,000 pairs would be hundreds of MB.
+    x_lab = candidate_designs(take(z, order[:, :, None], axis=1), candidates)  # (campaigns, candidates, width, d)
+    masks = candidate_masks(z.shape[-1], candidates)
     y_lab = np.nan_to_num(take(np.asarray(y, dtype=float), order, axis=1))
     fold_lab = np.where(valid, take(fold_of, order, axis=1), -1)
     out_of_fold = np.full(labelled.shape, np.nan)
@@ -338,7 +348,7 @@ def cross_fit_batch(z, y, labelled, fold_of, candidates, *, binary=True, folds=F
             chosen[:, fold] = np.argmin(inner, axis=1)
         beta = logistic_fit(x_lab, y_lab[:, None, :], train.astype(float)[:, None, :], binary=binary)
         best = beta[rows, chosen[:, fold]]  # (campaigns, d)
-        prediction = _predict(x_all[rows, chosen[:, fold]], best, binary)
+        prediction = _predict(_with_intercept(z * masks[chosen[:, fold]][:, None, :]), best, binary)
         every_pair += prediction / folds
         held_out = np.zeros(labelled.shape, dtype=bool)
         np.put_along_axis(held_out, order, (fold_lab == fold), axis=1)

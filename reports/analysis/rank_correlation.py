@@ -22,10 +22,11 @@ MAX_LEVEL_CELLS = 50_000_000
 class Ranks:
     """One variable's ranks from one sort: average ranks, dense codes (0, 1, ...) and run lengths."""
 
-    def __init__(self, values):
+    def __init__(self, values, order=None):
         values = np.asarray(values, dtype=float)
-        # The order inside a run of ties is never read: the fast unstable sort will do.
-        self.order = order = np.argsort(values)
+        # The order inside a run of ties is never read: the fast unstable sort will do. `order`: that sort,
+        # made earlier for the same values.
+        self.order = order = np.argsort(values) if order is None else order
         sorted_values = values[order]
         first = np.r_[True, sorted_values[1:] != sorted_values[:-1]]
         starts = np.flatnonzero(first)

@@ -176,25 +176,25 @@ def _bootstrap_tables(oriented, labels, n_bootstrap, seed):
     return auc_rows, test_rows
 
 
-def _placements(oriented, labels):
+def _placements(oriented, labels, order=None):
     """DeLong's placement values: per paraphrase, the share of non-paraphrases below it (ties one half),
-    and per non-paraphrase, the share of paraphrases above it."""
+    and per non-paraphrase, the share of paraphrases above it. `order`: np.argsort(oriented), if made already."""
     n_positives = int(labels.sum())
     n_negatives = len(labels) - n_positives
-    (below, at_or_below), (under, at_or_under) = _counts_below(oriented, ~labels, labels)
+    (below, at_or_below), (under, at_or_under) = _counts_below(oriented, ~labels, labels, order=order)
     v10 = (below[labels] + at_or_below[labels]) / (2 * n_negatives)
     v01 = (2 * n_positives - under[~labels] - at_or_under[~labels]) / (2 * n_positives)
     return v10, v01
 
 
-def _counts_below(values, *counted_masks):
+def _counts_below(values, *counted_masks, order=None):
     """Per mask, for each value: how many masked values are below it, and how many at or below it.
 
-    One sort of all the values, then counts at the ends of each run of equal values: the same
-    integers as searching each value among the sorted masked values, without the slow search.
-    Counts are per run, so the order inside a run does not matter: the fast unstable sort will do.
+    One sort of all the values (`order`, if made already), then counts at the ends of each run of equal
+    values: the same integers as searching each value among the sorted masked values, without the slow
+    search. Counts are per run, so the order inside a run does not matter: the fast unstable sort will do.
     """
-    order = np.argsort(values)
+    order = np.argsort(values) if order is None else order
     sorted_values = values[order]
     starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
     ends = np.r_[starts[1:], len(values)]
@@ -209,10 +209,12 @@ def _counts_below(values, *counted_masks):
     return counts
 
 
-def _delong(oriented_by_metric, labels):
-    """AUCs and their covariance matrix (DeLong, DeLong & Clarke-Pearson 1988) on the same pairs."""
+def _delong(oriented_by_metric, labels, orders=None):
+    """AUCs and their covariance matrix (DeLong, DeLong & Clarke-Pearson 1988) on the same pairs.
+    `orders`: each metric's np.argsort of its scores, if made already."""
     names = list(oriented_by_metric)
-    placements = [_placements(oriented_by_metric[m], labels) for m in names]
+    orders = orders or {}
+    placements = [_placements(oriented_by_metric[m], labels, orders.get(m)) for m in names]
     v10 = np.array([p[0] for p in placements])
     v01 = np.array([p[1] for p in placements])
     aucs = v10.mean(axis=1)

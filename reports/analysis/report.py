@@ -251,14 +251,18 @@ class _Steps:
         return {"oracle": oracle.oracle_table(self.frame, verdicts)}, {}
 
     def _systems(self, _verdicts):
+        """The systems table (it reads the judgments) and the systems' comparisons (new judgments leave them be
+        unless they move the labels)."""
         s = self.settings
-        system_tables, system_notes = self.runner.call(
-            systems.system_report,
-            self.part(["pair_id", "source", "system", "paraphrase"], coded_corpus=False),
-            self.judgments, self.metrics, self.directions_of(),
+        part = self.part(["pair_id", "source", "system", "paraphrase"], coded_corpus=False)
+        table = self.runner.call(
+            systems.system_report, part, self.judgments, self.metrics, n_bootstrap=s.n_bootstrap, seed=s.seed
+        )
+        comparisons, system_notes = self.runner.call(
+            systems.system_comparisons, part, self.metrics, self.directions_of(),
             n_bootstrap=s.n_bootstrap, seed=s.seed, max_comparisons=s.max_system_comparisons,
         )  # fmt: skip
-        return system_tables, {"systems": system_notes}
+        return {"systems": table, **comparisons}, {"systems": system_notes}
 
     def _estimates(self, _verdicts):
         """Prediction-powered estimates of the paraphrase rates (`ppi`)."""
@@ -383,8 +387,10 @@ class _Steps:
 
 
 def judges_agreement(part, judgments, min_shared):
-    """The judges' agreement per corpus (`agreement.agreement_table`), each pair's corpus read from `part`."""
-    return agreement.agreement_table(judgments, part.set_index("pair_id")["corpus"], min_shared=min_shared)
+    """The judges' agreement per corpus (`agreement.agreement_table`), each pair's corpus read from `part`
+    (its judged pairs only: indexing 400,000 pair ids for a thousand judged ones took most of the step)."""
+    judged = part[part["pair_id"].isin(judgments["pair_id"].astype(str).unique())]
+    return agreement.agreement_table(judgments, judged.set_index("pair_id")["corpus"], min_shared=min_shared)
 
 
 def by_group_and_level(part, metrics, directions, judgments, frame):

@@ -80,24 +80,55 @@ class Spearman:
         return _weighted_pearson(self.x(weights), self.y(weights), weights.astype(float))
 
 
+# Up to this many pairs Kendall's discordant pairs are one matrix product (pairs x pairs, float32: 25 MB at most).
+MATRIX_MAX_PAIRS = 2_500
+# float32 adds integers exactly up to 2**24: a column of weights summing to more is counted in float64.
+FLOAT32_EXACT = 2**24
+
+
 class Kendall:
     """Kendall's tau-b of one metric against the target in each resample (scipy.stats.kendalltau's).
 
-    Counted level by level of the target (few values: a 0/1 label, a mean 4-point answer): for the
-    pairs at each level, the weight of pairs at higher levels with a strictly lower score is read off
-    one cumulative sum along the score's order.
+    Every count is an integer (a sum of products of counts), so it is exact whichever way it is summed.
+    Ties: the weight of each run of equal scores, of each level of the target, and of each cell (a run at a
+    level). Discordant pairs: up to MATRIX_MAX_PAIRS pairs, w' D w with D[i, j] = 1 where pair j scores
+    strictly lower than pair i at a strictly higher level (one matrix product for every resample); above,
+    level by level of the target (few values: a 0/1 label, a mean 4-point answer), the weight of pairs at
+    higher levels with a strictly lower score read off one cumulative sum along the score's order.
     """
 
     def __init__(self, oriented, target_ranks: "_Midranks"):
         self.x = _Midranks(np.nan_to_num(oriented))
         self.levels = target_ranks.codes[self.x.order]  # the target's level of each pair, in the score's order
         self.n_levels = target_ranks.n_values
+        self.discordance = None
+        if 0 < len(self.levels) <= MATRIX_MAX_PAIRS:
+            runs, levels = self.x.run_of_sorted, self.levels
+            lower_and_above = (runs[None, :] < runs[:, None]) & (levels[None, :] > levels[:, None])
+            self.discordance = lower_and_above.astype(np.float32)
+            # Pairs (in the score's order) grouped by level, and by cell, for one reduceat each.
+            self.by_level, self.level_starts = _groups(levels)
+            self.by_cell, self.cell_starts = _groups(runs * self.n_levels + levels)
 
     def __call__(self, weights):
         w = weights[self.x.order].astype(float)
-        x, levels = self.x, self.levels
         total = w.sum(axis=0)
         pairs = total * (total - 1) / 2
+        if self.discordance is None:
+            return self._level_by_level(w, pairs)
+        run_weight = np.add.reduceat(w, self.x.starts, axis=0)
+        x_ties = (run_weight * (run_weight - 1) / 2).sum(axis=0)
+        level_total = np.add.reduceat(w[self.by_level], self.level_starts, axis=0)
+        y_ties = (level_total * (level_total - 1) / 2).sum(axis=0)
+        cell = np.add.reduceat(w[self.by_cell], self.cell_starts, axis=0)
+        joint_ties = (cell * (cell - 1) / 2).sum(axis=0)
+        exact32 = total.max() < FLOAT32_EXACT
+        lower = self.discordance @ w.astype(np.float32) if exact32 else self.discordance.astype(float) @ w
+        discordant = (w * lower).sum(axis=0)
+        return _tau_b(pairs, x_ties, y_ties, joint_ties, discordant)
+
+    def _level_by_level(self, w, pairs):
+        x, levels = self.x, self.levels
         run_weight = np.add.reduceat(w, x.starts, axis=0) if len(w) else np.zeros((0, w.shape[1]))
         x_ties = (run_weight * (run_weight - 1) / 2).sum(axis=0)
         y_ties = np.zeros(w.shape[1])
@@ -115,9 +146,19 @@ class Kendall:
             below = above[x.starts][x.run_of_sorted]
             discordant += (at_weight * below).sum(axis=0)
             above[1:] += np.cumsum(at_weight, axis=0)
-        concordant_minus = pairs - x_ties - y_ties + joint_ties - 2 * discordant
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return concordant_minus / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
+        return _tau_b(pairs, x_ties, y_ties, joint_ties, discordant)
+
+
+def _groups(keys):
+    """The positions sorted by key (stable) and where each key's group starts among them."""
+    order = np.argsort(keys, kind="stable")
+    return order, np.flatnonzero(np.r_[True, np.diff(keys[order]) != 0])
+
+
+def _tau_b(pairs, x_ties, y_ties, joint_ties, discordant):
+    concordant_minus = pairs - x_ties - y_ties + joint_ties - 2 * discordant
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return concordant_minus / np.sqrt(pairs - x_ties) / np.sqrt(pairs - y_ties)
 
 
 def target_ranks(target):

@@ -301,26 +301,40 @@ def _kendall_rows(x, y):
 BATCHED_CORRELATIONS = {"pearsonr": _pearson_rows, "spearmanr": _spearman_rows, "kendalltau": _kendall_rows}
 
 
-def system_report(frame, judgments, metrics, directions, n_bootstrap=1000, seed=0, max_comparisons=None):
-    """The three system tables (systems, pairwise, correlation) and notes; empty tables when no pair has a system.
+def system_report(frame, judgments, metrics, n_bootstrap=1000, seed=0):
+    """The systems table (`systems_table`; empty when no pair has a system): the part of the system tables that
+    reads the judgments, a step of its own so that new judgments leave `system_comparisons` alone."""
+    return systems_table(_with_systems(frame, metrics), judgments, metrics, n_bootstrap, seed)
+
+
+def system_comparisons(frame, metrics, directions, n_bootstrap=1000, seed=0, max_comparisons=None):
+    """The pairwise and correlation tables of the systems and notes; empty tables when no pair has a system.
 
     `frame` as for `systems_table`, with `source`; works with human or gold labels alike;
     `max_comparisons`: at most this many rows in the pairwise table (a note says so when it bites).
     """
-    has_system = "system" in frame and frame["system"].fillna("").astype(str).ne("").any()
-    if not has_system:
-        frame = frame.iloc[0:0].assign(system="", paraphrase=pd.Series(dtype=float))
-    frame = frame[["pair_id", "source", "system", "paraphrase", *metrics]]
-    systems = systems_table(frame, judgments, metrics, n_bootstrap, seed)
+    has_system = _has_system(frame)
+    frame = _with_systems(frame, metrics)
     pairwise = pairwise_systems(frame, n_bootstrap, seed, max_comparisons)
     correlation = system_correlation(frame, metrics, directions, n_bootstrap, seed)
     notes = _comparison_notes(frame, max_comparisons)
-    if has_system and len(systems) < MIN_SYSTEMS_FOR_CORRELATION:
+    n_systems = frame.loc[frame["system"].fillna("") != "", "system"].nunique()
+    if has_system and n_systems < MIN_SYSTEMS_FOR_CORRELATION:
         notes.append(
-            f"Only {len(systems)} system(s): system-level correlations need at least "
+            f"Only {n_systems} system(s): system-level correlations need at least "
             f"{MIN_SYSTEMS_FOR_CORRELATION} systems to mean anything."
         )
-    return {"systems": systems, "system_pairwise": pairwise, "system_correlation": correlation}, notes
+    return {"system_pairwise": pairwise, "system_correlation": correlation}, notes
+
+
+def _has_system(frame) -> bool:
+    return "system" in frame and frame["system"].fillna("").astype(str).ne("").any()
+
+
+def _with_systems(frame, metrics):
+    if not _has_system(frame):
+        frame = frame.iloc[0:0].assign(system="", paraphrase=pd.Series(dtype=float))
+    return frame[["pair_id", "source", "system", "paraphrase", *metrics]]
 
 
 def _comparison_notes(frame, max_comparisons) -> list[str]:

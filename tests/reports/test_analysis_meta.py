@@ -55,6 +55,52 @@ def test_the_resampled_kernels_equal_scipy_and_sklearn_on_the_expanded_samples()
         assert auc[column] == pytest.approx(roc_auc_score(labels[rows], scores[rows]), abs=1e-12)
 
 
+@pytest.mark.parametrize("matrix_max_pairs", [resampling.MATRIX_MAX_PAIRS, 0])
+def test_kendalls_two_ways_of_counting_equal_scipy_on_the_expanded_samples(monkeypatch, matrix_max_pairs):
+    """The matrix product (small samples) and the level-by-level count (above MATRIX_MAX_PAIRS), ties and
+    unscored pairs (weight 0) included."""
+    monkeypatch.setattr(resampling, "MATRIX_MAX_PAIRS", matrix_max_pairs)
+    rng = np.random.default_rng(11)
+    for n, n_levels in ((40, 2), (120, 7), (300, 10)):
+        scores = np.round(rng.normal(size=n), 1)
+        target = rng.integers(0, n_levels, size=n) / 2.0
+        weights = weights_of(n, 5, seed=n) * (rng.random(n) < 0.9)[:, None].astype(np.int32)
+        kendall = resampling.Kendall(scores, resampling.target_ranks(target))(weights)
+        for column in range(weights.shape[1]):
+            rows = expanded(weights[:, column])
+            assert kendall[column] == pytest.approx(stats.kendalltau(scores[rows], target[rows])[0], abs=1e-12)
+
+
+def test_the_calibration_kernel_equals_sklearn_on_the_expanded_samples():
+    rng = np.random.default_rng(12)
+    n = 200
+    y = rng.random(n) < 0.4
+    p = np.round(1 / (1 + np.exp(-(2 * y - 1 + rng.normal(size=n)))), 2)  # ties on purpose
+    weights = weights_of(n, 6, seed=4)
+    brier, ece, pr_auc = meta._CalibrationKernel(p, y.astype(float), meta._bins(p))(weights)
+    for column in range(weights.shape[1]):
+        rows = expanded(weights[:, column])
+        assert brier[column] == pytest.approx(brier_score_loss(y[rows], p[rows]), abs=1e-12)
+        assert pr_auc[column] == pytest.approx(average_precision_score(y[rows], p[rows]), abs=1e-12)
+        bins = meta._bins(p[rows])
+        expected = sum(
+            abs(p[rows][bins == b].sum() - y[rows][bins == b].sum()) for b in range(meta.N_BINS) if (bins == b).any()
+        )
+        assert ece[column] == pytest.approx(expected / len(rows), abs=1e-12)
+
+
+def test_sources_are_coded_as_pandas_codes_them_and_lone_candidates_left_out():
+    rng = np.random.default_rng(13)
+    names = pd.Series(rng.choice(["a", "b", "c", "d", "e", None], size=200))
+    codes = pd.factorize(names)[0]
+    with_two = meta._with_two_candidates(codes)
+    sizes = names.to_frame("source").groupby("source", sort=False)["source"].transform("size")
+    assert np.array_equal(with_two, (sizes >= 2).to_numpy())
+    kept = codes[with_two][::3]
+    assert np.array_equal(meta._first_seen_codes(kept), pd.factorize(names[with_two].iloc[::3])[0])
+    assert not meta._with_two_candidates(np.array([0, 1, -1, -1])).any()
+
+
 def test_source_resampling_gives_every_candidate_of_a_drawn_source_its_count():
     groups = np.array([0, 0, 1, 1, 1, 2])
     for weights in resampling.pair_weights(6, 40, seed=5, groups=groups):

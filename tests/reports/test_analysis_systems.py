@@ -162,7 +162,7 @@ def test_it_correlates_with_any_human_column_such_as_mean_overall():
 
 
 def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note():
-    from reports.analysis.systems import system_report
+    from reports.analysis.systems import system_comparisons, system_report
 
     # System s<k> has k+1 labelled pairs (k = 0..9), all on two shared sources.
     rows = [
@@ -172,12 +172,12 @@ def test_it_caps_pairwise_comparisons_at_the_most_labelled_systems_with_a_note()
     ]
     frame = pd.DataFrame(rows)
     judgments = with_votes(pd.DataFrame(columns=["pair_id", "answer"]), VOTE)
-    tables, notes = system_report(frame, judgments, [], {}, n_bootstrap=20, max_comparisons=10)
+    tables, notes = system_comparisons(frame, [], {}, n_bootstrap=20, max_comparisons=10)
     compared = set(tables["system_pairwise"][["system_a", "system_b"]].to_numpy().ravel())
     assert len(tables["system_pairwise"]) == 10 and compared == {"s5", "s6", "s7", "s8", "s9"}
-    assert len(tables["systems"]) == 10  # every system still has its row
+    assert len(system_report(frame, judgments, [], n_bootstrap=20)) == 10  # every system still has its row
     assert any("cover the 5 systems with the most labelled pairs" in note for note in notes)
-    uncapped, notes = system_report(frame, judgments, [], {}, n_bootstrap=20)
+    uncapped, notes = system_comparisons(frame, [], {}, n_bootstrap=20)
     assert len(uncapped["system_pairwise"]) == 45 and not any("cover the" in note for note in notes)
 
 
