@@ -848,9 +848,12 @@ class _CalibrationKernel:
         p, y = self.p, self.y
         w = weights.astype(float)
         total = w.sum(axis=0)
-        brier = (w * self.squared_error[:, None]).sum(axis=0) / total
         confidence, accuracy = self.one_hot @ (w * p[:, None]), self.one_hot @ (w * y[:, None])
-        ece = np.abs(confidence - accuracy).sum(axis=0) / total
+        # A resample that drew none of these pairs (a corpus of a few pairs) has no Brier score or ECE: NaN,
+        # which the interval's quantiles leave out, without a warning in the log for each such draw.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            brier = (w * self.squared_error[:, None]).sum(axis=0) / total
+            ece = np.abs(confidence - accuracy).sum(axis=0) / total
         return brier, ece, self._average_precision(w)
 
     def _average_precision(self, w):
