@@ -562,7 +562,7 @@ def within_source(frame, metrics, directions, label_source="human") -> tuple[pd.
             grouped = _with_two_candidates(sources)
             if not grouped.any():
                 continue
-            codes = _first_seen_codes(sources[grouped])
+            codes = pd.factorize(sources[grouped])[0]  # integers: quick to code, in order of first appearance
             human = part[target].to_numpy(float)[scored][grouped]
             machine = orient(part[metric].to_numpy(float)[scored][grouped], directions[metric])
             item, dh, dm = _candidate_differences(codes, human, machine)
@@ -595,14 +595,6 @@ def _with_two_candidates(sources) -> np.ndarray:
     known = sources >= 0
     counts = np.bincount(sources[known], minlength=1)
     return known & (counts[np.maximum(sources, 0)] >= 2)
-
-
-def _first_seen_codes(sources) -> np.ndarray:
-    """The codes 0, 1, ... in order of first appearance (as pd.factorize numbers the source strings)."""
-    _values, first, inverse = np.unique(sources, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.intp)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
-    return rank[inverse.ravel()]
 
 
 def _candidate_differences(codes, human, machine):

@@ -313,13 +313,12 @@ def system_comparisons(frame, metrics, directions, n_bootstrap=1000, seed=0, max
     `frame` as for `systems_table`, with `source`; works with human or gold labels alike;
     `max_comparisons`: at most this many rows in the pairwise table (a note says so when it bites).
     """
-    has_system = _has_system(frame)
     frame = _with_systems(frame, metrics)
     pairwise = pairwise_systems(frame, n_bootstrap, seed, max_comparisons)
     correlation = system_correlation(frame, metrics, directions, n_bootstrap, seed)
     notes = _comparison_notes(frame, max_comparisons)
     n_systems = frame.loc[frame["system"].fillna("") != "", "system"].nunique()
-    if has_system and n_systems < MIN_SYSTEMS_FOR_CORRELATION:
+    if 0 < n_systems < MIN_SYSTEMS_FOR_CORRELATION:  # none at all: the tables are empty, nothing to say
         notes.append(
             f"Only {n_systems} system(s): system-level correlations need at least "
             f"{MIN_SYSTEMS_FOR_CORRELATION} systems to mean anything."
