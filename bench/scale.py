@@ -20,8 +20,8 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   the largest process's (the command's: the workers it forks share its pages);
 - live page: the report as the page gets it (`reports.cache.get_report`, the worker's work, then
   the page and its figures through Django's test client), each in a fresh process (a restarted
-  worker: nothing in memory; its modules and URLs loaded, as a running server's are, before the
-  clock starts): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000
+  worker: nothing in memory; its modules and URLs loaded, and the libraries a report worker imports
+  as it starts, before the clock starts): cold on an empty cache, then after 100 new judgments (3,000 judgments on 1,000
   pairs before), against the gold labels and against the judges';
 - export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
 
@@ -369,6 +369,11 @@ from reports.cache import figure_bytes, get_report
 from reports.figures import figure_specs
 from django.urls import get_resolver
 get_resolver().url_patterns  # a running server's process: its URLs loaded (at its first request), no report state
+try:
+    from reports.analysis import load_libraries
+except ImportError:  # an older checkout (--against), whose workers imported nothing as they started
+    load_libraries = lambda: None
+load_libraries()  # what a report worker imports as it starts (reports/apps.py)
 campaign = Campaign.objects.get(slug="bench")
 start = time.perf_counter()
 cached = get_report([campaign], sys.argv[1])

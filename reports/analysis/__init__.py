@@ -23,4 +23,21 @@ __all__ = [
     "human_labels",
     "reliability_figure",
     "systems_figure",
+    "load_libraries",
 ]
+
+
+def load_libraries():
+    """Import now what the analysis imports on first use (`ppi_py` with numba and statsmodels, scipy.stats,
+    crowd-kit, matplotlib): seconds that a process computing reports pays once, at its start, instead of
+    during the first report a researcher waits for. A report worker calls it as it starts (reports/apps.py)."""
+    import crowdkit.aggregation  # noqa: F401
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.figure  # noqa: F401
+    import statsmodels.stats.proportion  # noqa: F401
+
+    from reports.analysis.common import scipy_stats
+    from reports.analysis.ppi import ppi_library
+
+    ppi_library()
+    scipy_stats()

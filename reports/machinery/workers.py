@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connections
+from threadpoolctl import threadpool_limits
 
 _CALLS: list = []  # the parts of the current `run_forked`, read by its children by index
 
@@ -36,7 +37,15 @@ def usable_workers() -> int:
     return cpus if cpus > 1 else 0
 
 
+def one_thread_each():
+    """In a forked worker: one BLAS/OpenMP thread. The workers are one per CPU already; with the libraries'
+    default (a thread per CPU in each), OpenBLAS's spinning threads outnumber the cores (the 400,000-pair
+    report took 38.6 s instead of 25.1 s, docs/operations/performance.md)."""
+    threadpool_limits(1)
+
+
 def _call(index):
+    one_thread_each()
     return _CALLS[index]()
 
 
@@ -80,8 +89,10 @@ class ReportWorkers:
         return lambda function, arguments: [found.result() for found in [self.query(function, *a) for a in arguments]]
 
 
-def import_matplotlib():
-    """What the figures will need, imported by each worker as it starts (a second that the report then saves)."""
+def start_worker():
+    """Each worker as it starts: one BLAS thread (`one_thread_each`), and what the figures will need imported
+    (a second that the report then saves)."""
+    one_thread_each()
     import matplotlib.backends.backend_agg  # noqa: F401
     import matplotlib.figure  # noqa: F401
 
@@ -101,7 +112,7 @@ def report_workers(workers=None):
         yield None
         return
     can_query = not any(connection.connection is not None for connection in connections.all(initialized_only=True))
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=import_matplotlib)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=start_worker)
     pool.submit(int)  # with fork, the pool starts all its processes at its first job: now, while this one is small
     try:
         yield ReportWorkers(pool, workers, can_query)
