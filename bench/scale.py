@@ -1,7 +1,7 @@
 """A QQP-sized corpus from import to report: each figure printed beside its target.
 
     .venv/bin/python bench/scale.py [--pairs 20000] [--worker-pairs 20000] [--skip-workers]
-                                      [--skip-triggers | --only-triggers]
+                                      [--skip-triggers | --only-triggers] [--reuse FOLDER]
 
 Not a test. Runs the real commands in child processes on a fresh SQLite database:
 - import: `import_pairs --create` of a synthetic gold-labelled TSV (8-30 words per
@@ -25,8 +25,10 @@ Not a test. Runs the real commands in child processes on a fresh SQLite database
   pairs before), against the gold labels and against the judges';
 - export: `export_pairs` of those pairs with their 9 metric columns: time and peak RSS.
 
-With --against CHECKOUT (an older checkout of Parasol), the report, the live page and the export are run by
-both checkouts alternately on the same database, each with its own cache: a before/after in one run.
+With --reuse FOLDER (the folder an earlier run printed), a copy of that run's database is reported on: no import,
+no scoring, no worker runs; its synthetic scores and first judgments are kept (the report, the live page and the
+export only). With --against CHECKOUT (an older checkout of Parasol), the report, the live page and the export are
+run by both checkouts alternately on the same database, each with its own cache: a before/after in one run.
 """
 
 import argparse
@@ -279,6 +281,18 @@ def join_and_leave(corpus, env, n_pairs):
     )
 
 
+def copy_database(source, target) -> int:
+    """A consistent copy of an earlier run's database (SQLite's backup, its WAL included); its bench pairs."""
+    import sqlite3
+
+    with sqlite3.connect(source) as old, sqlite3.connect(target) as new:
+        old.backup(new)
+        return new.execute(
+            "select count(*) from campaigns_pair p join campaigns_campaign c on c.id = p.campaign_id "
+            "where c.slug = 'bench' and not p.is_training and not p.is_control"
+        ).fetchone()[0]
+
+
 def add_synthetic_scores(env, seed=1):
     """Scores of 7 more metrics, noisy functions of the gold label, stored as a worker would."""
     import sqlite3
@@ -304,8 +318,9 @@ def add_synthetic_scores(env, seed=1):
 REPORT_RUNS = 3  # the command is run this many times in a row: one run on a shared machine says little
 
 
-def bench_report(env, n_pairs, before=None, against=None):
-    add_synthetic_scores(env)
+def bench_report(env, n_pairs, before=None, against=None, reused=False):
+    if not reused:
+        add_synthetic_scores(env)
     folder = Path(env["SQLITE_PATH"]).parent
     print(f"\n## report of {n_pairs:,} pairs x 9 metrics (gold labels; 7 metrics' scores synthetic)")
     for attempt in range(1, REPORT_RUNS + 1):
@@ -391,10 +406,11 @@ print(f"{computed - start:.2f} {paged - computed:.2f} {drawn - paged:.2f}")
 """
 
 
-def bench_live(env, n_pairs, against=None, rounds=1):
+def bench_live(env, n_pairs, against=None, rounds=1, reused=False):
     """The live page: cold on an empty cache, then warm after 100 new judgments (`rounds` times), each in a
     new process; with `against`, the older checkout's page beside this one's on the same data, each with its cache."""
-    run([sys.executable, "-c", JUDGE, "3", "1000", "0"], env, "judges")
+    if not reused:
+        run([sys.executable, "-c", JUDGE, "3", "1000", "0"], env, "judges")
     print(f"\n## live report page of {n_pairs:,} pairs x 9 metrics (3,000 judgments on 1,000 pairs, then 100 more)")
     target = TARGETS["live_page_seconds"]
     for label_source in ("gold", "human"):
@@ -478,8 +494,11 @@ def main():
         "--against", help="an older checkout: its report, live page and export run beside this one's, on the same data"
     )
     parser.add_argument("--live-rounds", type=int, default=1, help="rounds of 100 new judgments and a warm live page")
+    parser.add_argument("--reuse", help="an earlier run's folder: report on a copy of its database, nothing imported")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="parasol-scale-"))
+    if args.reuse:
+        args.pairs = copy_database(Path(args.reuse) / "scale.sqlite3", folder / "scale.sqlite3")
     env = dict(
         os.environ,
         DJANGO_SETTINGS_MODULE="parasol.settings",
@@ -495,10 +514,16 @@ def main():
     import django
 
     django.setup()
-    corpus = folder / "corpus.tsv"
-    write_corpus(corpus, args.pairs)
     run(manage("migrate", "--noinput"), env, "migrate")
     print(f"Parasol at scale: {args.pairs:,} pairs, SQLite in {folder}, {os.cpu_count()} CPU(s)")
+    if args.reuse:
+        print(f"(a copy of the database of {args.reuse}: its import, scores and first judgments)")
+        bench_report(env, args.pairs, args.report_before, args.against, reused=True)
+        bench_live(env, args.pairs, args.against, args.live_rounds, reused=True)
+        bench_export(env, args.pairs, args.against)
+        return
+    corpus = folder / "corpus.tsv"
+    write_corpus(corpus, args.pairs)
     if args.only_triggers:
         bench_data_version(corpus, env, args.pairs)
         return
