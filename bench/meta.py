@@ -4,9 +4,10 @@
 
 Not a test. In one process, on one synthetic corpus (QQP/PAWS split as bench/scale.py's, 40% paraphrases,
 9 metrics as noisy functions of the gold label, ParaPLUIE ones as log-odds; `--judged` pairs with three
-judges each), times the analysis alone (no database, no figures): the whole report with gold labels, then
-the `meta` step group alone (system accuracy, clusters, within-source, ceiling, calibration), twice each,
-side by side. The report command and the live page add reading and drawing on top (bench/scale.py).
+judges each), times the analysis alone (no database, no figures): the whole report with gold labels, and in
+it the meta-evaluation's two step groups (`meta`: system accuracy, clusters, within-source, ceiling, judges'
+competence; `calibration`), twice. The report command and the live page add reading and drawing on top
+(bench/scale.py).
 """
 
 import argparse
@@ -66,7 +67,7 @@ def main():
     from reports.analysis.report import Direct, _Steps
 
     pairs, judgments = corpus(args.pairs, args.judged)
-    timed_meta = []
+    timed = {}
 
     class Timing(Direct):
         def map(self, calls):
@@ -74,18 +75,19 @@ def main():
             for call in calls:
                 start = time.perf_counter()
                 results.append(call())
-                if call.args[0] == "meta":  # each call is one step group: partial(_Steps._apart, group, ...)
-                    timed_meta.append(time.perf_counter() - start)
+                timed[call.args[0]] = time.perf_counter() - start  # one step group: partial(_Steps._apart, group, ...)
             return results
 
-    assert hasattr(_Steps, "_meta")
+    assert hasattr(_Steps, "_meta") and hasattr(_Steps, "_calibration")
     for round_ in (1, 2):
         start = time.perf_counter()
         report = build_report(pairs, judgments, METRICS, label_source="gold", runner=Timing())
         total = time.perf_counter() - start
         print(
             f"round {round_}: {args.pairs:,} pairs x {len(report.metrics)} metrics, gold labels: whole analysis "
-            f"{total:.2f} s, of which the meta-evaluation step {timed_meta[-1]:.2f} s ({timed_meta[-1] / total:.0%})",
+            f"{total:.2f} s, of which the meta-evaluation {timed['meta'] + timed['calibration']:.2f} s "
+            f"({(timed['meta'] + timed['calibration']) / total:.0%}): meta {timed['meta']:.2f} s, "
+            f"calibration {timed['calibration']:.2f} s",
             flush=True,
         )
 

@@ -30,9 +30,11 @@ from reports.analysis.present import SPECS, TABLES
 TABLE_NAMES = [table.name for table in TABLES]
 POINT_COLUMNS = ["pair_id", "corpus", "paraphrase", "edit_distance"]
 # The steps whose notes a report keeps by name (`Report.notes_by_step`), whichever groups compute them.
-STEP_NOTES = ("systems", "estimates", "mbd", "table4", "rank_correlation", "agreement", "by_group", "meta")
-# The step groups that take longest on a large corpus (each sorts every metric), handed out first.
-LONGEST_GROUPS = ("classification", "auc", "meta")
+STEP_NOTES = (
+    "systems", "estimates", "mbd", "table4", "rank_correlation", "agreement", "by_group", "meta", "calibration",
+)  # fmt: skip
+# The step groups that take longest (each sorts or resamples every metric), handed out first.
+LONGEST_GROUPS = ("classification", "auc", "meta", "calibration")
 
 
 @dataclass
@@ -308,7 +310,7 @@ class _Steps:
 
     def _meta(self, _verdicts):
         """The meta-evaluation (`meta`): system-level accuracy, significance clusters, within-source ranking,
-        the human ceiling, calibration, and each judge's competence."""
+        the human ceiling, and each judge's competence (calibration is `_calibration`)."""
         s, run = self.settings, self.runner.call
         target = ranking.RANK_TARGETS.get(s.label_source, "paraphrase")
         systems_part = self.part(["source", "system", "paraphrase"], coded_corpus=False)
@@ -335,22 +337,26 @@ class _Steps:
             meta.human_ceiling, self.part(["pair_id", "corpus"], coded_corpus=False), votes, self.metrics,
             self.directions_of(),
         )  # fmt: skip
-        calibration, reliability, calibration_notes = run(
-            meta.calibration,
-            self.part(["corpus", "paraphrase"]), self.metrics, self.directions_of(),
-            n_bootstrap=s.n_bootstrap, seed=s.seed,
-        )  # fmt: skip
         result = {
             "system_accuracy": accuracy,
             "metric_clusters": clusters,
             "metric_tests": tests,
             "within_source": within,
             "human_ceiling": ceiling,
-            "calibration": calibration,
-            "reliability": reliability,
             "judge_competence": run(judge_competence, votes, s.label_source, s.seed),
         }
-        return result, {"meta": notes + within_notes + ceiling_notes + calibration_notes}
+        return result, {"meta": notes + within_notes + ceiling_notes}
+
+    def _calibration(self, _verdicts):
+        """The metrics as probabilities (`meta.calibration`): a group of its own, as long as the rest of the
+        meta-evaluation, so that two processes compute them at once."""
+        s = self.settings
+        calibration, reliability, notes = self.runner.call(
+            meta.calibration,
+            self.part(["corpus", "paraphrase"]), self.metrics, self.directions_of(),
+            n_bootstrap=s.n_bootstrap, seed=s.seed,
+        )  # fmt: skip
+        return {"calibration": calibration, "reliability": reliability}, {"calibration": notes}
 
     def _rankings(self, _verdicts):
         """One step for every metric: each corpus's labels are ranked once and shared by all metrics."""

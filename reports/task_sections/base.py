@@ -112,6 +112,7 @@ LABEL_SECTIONS = (
         "Calibration: the metrics as probabilities",
         tables_in("calibration"),
         no_labelled_scores,
+        notes=("calibration",),
         figures=("calibration",),  # its reliability diagram is drawn with the other figures
     ),
 )

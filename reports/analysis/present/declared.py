@@ -194,11 +194,15 @@ TABLES = (
     Table(
         "calibration",
         "The metrics as probabilities",
-        "meta",
+        "calibration",
         calibration_layout,
         "calibration",
     ),
-    Table("reliability", "Reliability diagram data: predicted probability against observed share, per bin", "meta"),
+    Table(
+        "reliability",
+        "Reliability diagram data: predicted probability against observed share, per bin",
+        "calibration",
+    ),
     Table(
         "judge_competence",
         "Judges weighed by a model of their care",
