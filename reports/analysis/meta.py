@@ -834,7 +834,7 @@ class _CalibrationKernel:
         self.order = np.argsort(-p)
         s = p[self.order]
         self.last = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
-        self.y_sorted = y[self.order][:, None]
+        self.positive_sorted = (y[self.order] == 1)[:, None]
 
     def __call__(self, weights):
         p, y = self.p, self.y
@@ -846,18 +846,20 @@ class _CalibrationKernel:
         with np.errstate(invalid="ignore", divide="ignore"):
             brier = (w * self.squared_error[:, None]).sum(axis=0) / total
             ece = np.abs(confidence - accuracy).sum(axis=0) / total
-        return brier, ece, self._average_precision(w)
+        return brier, ece, self._average_precision(weights)
 
-    def _average_precision(self, w):
+    def _average_precision(self, weights):
         """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
-        w_sorted = w[self.order]
-        tp = np.cumsum(w_sorted * self.y_sorted, axis=0)[self.last]
-        seen = np.cumsum(w_sorted, axis=0)[self.last]
+        # Counts are summed as 32-bit integers (exact, half the memory traffic of floats), other weights as floats.
+        w_sorted = weights[self.order]
+        kind = np.int32 if weights.dtype.kind in "iu" else float
+        tp = np.cumsum(w_sorted * self.positive_sorted, axis=0, dtype=kind)[self.last].astype(float)
+        seen = np.cumsum(w_sorted, axis=0, dtype=kind)[self.last].astype(float)
         positives = tp[-1]
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = np.where(seen > 0, tp / seen, 0)
             recall = tp / positives
-        steps = np.diff(np.vstack([np.zeros((1, w.shape[1])), recall]), axis=0)
+        steps = np.diff(np.vstack([np.zeros((1, weights.shape[1])), recall]), axis=0)
         return (steps * precision).sum(axis=0)
 
 
