@@ -5,6 +5,10 @@ already in the local Hugging Face cache (``local_files_only``).
 """
 
 import hashlib
+import inspect
+import os
+import shutil
+import tempfile
 from functools import lru_cache
 from importlib.util import find_spec
 from pathlib import Path
@@ -99,9 +103,76 @@ def chat_model_path(model, setting_name="PARAPLUIE_MODEL"):
     return path
 
 
-def _pretrained_location(path):
-    """(directory, options) for ``from_pretrained``: a GGUF file is read, and de-quantised, by transformers."""
-    return (path.parent, {"gguf_file": path.name}) if path.is_file() else (path, {})
+def _convert_gguf(path, part, folder):
+    """Save into `folder` the `part` ("tokenizer" or "model") of GGUF file `path` as transformers reads it: the
+    tokenizer as is, the model de-quantised to float32 (its GGUF values exactly, whatever dtype it is loaded in)."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if part == "tokenizer":
+        AutoTokenizer.from_pretrained(path.parent, local_files_only=True, gguf_file=path.name).save_pretrained(folder)
+        return
+    import torch
+
+    read = AutoModelForCausalLM.from_pretrained(
+        path.parent, local_files_only=True, gguf_file=path.name, dtype=torch.float32
+    )
+    # transformers will not save a model read from GGUF: the same weights go into a plain one of its config.
+    config = read.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    plain = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    plain.load_state_dict(read.state_dict(), strict=True)
+    plain.generation_config = read.generation_config
+    plain.save_pretrained(folder)
+
+
+def _gguf_cache_home():
+    from huggingface_hub import constants
+
+    return Path(constants.HF_HOME) / "parasol-gguf"
+
+
+def _converted_gguf(path, part):
+    """The folder holding `part` of GGUF file `path`, converted once per machine and kept in the Hugging Face
+    cache (HF_HOME): transformers reads a GGUF file's every field, token by token, for its tokenizer, its
+    config and its weights (40 s for the embedded SmolLM2 on one core), a saved copy in under a second.
+
+    The folder is named by the file's content, the versions of the libraries that convert it and this
+    module's conversion code, so a change to any of them converts again; written aside, then renamed into
+    place, so a process never reads a half-written copy. None where it cannot be written (GGUF read then).
+    """
+    from importlib.metadata import version
+
+    code = inspect.getsource(_convert_gguf)
+    made_by = f"{version('transformers')}|{version('gguf')}|{code}"
+    key = hashlib.sha256(f"{model_revision(path)}|{made_by}".encode()).hexdigest()[:16]
+    folder = _gguf_cache_home() / f"{path.stem}-{key}" / part
+    if folder.is_dir():
+        return folder
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{part}-", dir=folder.parent))
+    except OSError:
+        return None
+    try:
+        _convert_gguf(path, part, scratch)
+        scratch.chmod(0o755)  # mkdtemp's folder is its owner's only; the cache serves every user of the machine
+        os.rename(scratch, folder)
+    except OSError:
+        if not folder.is_dir():  # another process's copy, renamed into place first, serves as well
+            return None
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return folder
+
+
+def _pretrained_location(path, part):
+    """(directory, options) for ``from_pretrained`` of `part` ("tokenizer" or "model"): a GGUF file's converted
+    copy (`_converted_gguf`), else the GGUF file itself, read and de-quantised by transformers."""
+    if not path.is_file():
+        return path, {}
+    converted = _converted_gguf(path, part)
+    return (converted, {}) if converted is not None else (path.parent, {"gguf_file": path.name})
 
 
 @lru_cache(maxsize=4)
@@ -109,8 +180,8 @@ def load_chat_tokenizer(model, setting_name="PARAPLUIE_MODEL"):
     """The tokenizer of a chat LLM, with a chat template (SmolLM2's when its GGUF carries none)."""
     from transformers import AutoTokenizer
 
-    directory, options = _pretrained_location(chat_model_path(model, setting_name))
     try:
+        directory, options = _pretrained_location(chat_model_path(model, setting_name), "tokenizer")
         tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True, **options)
     except (OSError, ValueError) as error:
         raise MetricUnavailable(f"cannot load the tokenizer of {model!r} ({setting_name}): {error}") from error
@@ -127,8 +198,8 @@ def load_causal_lm(model, device, dtype, setting_name="PARAPLUIE_MODEL"):
     from transformers import AutoModelForCausalLM
 
     tokenizer = load_chat_tokenizer(model, setting_name)
-    directory, options = _pretrained_location(chat_model_path(model, setting_name))
     try:
+        directory, options = _pretrained_location(chat_model_path(model, setting_name), "model")
         llm = AutoModelForCausalLM.from_pretrained(
             directory, local_files_only=True, dtype=torch_dtype(dtype, device), **options
         )

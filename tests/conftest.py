@@ -21,6 +21,7 @@ SLOW_MODULES = frozenset(
         "tests/generation/test_generation_run.py",
         "tests/metrics/test_llm_checked.py",
         "tests/metrics/test_llm_vote.py",
+        "tests/metrics/test_loading.py",
         "tests/metrics/test_lm_fluency.py",
         "tests/metrics/test_parapluie.py",
         "tests/metrics/test_pem.py",

@@ -31,7 +31,8 @@ def declared(url, **options):
 
 @pytest.fixture
 def stack(settings, researcher):
-    """Redis as this process's broker; yields a function that starts a served worker for a backend."""
+    """Redis as this process's broker; yields a function that starts served workers for a backend, one a name
+    (together: each takes seconds to load Django and Celery), and returns them once every one answers."""
     settings.PARASOL_METRICS = [LLM]
     settings.PARASOL_WORKER_LOST_SECONDS = LOST_SECONDS
     old = celery_app.conf.broker_url, celery_app.conf.result_backend
@@ -39,7 +40,7 @@ def stack(settings, researcher):
     with servers.redis_server() as url:
         servers.use_broker(url, results=url)
 
-        def start(name, backends, batches_per_campaign=2, threads=4):
+        def start(names, backends, batches_per_campaign=2, threads=4):
             settings.PARASOL_LLM_BACKENDS = parse_backends(json.dumps(backends))
             settings.PARASOL_SCORING_BATCHES_PER_CAMPAIGN = batches_per_campaign
             env = {
@@ -49,10 +50,13 @@ def stack(settings, researcher):
                 "PARASOL_SCORING_BATCHES_PER_CAMPAIGN": str(batches_per_campaign),
             }
             database = servers.database_env(connection)
-            worker = servers.start_worker(url, database, queues.SERVED, env, name, pool="threads", concurrency=threads)
-            started.append(worker)
-            assert servers.wait_until(lambda: answering(name), timeout=120, interval=0.2), f"{name} never came up"
-            return worker
+            workers = {
+                name: servers.start_worker(url, database, queues.SERVED, env, name, pool="threads", concurrency=threads)
+                for name in names
+            }
+            started.extend(workers.values())
+            assert servers.wait_until(lambda: answering(names), timeout=120, interval=0.2), f"{names} never came up"
+            return workers
 
         try:
             yield start
@@ -64,8 +68,10 @@ def stack(settings, researcher):
             servers.use_broker(*old)
 
 
-def answering(name):
-    return any(node.startswith(f"{name}@") for reply in celery_app.control.ping(timeout=1.0) for node in reply)
+def answering(names):
+    """Whether every one of `names` answers one ping."""
+    nodes = {node.split("@")[0] for reply in celery_app.control.ping(timeout=1.0) for node in reply}
+    return set(names) <= nodes
 
 
 def campaign_on(slug, researcher, backend, n):
@@ -90,7 +96,7 @@ def events(kind):
 
 def test_a_server_is_fed_its_max_concurrency_at_once_and_never_waits_behind_in_process_batches(stack, researcher):
     with PacedServer(capacity=64, latency=0.4, top_logprobs=parapluie_logprobs()) as server:
-        stack("served", {"lab": declared(server.url, max_concurrency=8)})
+        stack(["served"], {"lab": declared(server.url, max_concurrency=8)})
         local, local_pks = campaign_on("local", researcher, None, 8)
         start_scoring(local, local_pks)  # in-process: to `gpu`, which no worker serves here
         lab, lab_pks = campaign_on("lab", researcher, "lab", 48)
@@ -103,12 +109,13 @@ def test_a_server_is_fed_its_max_concurrency_at_once_and_never_waits_behind_in_p
 
 
 def test_a_broker_outage_declares_no_worker_lost_and_runs_no_batch_twice(stack, researcher):
-    with PacedServer(capacity=64, latency=0.5, top_logprobs=parapluie_logprobs()) as server:
+    # 0.3 s a wave: the batch's 32 waves outlast the moment the outage starts by seconds, and the waves left after
+    # it show that the worker goes on with its batch, whatever their pace.
+    with PacedServer(capacity=64, latency=0.3, top_logprobs=parapluie_logprobs()) as server:
         backends = {"lab": declared(server.url, max_concurrency=2)}
-        stack("one", backends, batches_per_campaign=1)
-        stack("two", backends, batches_per_campaign=1)
+        stack(["one", "two"], backends, batches_per_campaign=1)
         lab, pks = campaign_on("lab", researcher, "lab", 64)
-        dispatch.record_batch(lab.pk, LLM, 10_000, 1.0)  # measured fast: one batch of 64 pairs, 32 waves of 2
+        dispatch.record_batch(lab.pk, LLM, 10_000, 1.0)  # measured fast: one batch of 64 pairs, 32 waves of 2: 10 s
         start_scoring(lab, pks)
         assert servers.wait_until(lambda: scored(lab) >= 4, timeout=300, interval=0.1), "scoring never started"
         # Redis answers no one for three times the limit: every worker is silent, none is lost.
@@ -120,11 +127,13 @@ def test_a_broker_outage_declares_no_worker_lost_and_runs_no_batch_twice(stack, 
 
 
 def test_a_worker_paused_past_the_limit_steps_aside_once_resumed(stack, researcher):
-    with PacedServer(capacity=64, latency=1.0, top_logprobs=parapluie_logprobs()) as server:
+    # 0.4 s a wave: the holder is paused seconds before its batch could end, and the hand-over does not depend on
+    # the pace (the replacement takes the batch whenever the watch finds the holder lost, LOST_SECONDS on).
+    with PacedServer(capacity=64, latency=0.4, top_logprobs=parapluie_logprobs()) as server:
         backends = {"lab": declared(server.url, max_concurrency=2)}
-        workers = {name: stack(name, backends, batches_per_campaign=1) for name in ("one", "two")}
+        workers = stack(["one", "two"], backends, batches_per_campaign=1)
         lab, pks = campaign_on("lab", researcher, "lab", 64)
-        dispatch.record_batch(lab.pk, LLM, 10_000, 1.0)  # one batch of 64 pairs, 32 waves of 2: 32 s
+        dispatch.record_batch(lab.pk, LLM, 10_000, 1.0)  # one batch of 64 pairs, 32 waves of 2: 13 s
         start_scoring(lab, pks)
         assert servers.wait_until(lambda: scored(lab) >= 4, timeout=300, interval=0.1), "scoring never started"
         (holder,) = [row["node"].split("@")[0] for row in queues.held_tasks()]
