@@ -802,8 +802,11 @@ def platt(x, y, iterations=50, ridge=1e-6) -> tuple[float, float]:
     for _ in range(iterations):
         p = special.expit(a * x + b)
         w = p * (1 - p)
-        gradient = np.array([np.dot(x, y - p) - ridge * a, np.sum(y - p)])
-        hessian = np.array([[np.dot(w * x, x) + ridge, np.dot(w, x)], [np.dot(w, x), w.sum()]])
+        # Sums by numpy, not BLAS dot products: a multi-threaded BLAS splits a long dot product between its
+        # threads, so its last bits (and the probabilities) would hang on how many threads the process has.
+        gradient = np.array([(x * (y - p)).sum() - ridge * a, np.sum(y - p)])
+        wx = w * x
+        hessian = np.array([[(wx * x).sum() + ridge, wx.sum()], [wx.sum(), w.sum()]])
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -821,15 +824,17 @@ def _bins(probabilities):
 class _CalibrationKernel:
     """Brier, ECE and average precision of one set of probabilities, for each column of weights (pairs x resamples).
 
-    The sort by probability, its runs and the bins' indicator matrix are made once and serve every chunk of
+    The sort by probability, its runs and the pairs' grouping by bin are made once and serve every chunk of
     resamples (and the observed sample, all weights one).
     """
 
     def __init__(self, p, y, bins):
-        self.p, self.y = p, y
         self.squared_error = (p - y) ** 2
-        self.one_hot = np.zeros((N_BINS, len(p)))
-        self.one_hot[bins, np.arange(len(p))] = 1
+        # The pairs grouped by bin (a stable sort), each non-empty bin's first position: ECE's sums by bin are
+        # one reduceat, summed in an order fixed by the data (a BLAS product's would hang on its threads).
+        self.by_bin = np.argsort(bins, kind="stable")
+        self.bin_starts = np.flatnonzero(np.r_[True, np.diff(bins[self.by_bin]) != 0])
+        self.gap_by_bin = (p - y)[self.by_bin][:, None]
         # Only the ends of runs of equal probabilities are read: the order inside a run does not matter.
         self.order = np.argsort(-p)
         s = p[self.order]
@@ -837,15 +842,15 @@ class _CalibrationKernel:
         self.positive_sorted = (y[self.order] == 1)[:, None]
 
     def __call__(self, weights):
-        p, y = self.p, self.y
         w = weights.astype(float)
         total = w.sum(axis=0)
-        confidence, accuracy = self.one_hot @ (w * p[:, None]), self.one_hot @ (w * y[:, None])
+        # Per bin, its predicted probabilities' sum less its paraphrases' (weighted): |confidence - accuracy|.
+        gap = np.add.reduceat(w[self.by_bin] * self.gap_by_bin, self.bin_starts, axis=0)
         # A resample that drew none of these pairs (a corpus of a few pairs) has no Brier score or ECE: NaN,
         # which the interval's quantiles leave out, without a warning in the log for each such draw.
         with np.errstate(invalid="ignore", divide="ignore"):
             brier = (w * self.squared_error[:, None]).sum(axis=0) / total
-            ece = np.abs(confidence - accuracy).sum(axis=0) / total
+            ece = np.abs(gap).sum(axis=0) / total
         return brier, ece, self._average_precision(weights)
 
     def _average_precision(self, weights):

@@ -83,3 +83,23 @@ def test_the_embedded_tokenizer_read_from_its_copy_equals_the_one_read_from_the_
     assert copy(text)["input_ids"] == read(text)["input_ids"]
     assert copy.chat_template == read.chat_template and copy.special_tokens_map == read.special_tokens_map
     assert copy.get_vocab() == read.get_vocab()
+
+
+def test_the_embedded_model_read_from_its_copy_equals_the_one_read_from_the_gguf_file():
+    """Every in-process LLM score rests on the copy: the same weights, tensor by tensor, and the same logits."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    path = loading.embedded_smollm2_path()
+    folder, options = loading._pretrained_location(path, "model")
+    assert options == {} and folder.is_relative_to(loading._gguf_cache_home())
+    copy = AutoModelForCausalLM.from_pretrained(folder, local_files_only=True, dtype=torch.float32).eval()
+    read = AutoModelForCausalLM.from_pretrained(
+        path.parent, local_files_only=True, gguf_file=path.name, dtype=torch.float32
+    ).eval()  # the direct read: about 40 s of parsing on one core
+    copied, direct = copy.state_dict(), read.state_dict()
+    assert copied.keys() == direct.keys()
+    assert all(torch.equal(copied[name], direct[name]) for name in direct)
+    ids = loading.load_chat_tokenizer(loading.EMBEDDED)("Is this a paraphrase? Yes.", return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        assert torch.equal(copy(ids).logits, read(ids).logits)

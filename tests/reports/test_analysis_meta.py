@@ -436,3 +436,22 @@ def test_degenerate_data_gives_notes_never_exceptions(degenerate):
     for label_source in ("human", "gold", "dawid_skene"):
         report = build_report(pairs, judgments, directions, label_source=label_source, **FAST)
         assert set(META_TABLES) <= set(report.tables)
+
+
+def test_calibration_gives_the_same_bits_whatever_the_blas_threads():
+    """The report command's forked workers run one BLAS thread, a Celery worker as many as its CPUs: Platt's fits
+    and the Brier, ECE and PR AUC of every resample must not hang on which computed them. 20,000 pairs: long
+    enough for OpenBLAS to split a product between its threads (both checks failed when they were BLAS's)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(5)
+    n = meta.PLATT_MAX_PAIRS
+    p = rng.random(n)
+    y = (rng.random(n) < p).astype(float)
+    kernel = meta._CalibrationKernel(p, y, meta._bins(p))
+    weights = next(resampling.pair_weights(n, 50, seed=1))
+    found = []
+    for threads in (1, 2):
+        with threadpool_limits(threads):
+            found.append((meta.platt(p - 0.5, y), np.vstack(kernel(weights))))
+    assert found[0][0] == found[1][0] and np.array_equal(found[0][1], found[1][1])
