@@ -198,7 +198,9 @@ def width_pt(frame) -> float:
     """About how wide a table of `frame` is set at 8pt, in points (an outer header counts over its columns)."""
     width = sum(column_width_pt(frame, column) for column in frame.columns)
     if frame.columns.nlevels > 1:
-        groups = pd.Series(range(len(frame.columns))).groupby(list(frame.columns.get_level_values(0)), sort=False)
+        # Grouped by the outer level as an array (a list would be read as a list of keys: tuples for groups).
+        outer = frame.columns.get_level_values(0).to_numpy()
+        groups = pd.Series(range(len(frame.columns))).groupby(outer, sort=False)
         for group, positions in groups.groups.items():
             inner = sum(column_width_pt(frame, frame.columns[p]) for p in positions)
             width += max(0.0, text_width_pt(group) + COLUMN_GAP_PT - inner)

@@ -1,11 +1,12 @@
 """LaTeX tables: escaped, booktabs, bold best values; compiled by pdflatex where Debian's TeX is installed."""
 
 import re
+import warnings
 
 import pandas as pd
 import pytest
 
-from reports.analysis.latex import escape, latex_document, latex_table
+from reports.analysis.latex import COLUMN_GAP_PT, escape, latex_document, latex_table, text_width_pt, width_pt
 from tests.pdflatex import compile_latex, needs_pdflatex
 
 
@@ -97,3 +98,13 @@ def test_the_caption_above_a_table_is_spaced_from_its_top_rule(rows):
     # LaTeX adds no space below a caption; booktabs' \abovetopsep (0pt by default) is the space above the rule.
     gap = latex.index("\\setlength{\\abovetopsep}{6pt}")
     assert gap < latex.index("\\toprule") and gap < latex.index("\\caption{")
+
+
+def test_a_table_of_one_column_under_an_outer_header_is_as_wide_as_that_header():
+    """Grouping the columns by their outer header: with one column, a list of keys would group by a one-element
+    tuple (pandas warns that it will), whose width is not the header's."""
+    header = "A long outer header over one short column"
+    frame = pd.DataFrame([["1"]], columns=pd.MultiIndex.from_tuples([(header, "n")]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert width_pt(frame) >= text_width_pt(header) + COLUMN_GAP_PT
