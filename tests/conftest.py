@@ -40,6 +40,7 @@ SLOW_MODULES = frozenset(
         "tests/reports/test_ppi_holdout.py",
         "tests/reports/test_report_command.py",
         "tests/reports/test_report_views.py",
+        "tests/reports/test_report_worker_start.py",
         "tests/reports/test_report_workers.py",
         "tests/reports/test_span_detector.py",
         "tests/scoring/test_hostile_llm_server.py",
