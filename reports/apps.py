@@ -30,7 +30,8 @@ def _data_version_or_exit(**kwargs):
 def _load_report_libraries(sender, **kwargs):
     """A worker that computes reports imports the analysis's libraries as it starts (before its pool forks,
     so every process of the pool has them): otherwise the first report after a start, the one a researcher
-    waits for on the page, imports them (ppi-python, scipy.stats, crowd-kit: about 2-3 s on 2 cores)."""
+    waits for on the page, imports them (ppi-python, scipy.stats, crowd-kit, matplotlib: 3.6 s in one
+    measurement on a shared 2-core machine)."""
     if consumes_reports(sender.app.amqp.queues.consume_from):
         from reports.analysis import load_libraries
 

@@ -21,9 +21,9 @@ __all__ = [
     "curves_figure",
     "figure2",
     "human_labels",
+    "load_libraries",
     "reliability_figure",
     "systems_figure",
-    "load_libraries",
 ]
 
 

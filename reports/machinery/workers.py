@@ -40,7 +40,7 @@ def usable_workers() -> int:
 def one_thread_each():
     """In a forked worker: one BLAS/OpenMP thread. The workers are one per CPU already; with the libraries'
     default (a thread per CPU in each), OpenBLAS's spinning threads outnumber the cores (the 400,000-pair
-    report took 38.6 s instead of 25.1 s, docs/operations/performance.md)."""
+    report took 38.6 s instead of 28.2 s, docs/operations/performance.md)."""
     threadpool_limits(1)
 
 
