@@ -90,7 +90,10 @@ def attach_labels(pairs: pd.DataFrame, judgments: pd.DataFrame, label_source: st
     votes = human_labels(judgments)
     frame = pairs.copy(deep=False)  # copy-on-write: the pairs' columns are shared, never written through
     frame["pair_id"] = frame["pair_id"].astype(str)
-    frame = frame.join(votes, on="pair_id")
+    # Each pair's votes looked up by its id in the judged pairs' (a hash of those ids), then set row for row: a
+    # join on the column hashed every pair's id (twice the time at 400,000 pairs), for the same frame.
+    looked_up = votes.reindex(frame["pair_id"])
+    frame = frame.assign(**{column: looked_up[column].array for column in looked_up.columns})
     for column in ("n_judgments", "n_paraphrase_votes", "n_non_paraphrase_votes", "n_dont_know"):
         frame[column] = frame[column].fillna(0).astype("int64")
     frame["is_tie"] = frame["is_tie"].fillna(False).astype(bool)
@@ -228,14 +231,16 @@ def title_for_source(source):
     return {"dawid_skene": "Dawid-Skene", "mace": "MACE"}.get(source, source)
 
 
-def answer_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series) -> pd.DataFrame:
+def answer_distribution(judgments: pd.DataFrame, corpus_of_pair: pd.Series, corpora=None) -> pd.DataFrame:
     """How often each of the five answers was given, per corpus and Global; `share` is within the corpus.
 
-    The answers are the frame's `answer` column (`annotation.votes.ANSWER_COLUMN`): a type whose answers are
-    not the 5-way scale's counts none."""
+    `corpus_of_pair`: each judged pair's corpus, by pair id; `corpora`: every corpus, in the report's order
+    (default: `corpus_of_pair`'s, in order of appearance). The answers are the frame's `answer` column
+    (`annotation.votes.ANSWER_COLUMN`): a type whose answers are not the 5-way scale's counts none."""
     corpus = judgments["pair_id"].astype(str).map(corpus_of_pair)
     answers = judgments[ANSWER_COLUMN].where(judgments[ANSWER_COLUMN].isin(ANSWERS), None)
-    parts = [(name, answers[corpus == name]) for name in corpus_of_pair.unique()]
+    corpora = corpus_of_pair.unique() if corpora is None else corpora
+    parts = [(name, answers[corpus == name]) for name in corpora]
     parts.append((GLOBAL, answers))
     rows = []
     for name, answers in parts:

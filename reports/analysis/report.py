@@ -383,7 +383,11 @@ class _Steps:
         )  # fmt: skip
         result = {
             "table2": self.runner.call(tables.table2, self.part(["corpus", "paraphrase", "is_tie"], [])),
-            "labels": answer_distribution(self.judgments, self.frame.set_index("pair_id")["corpus"]),
+            "labels": answer_distribution(
+                self.judgments,
+                judged_corpus(self.part(["pair_id", "corpus"], [], coded_corpus=False), self.judgments),
+                corpora(self.frame),
+            ),
             "agreement": agreement_frame,
             "cohen": cohen,
             "by_english_level": breakdowns.by_english_level(self.judgments, self.frame),
@@ -392,11 +396,16 @@ class _Steps:
         return result, {"agreement": agreement_notes, "by_group": group_notes}
 
 
-def judges_agreement(part, judgments, min_shared):
-    """The judges' agreement per corpus (`agreement.agreement_table`), each pair's corpus read from `part`
-    (its judged pairs only: indexing 400,000 pair ids for a thousand judged ones took most of the step)."""
+def judged_corpus(part, judgments) -> pd.Series:
+    """Each judged pair's corpus by pair id, read from `part` (pair_id, corpus): its judged pairs only, since
+    indexing 400,000 pair ids for a thousand judged ones took most of the steps that read it."""
     judged = part[part["pair_id"].isin(judgments["pair_id"].astype(str).unique())]
-    return agreement.agreement_table(judgments, judged.set_index("pair_id")["corpus"], min_shared=min_shared)
+    return judged.set_index("pair_id")["corpus"]
+
+
+def judges_agreement(part, judgments, min_shared):
+    """The judges' agreement per corpus (`agreement.agreement_table`), each judged pair's corpus from `part`."""
+    return agreement.agreement_table(judgments, judged_corpus(part, judgments), min_shared=min_shared)
 
 
 def by_group_and_level(part, metrics, directions, judgments, frame):
