@@ -32,14 +32,9 @@ def _load_report_libraries(sender, **kwargs):
     so every process of the pool has them): otherwise the first report after a start, the one a researcher
     waits for on the page, imports them (ppi-python, scipy.stats, crowd-kit, matplotlib: 3.6 s in one
     measurement on a shared 2-core machine)."""
-    if consumes_reports(sender.app.amqp.queues.consume_from):
+    from parasol.queues import REPORTS
+
+    if REPORTS in sender.app.amqp.queues.consume_from:  # the queues `-Q` selected, by name
         from reports.analysis import load_libraries
 
         load_libraries()
-
-
-def consumes_reports(consume_from) -> bool:
-    """Whether a worker consuming `consume_from` (Celery's queues by name, as `-Q` selected them) computes reports."""
-    from parasol.queues import REPORTS
-
-    return REPORTS in consume_from

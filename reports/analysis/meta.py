@@ -806,7 +806,8 @@ def platt(x, y, iterations=50, ridge=1e-6) -> tuple[float, float]:
         # threads, so its last bits (and the probabilities) would hang on how many threads the process has.
         gradient = np.array([(x * (y - p)).sum() - ridge * a, np.sum(y - p)])
         wx = w * x
-        hessian = np.array([[(wx * x).sum() + ridge, wx.sum()], [wx.sum(), w.sum()]])
+        sum_wx = wx.sum()
+        hessian = np.array([[(wx * x).sum() + ridge, sum_wx], [sum_wx, w.sum()]])
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -855,9 +856,8 @@ class _CalibrationKernel:
 
     def _average_precision(self, weights):
         """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
-        # Counts are summed as 32-bit integers (exact, half the memory traffic of floats), other weights as floats.
         w_sorted = weights[self.order]
-        kind = np.int32 if weights.dtype.kind in "iu" else float
+        kind = resampling.count_sum_type(weights)
         tp = np.cumsum(w_sorted * self.positive_sorted, axis=0, dtype=kind)[self.last].astype(float)
         seen = np.cumsum(w_sorted, axis=0, dtype=kind)[self.last].astype(float)
         positives = tp[-1]

@@ -370,11 +370,9 @@ class _Steps:
     def _judges(self, _verdicts):
         """What reads the judges' answers: their labels, agreement, English levels, and Table 2's ties."""
         pair_columns = [c for c in self.frame.columns if c not in self.metrics]
+        corpus_of_judged = judged_corpus(self.part(["pair_id", "corpus"], [], coded_corpus=False), self.judgments)
         agreement_frame, cohen, agreement_notes = self.runner.call(
-            judges_agreement,
-            self.part(["pair_id", "corpus"], [], coded_corpus=False),
-            self.judgments,
-            min_shared=self.settings.min_shared,
+            judges_agreement, corpus_of_judged, self.judgments, min_shared=self.settings.min_shared
         )
         by_group, group_notes = self.runner.call(
             by_group_and_level,
@@ -383,11 +381,7 @@ class _Steps:
         )  # fmt: skip
         result = {
             "table2": self.runner.call(tables.table2, self.part(["corpus", "paraphrase", "is_tie"], [])),
-            "labels": answer_distribution(
-                self.judgments,
-                judged_corpus(self.part(["pair_id", "corpus"], [], coded_corpus=False), self.judgments),
-                corpora(self.frame),
-            ),
+            "labels": answer_distribution(self.judgments, corpus_of_judged, corpora(self.frame)),
             "agreement": agreement_frame,
             "cohen": cohen,
             "by_english_level": breakdowns.by_english_level(self.judgments, self.frame),
@@ -403,9 +397,10 @@ def judged_corpus(part, judgments) -> pd.Series:
     return judged.set_index("pair_id")["corpus"]
 
 
-def judges_agreement(part, judgments, min_shared):
-    """The judges' agreement per corpus (`agreement.agreement_table`), each judged pair's corpus from `part`."""
-    return agreement.agreement_table(judgments, judged_corpus(part, judgments), min_shared=min_shared)
+def judges_agreement(corpus_of_judged, judgments, min_shared):
+    """The judges' agreement per corpus (`agreement.agreement_table`), each judged pair's corpus from
+    `corpus_of_judged` (`judged_corpus`)."""
+    return agreement.agreement_table(judgments, corpus_of_judged, min_shared=min_shared)
 
 
 def by_group_and_level(part, metrics, directions, judgments, frame):

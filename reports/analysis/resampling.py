@@ -52,7 +52,7 @@ class _Midranks:
         if self._last is not None and self._last[0] is weights:
             return self._last[1]
         # Counts are summed as 32-bit integers (exact, and half the memory traffic of floats).
-        cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]), dtype=_sum_type(weights))
+        cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]), dtype=count_sum_type(weights))
         np.cumsum(weights[self.order], axis=0, out=cumulative[1:])
         before, through = cumulative[self.starts], cumulative[self.ends]
         run_rank = before + (through - before + 1) / 2
@@ -62,9 +62,9 @@ class _Midranks:
         return ranks
 
 
-def _sum_type(weights):
+def count_sum_type(weights):
     """The type cumulative sums of `weights` are summed in: int32 for counts (exact: a resample's total is its
-    number of pairs, at most BOOTSTRAP_MAX_PAIRS), float for anything else."""
+    number of pairs, at most BOOTSTRAP_MAX_PAIRS; half the memory traffic of floats), float for anything else."""
     return np.int32 if weights.dtype.kind in "iu" else float
 
 

@@ -45,7 +45,6 @@ def one_thread_each():
 
 
 def _call(index):
-    one_thread_each()
     return _CALLS[index]()
 
 
@@ -62,7 +61,9 @@ def run_forked(calls, workers: int) -> list:
     # touch, and so copy, every page of the parent's objects.
     gc.freeze()
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(
+            workers, mp_context=multiprocessing.get_context("fork"), initializer=one_thread_each
+        ) as pool:
             return list(pool.map(_call, range(len(calls))))
     finally:
         _CALLS = []
