@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import translation
 
 from campaigns.models import Campaign
 from tests.browser import browser, page  # noqa: F401 (Playwright fixtures for the browser tests)
@@ -91,6 +92,15 @@ def fast_password_hashing(settings):
 def no_background_scoring(settings):
     """Unit tests score explicitly; the integration tests turn this back on with a real worker."""
     settings.PARASOL_SCORE_ON_CREATE = False
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts and ends in the site's default language. A test-client request the locale middleware
+    answered in French leaves French active in this thread, and a later test's lazy text would read French."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)
