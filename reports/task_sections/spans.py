@@ -15,6 +15,7 @@ from annotation.tagging import SIDES, tags_of
 from campaigns.models import Pair
 from reports.analysis import spans
 from reports.analysis.present import Table
+from reports.cache import data_inputs, report_store
 from reports.detector_tables import detector_cards, detector_vs_judges
 from reports.frames import counted_judgments, load_frames, pair_table
 
@@ -101,8 +102,20 @@ def _gold_columns(gold):
 
 def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> dict[str, pd.DataFrame]:
     """The span report's tables, by name (see the module docstring); `min_f1`: Test2's threshold, `theta`: the
-    degree-of-paraphrase subset's bound (ParaTag's values by default)."""
+    degree-of-paraphrase subset's bound (ParaTag's values by default).
+
+    Computed once per state of the campaigns' data (their data versions: pairs, judgments, scores), as the
+    report is: the page and each table download read them. The detectors' cards are read every time, from
+    their files, which no data version covers (a detector trained since shows at once).
+    """
     campaigns = list(campaigns)
+    store = report_store()
+    key = store.key("spans", data_inputs(campaigns), min_f1, theta)
+    tables = store.get_or_set(key, lambda: _tables_from_the_data(campaigns, min_f1, theta))
+    return {**tables, "span_detectors": detector_cards(campaigns)}
+
+
+def _tables_from_the_data(campaigns, min_f1, theta):
     frames = load_frames(campaigns)
     pairs = frames.pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pair_table(campaigns)["pk"].to_numpy())
@@ -116,7 +129,6 @@ def span_tables(campaigns, *, min_f1=spans.TEST2_MIN_F1, theta=spans.THETA) -> d
     return {
         **spans.span_analysis(taggings, pairs, frames.directions, min_f1=min_f1, theta=theta),
         "detector_vs_judges": detector_vs_judges(campaigns, taggings, pair_id_of_pk),
-        "span_detectors": detector_cards(campaigns),
     }
 
 

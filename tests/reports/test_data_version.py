@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import Judge, Judgment
 from campaigns.models import Campaign, Pair, Score
@@ -386,3 +387,50 @@ def test_migrate_makes_the_lost_triggers_again(lost_score_triggers):
     pair = Pair.objects.create(campaign=campaign, source="a b", hypothesis="b a", external_id="after")
     write = lambda: Score.objects.create(pair=pair, metric="lev", signature="s", value=1)  # noqa: E731
     assert moved(campaign, write) == {"scores_added"}
+
+
+def test_the_span_tables_are_kept_under_the_data_version_and_the_detector_cards_read_fresh(
+    campaign, tmp_path, monkeypatch
+):
+    """The span report's tables (the page and every table download read them) are computed once per state of the
+    data: a tagging changed in raw SQL shows at once, as a detector stored since does (its files, no data version)."""
+    import json
+
+    from annotation import assignment as assign
+    from campaigns.importers import import_pairs
+    from metrics.paratag import campaign_detectors_path
+    from reports.task_sections.spans import span_tables
+    from tests.factories import make_judge, without_controls
+
+    monkeypatch.setenv("PARATAG_DETECTORS_DIR", str(tmp_path))
+    campaign.task_type = "spans"
+    campaign.save()
+    import_pairs(campaign, b"id,source,hypothesis\np1,Anna bought a car,Anna got a car\np2,It rained,It poured\n")
+    without_controls(campaign)
+    for offset in (0, 1):
+        judge = make_judge(campaign)
+        for position, pair in enumerate(campaign.real_pairs.order_by("pk"), start=1):
+            assignment = judge.assignments.create(pair=pair, position=position, top="source")
+            assign.record_judgment(assignment, {"source": [offset], "hypothesis": [1]})
+    first = span_tables([campaign])
+    assert first["span_detectors"].empty
+    with CaptureQueriesContext(connection) as kept:
+        again = span_tables([campaign])
+    assert all(again[name].equals(first[name]) for name in first)
+    # Kept: the second reading asks for the data versions only, not the judgments.
+    assert not [q for q in kept.captured_queries if Judgment._meta.db_table in q["sql"]], kept.captured_queries
+
+    judgment = Judgment.objects.filter(assignment__judge__campaign=campaign).order_by("pk").first()
+    values = {**judgment.values, "source": [0, 1, 2]}
+    _sql(f'UPDATE {Judgment._meta.db_table} SET "values" = %s WHERE id = %s', [json.dumps(values), judgment.pk])
+    changed = span_tables([campaign])
+    assert not changed["span_agreement"].equals(first["span_agreement"])  # the raw write shows
+
+    version = campaign_detectors_path(campaign.pk) / "0001-test"
+    version.mkdir(parents=True)
+    figures = {"n_pairs": 2, "word_accuracy": 0.5, "span_f1": 0.4, "kappa": 0.1}
+    manifest = {"encoder": "toy", "test": figures, "baselines": {"tag_different_words": {"span_f1": 0.2}}}
+    (version / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with_detector = span_tables([campaign])
+    assert list(with_detector["span_detectors"]["detector"]) == ["0001-test"]
+    assert with_detector["span_agreement"].equals(changed["span_agreement"])
