@@ -23,6 +23,7 @@ as many requests as it serves at once, and its speed is measured apart from in-p
 
 import base64
 import json
+import threading
 import time
 
 import redis
@@ -167,19 +168,42 @@ def first_pk_by_campaign(pair_pks):
     return {row["campaign_id"]: row["first"] for row in rows}
 
 
+# The share's lock is a lease: its holder renews it every third of LEASE_SECONDS while it works, so a holder
+# killed mid-way (SIGKILL, out of memory) frees it within LEASE_SECONDS, not after a fixed two minutes during
+# which every dispatcher of the campaign (a web request's import, each batch that ends) waited a minute and gave up.
+LEASE_SECONDS = 10
+LOCK_WAIT_SECONDS = 60
+
+
 class _locked:
     """The pass's Redis lock, held while its state is read and changed (dispatchers in web and workers race)."""
 
     def __init__(self, key):
         self.redis = client()
-        self.lock = self.redis.lock(f"{key}:lock", timeout=120, blocking_timeout=60)
+        # thread_local=False: the renewing thread must see the token this thread acquired it with.
+        self.lock = self.redis.lock(
+            f"{key}:lock", timeout=LEASE_SECONDS, blocking_timeout=LOCK_WAIT_SECONDS, thread_local=False
+        )
+        self._done = threading.Event()
+        self._renewer = None
 
     def __enter__(self):
         if not self.lock.acquire():
-            raise redis.exceptions.LockError(f"{self.lock.name} held for over a minute")
+            raise redis.exceptions.LockError(f"{self.lock.name} held for over {LOCK_WAIT_SECONDS} s")
+        self._renewer = threading.Thread(target=self._renew, name="parasol-share-lease", daemon=True)
+        self._renewer.start()
         return self.redis
 
+    def _renew(self):
+        while not self._done.wait(LEASE_SECONDS / 3):
+            try:
+                self.lock.reacquire()  # its time to live back to LEASE_SECONDS
+            except redis.exceptions.RedisError:  # lost (this process was frozen past it) or Redis away: stop
+                return
+
     def __exit__(self, *exc):
+        self._done.set()
+        self._renewer.join()
         try:
             self.lock.release()
         except redis.exceptions.LockNotOwnedError:

@@ -1,5 +1,7 @@
 """Fair shares of scoring, the routes of every task, and tasks given up after their worker died: on a real Redis."""
 
+import os
+
 import pytest
 from django.urls import reverse
 
@@ -220,3 +222,52 @@ def test_a_report_whose_worker_died_twice_says_so_on_its_page(redis_broker, clie
     client.force_login(researcher)
     page = client.get(reverse("reports-show-report", args=[campaign.slug]) + "?label=gold").content.decode()
     assert "could not be computed" in page and queues.LOST_REASON in page
+
+
+# A dispatcher that takes a share's lock, with a lease of three seconds, says so and works on past several leases.
+HOLDER = """
+import os, sys, time
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
+import django
+django.setup()
+from scoring import dispatch
+dispatch.LEASE_SECONDS = 3
+held = dispatch._locked(sys.argv[1])
+held.__enter__()
+print("held", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_dispatcher_killed_holding_a_share_lock_frees_it_within_its_lease(redis_broker):
+    """A live holder keeps the share's lock past its lease (it renews it); killed mid-way (SIGKILL), it frees it
+    within the lease, so the campaign's other dispatchers do not wait a minute and give up."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    share = "parasol:scoring-share:cpu:999999"
+    env = {**os.environ, "CELERY_BROKER_URL": redis_broker, "REDIS_URL": redis_broker}
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, share], cwd=servers.REPO, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        r = queues.client()
+        lock_key = f"{share}:lock"
+        since = time.monotonic()
+        # Two leases and more on, the live holder still has it (renewed every second), its time to live never
+        # above one lease.
+        while time.monotonic() - since < 7:
+            assert 0 < r.pttl(lock_key) <= 3000
+            time.sleep(0.1)
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(30)
+        assert servers.wait_until(lambda: not r.exists(lock_key), timeout=30)  # was held two minutes
+        with dispatch._locked(share):
+            assert r.exists(lock_key)
+        assert not r.exists(lock_key)
+    finally:
+        holder.kill()
+        holder.wait(30)
