@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch  # noqa: E402
 
 from metrics import get_metric  # noqa: E402
-from metrics.loading import EMBEDDED, load_causal_lm, torch_dtype  # noqa: E402
+from metrics.loading import EMBEDDED, load_causal_lm, load_chat_tokenizer, torch_dtype  # noqa: E402
 
 SUBJECTS = ["The council", "My neighbour", "The new film", "Gilroy police", "The trading volume", "A rusty train"]
 FACTS = [
@@ -113,9 +113,13 @@ def main():
         torch.set_num_threads(args.threads)
     peak = args.peak_tflops or (800.0 if args.device.startswith("cuda") else None)
 
-    tokenizer, model = load_causal_lm(args.model, args.device, args.dtype)
     if args.random_weights_config:
+        # The weights are drawn at random in that shape: only the tokenizer is read (`--model` may then be a
+        # folder holding a tokenizer alone, as on a GPU machine without the embedded model's package).
+        tokenizer = load_chat_tokenizer(args.model)
         model = random_weights(args.random_weights_config, tokenizer, args.device, args.dtype)
+    else:
+        tokenizer, model = load_causal_lm(args.model, args.device, args.dtype)
     parameters = sum(p.numel() for p in model.parameters())
     sources, hypotheses = generate_pairs(args.pairs)
     few = args.naive_pairs or args.pairs

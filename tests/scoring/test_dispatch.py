@@ -239,6 +239,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.integration  # a child process and seconds of watching: out of the edit-test loop
 def test_a_dispatcher_killed_holding_a_share_lock_frees_it_within_its_lease(redis_broker):
     """A live holder keeps the share's lock past its lease (it renews it); killed mid-way (SIGKILL), it frees it
     within the lease, so the campaign's other dispatchers do not wait a minute and give up."""
