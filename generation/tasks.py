@@ -13,6 +13,7 @@ from metrics.backends import BackendUnavailable
 from parasol import llm_backends
 from parasol.queues import WatchedTask, client, hand_out
 
+from .llm import server_backend
 from .models import GenerationRun, create_run
 from .selection import select_candidates as select_run_candidates
 
@@ -32,6 +33,16 @@ class GenerationTask(WatchedTask):
         hand_out(_pending_key(args[0]), [])  # a failed run queues nothing more; resuming it starts again
 
 
+def generation_time_limits(args):
+    """`Limits` of a generate_batch(run_id, source_pks) whose run's model is served; None otherwise."""
+    run_id, source_pks = args[:2]
+    run = GenerationRun.objects.filter(pk=run_id).first()
+    backend = server_backend(run.model) if run is not None else None
+    if backend is None:
+        return None
+    return llm_backends.time_limits(backend, len(source_pks) * max(1, len(run.templates)) * run.candidates)
+
+
 @shared_task(
     base=GenerationTask,
     bind=True,
@@ -41,7 +52,7 @@ class GenerationTask(WatchedTask):
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
-    time_limits=staticmethod(llm_backends.generation_time_limits),
+    time_limits=staticmethod(generation_time_limits),
 )
 def generate_batch(self, run_id, source_pks):
     """Generate what these sources still lack; a cancelled, finished or deleted run is skipped.

@@ -150,19 +150,6 @@ def scoring_time_limits(args):
     return time_limits(backend, len(pair_pks) * requests_per_pair(metric)) if backend else None
 
 
-def generation_time_limits(args):
-    """`Limits` of a generate_batch(run_id, source_pks) whose run's model is served; None otherwise."""
-    from generation.llm import server_backend
-    from generation.models import GenerationRun
-
-    run_id, source_pks = args[:2]
-    run = GenerationRun.objects.filter(pk=run_id).first()
-    backend = server_backend(run.model) if run is not None else None
-    if backend is None:
-        return None
-    return time_limits(backend, len(source_pks) * max(1, len(run.templates)) * run.candidates)
-
-
 def overran(limits: Limits):
     """What a batch that ran past its soft limit means: its server did not serve it in time (it waits, retried)."""
     return BackendUnavailable(

@@ -22,24 +22,3 @@ def settings_or_exit():
         sys.stderr.write(f"Parasol cannot start: {error}\n")
         sys.stderr.flush()
         raise SystemExit(EXIT_CODE) from None
-
-
-def data_version_or_exit():
-    """After Django is set up (a web or worker process): stop, naming them, if the data version's triggers are
-    missing from a migrated database (`reports.data_version`); reports would otherwise go stale unnoticed.
-    A database that cannot be read now is left to the requests that need it (it may be restarting)."""
-    from django.db import DatabaseError, connection
-
-    from reports.data_version import problem
-
-    try:
-        found = problem(connection)
-    except DatabaseError:
-        found = None
-    finally:
-        if not connection.in_atomic_block:
-            connection.close()  # opened before the server forks its workers: none of them may share it
-    if found:
-        sys.stderr.write(f"Parasol cannot start: {found}\n")
-        sys.stderr.flush()
-        raise SystemExit(EXIT_CODE)

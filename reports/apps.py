@@ -22,7 +22,7 @@ class ReportsConfig(AppConfig):
 
 
 def _data_version_or_exit(**kwargs):
-    from parasol.startup import data_version_or_exit
+    from .data_version import data_version_or_exit
 
     data_version_or_exit()
 

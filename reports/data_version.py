@@ -17,6 +17,8 @@ new campaign column must be watched). `missing_triggers` tells which are gone: t
 processes refuse to start without them, and `check --deploy` names them.
 """
 
+import sys
+
 from django.db import connections
 
 PARTS = ("pairs", "judgments", "scores_added", "scores_changed")
@@ -262,3 +264,24 @@ def turn_on_recursive_triggers(sender, connection, **kwargs):
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA recursive_triggers = ON")
+
+
+def data_version_or_exit():
+    """After Django is set up (a web or worker process): stop, naming them, if the data version's triggers are
+    missing from a migrated database; reports would otherwise go stale unnoticed. A database that cannot be
+    read now is left to the requests that need it (it may be restarting). Exits as `parasol.startup` does."""
+    from django.db import DatabaseError, connection
+
+    from parasol.startup import EXIT_CODE
+
+    try:
+        found = problem(connection)
+    except DatabaseError:
+        found = None
+    finally:
+        if not connection.in_atomic_block:
+            connection.close()  # opened before the server forks its workers: none of them may share it
+    if found:
+        sys.stderr.write(f"Parasol cannot start: {found}\n")
+        sys.stderr.flush()
+        raise SystemExit(EXIT_CODE)

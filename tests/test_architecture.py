@@ -43,7 +43,8 @@ def strongly_connected_groups(graph):
 
 
 def test_it_has_no_import_circle_between_or_inside_apps():
-    graph = grimp.build_graph(*APPS, include_external_packages=False, cache_dir=None)
+    # parasol too: its LLM backends' module and generation imported each other through a function's import.
+    graph = grimp.build_graph("parasol", *APPS, include_external_packages=False, cache_dir=None)
     assert strongly_connected_groups(graph) == []
 
 

@@ -366,7 +366,8 @@ def test_a_table_rebuild_is_detected_and_named_with_how_to_restore(lost_score_tr
 
 
 def test_the_web_and_worker_processes_refuse_to_start_without_a_trigger(lost_score_triggers, capsys):
-    from parasol.startup import EXIT_CODE, data_version_or_exit
+    from parasol.startup import EXIT_CODE
+    from reports.data_version import data_version_or_exit
 
     with pytest.raises(SystemExit) as raised:
         data_version_or_exit()
@@ -375,7 +376,7 @@ def test_the_web_and_worker_processes_refuse_to_start_without_a_trigger(lost_sco
 
 
 def test_a_process_starts_with_every_trigger_there(db):
-    from parasol.startup import data_version_or_exit
+    from reports.data_version import data_version_or_exit
 
     data_version_or_exit()
 
