@@ -92,26 +92,7 @@ def retry_when_back(task, error: BackendUnavailable):
     ) from error
 
 
-# Which backend a batch goes to, and how long it may take.
-
-
-def backend_of(metric, campaign_pk=None):
-    """The backend (`Backend`) that scores `metric` for the campaign (the deployment's default without one);
-    None for a metric that asks no LLM backend. One query: routing a batch costs no more."""
-    from campaigns.models import Campaign
-    from metrics.registry import uses_llm_backend
-
-    if not uses_llm_backend(metric):
-        return None
-    choices = Campaign.objects.filter(pk=campaign_pk).values_list("llm_backends", flat=True).first() or {}
-    name = choices.get(metric) or settings.PARASOL_LLM_BACKEND
-    return settings.PARASOL_LLM_BACKENDS.get(name)
-
-
-def served_by(metric, campaign_pk=None):
-    """The server backend that scores `metric` for the campaign, or None (in-process, or no LLM at all)."""
-    backend = backend_of(metric, campaign_pk)
-    return backend if backend is not None and backend.is_server else None
+# How long a batch to a backend may take.
 
 
 # A batch may take this much longer than its requests' own bounds (queries, inserts, the shared slots'
@@ -139,15 +120,6 @@ def time_limits(backend, requests):
     per_request = (backend.retries + 1) * backend.timeout + backend.backoff * (2**backend.retries - 1)
     soft = math.ceil(waves * per_request) + _LIMIT_SLACK
     return Limits(backend.name, soft, soft + _HARD_AFTER_SOFT)
-
-
-def scoring_time_limits(args):
-    """`Limits` of a score_batch(metric, pair_pks, campaign_pk) whose metric goes to a server; None otherwise."""
-    from metrics.registry import requests_per_pair
-
-    metric, pair_pks, campaign_pk = (*args, None)[:3]
-    backend = served_by(metric, campaign_pk)
-    return time_limits(backend, len(pair_pks) * requests_per_pair(metric)) if backend else None
 
 
 def overran(limits: Limits):

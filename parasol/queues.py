@@ -1,4 +1,4 @@
-"""The Celery queues: where each task goes (routed here once, `CELERY_TASK_ROUTES`), and what is known of them.
+"""The Celery queues, and what is known of them (each task is routed to one by `scoring.routing`).
 
 Interactive work has queues of its own, so no scoring batch is ever ahead of it:
 `reports` (large reports), `training` (span detector retraining), `generation` (LLM
@@ -33,7 +33,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.core.cache import cache
 
-from metrics.registry import CPU, GPU, queue_of
+from metrics.registry import CPU, GPU
 
 logger = logging.getLogger(__name__)
 
@@ -44,48 +44,12 @@ SERVED = "served"  # batches of LLM metrics whose campaign's backend is a server
 SCORING = (CPU, GPU, SERVED)
 ALL = (REPORTS, TRAINING, GENERATION, *SCORING)
 
-ROUTES = {
-    "reports.tasks.compute_report_task": REPORTS,
-    "reports.tasks.train_detector_task": TRAINING,
-    "generation.tasks.generate_batch": GENERATION,
-    "generation.tasks.select_candidates": GENERATION,
-    "scoring.tasks.sweep_all": CPU,
-}
-# Tasks whose first argument is a metric: they run where the metric's model is. The value: the position
-# of the campaign argument, whose backend may send the task to `served` instead.
-BY_METRIC = {"scoring.tasks.score_batch": 2, "scoring.tasks.sweep_metric": 1}
-
 QUEUED = "queued for a worker"  # the stage of a report or a training no worker has taken yet
 LOST_REASON = "its worker process died twice while running it (killed, or out of memory)"
 EVENTS_KEPT = 200
 EVENTS_KEY = "parasol:task-events"
 ATTEMPT_KEY = "parasol:attempt:{}:{}"  # starts of one delivery of a task (its id, its retries)
 WORKERS_CACHE_SECONDS = 15
-
-
-def route(name, args, kwargs, options, task=None, **extra):
-    """Celery router (CELERY_TASK_ROUTES): the queue of every Parasol task, decided here only."""
-    if name in ROUTES:
-        return {"queue": ROUTES[name]}
-    if name in BY_METRIC:
-        return {"queue": scoring_queue(name, list(args or ()), kwargs or {})}
-    return None
-
-
-def scoring_queue(name, args, kwargs):
-    """`served` for a campaign's LLM metric asked of a server backend, else the metric's own queue (cpu, gpu).
-
-    A sweep over every campaign (no campaign named) stays on the metric's queue: it builds each
-    campaign's scorer, and an in-process one loads its model, which the served worker must never do.
-    """
-    from parasol.llm_backends import served_by
-
-    metric = args[0] if args else kwargs["metric"]
-    at = BY_METRIC[name]
-    campaign_pk = args[at] if len(args) > at else kwargs.get("campaign_pk", kwargs.get("campaign_id"))
-    if campaign_pk is not None and served_by(metric, campaign_pk) is not None:
-        return SERVED
-    return queue_of(metric)
 
 
 @lru_cache(maxsize=8)

@@ -340,7 +340,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 PARASOL_WORKER_LOST_SECONDS = env_int("PARASOL_WORKER_LOST_SECONDS", 60, minimum=3)
 # Every task's queue is decided in one place (parasol/queues.py): reports, training and
 # generation have queues of their own, so no scoring batch is ever ahead of them.
-CELERY_TASK_ROUTES = ("parasol.queues.route",)
+CELERY_TASK_ROUTES = ("scoring.routing.route",)
 # Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
 CELERY_BEAT_SCHEDULE_FILENAME = env_str("PARASOL_BEAT_SCHEDULE", str(BASE_DIR / "var" / "celerybeat-schedule"))
 CELERY_BEAT_SCHEDULE = {

@@ -30,13 +30,14 @@ import redis
 from django.conf import settings
 from django.db.models import Min
 
+from campaigns.llm_choice import served_by
 from campaigns.models import Campaign, Pair
 from metrics.registry import GPU, METRICS, queue_of, uses_llm_backend
-from parasol import llm_backends
 from parasol.progress import duration_words as _duration
-from parasol.queues import client, recent_events, scoring_queue
+from parasol.queues import client, recent_events
 
 from . import service
+from .routing import scoring_queue
 
 # A metric not yet measured starts with batches this small on the LLM queue (its speed is unknown).
 FIRST_LLM_BATCH = 4
@@ -213,7 +214,7 @@ class _locked:
 def batch_size(metric, campaign_pk=None):
     """Pairs per batch: what a worker scores in PARASOL_SCORING_BATCH_SECONDS at the metric's recent speed;
     for a server backend, that in whole waves of its `max_concurrency` (one wave before any is measured)."""
-    served = llm_backends.served_by(metric, campaign_pk)
+    served = served_by(metric, campaign_pk)
     largest = service.batch_size(metric)
     speed = worker_speed(metric, served)
     if served is not None:
@@ -230,7 +231,7 @@ def record_batch(campaign_pk, metric, n_scored, seconds):
     if not n_scored:
         return
     now = time.time()
-    served = llm_backends.served_by(metric, campaign_pk)
+    served = served_by(metric, campaign_pk)
     try:
         with client().pipeline() as pipe:
             speed = _speed_key(metric, served)

@@ -1,7 +1,7 @@
 """Thin Celery tasks (take ids, call one service function) and the helpers that queue them.
 
 Tasks import the service, never the reverse: queueing lives here, beside the tasks it queues.
-Each task's queue is decided once, in parasol.queues (CELERY_TASK_ROUTES); the batches of
+Each task's queue is decided once, in scoring.routing (CELERY_TASK_ROUTES); the batches of
 each campaign are handed out in turn by scoring.dispatch.
 """
 
@@ -11,9 +11,11 @@ import time
 from celery import shared_task
 from django.db import OperationalError, transaction
 
+from campaigns.llm_choice import served_by
 from campaigns.models import Campaign
 from metrics.backends import BackendUnavailable
 from metrics.base import MetricUnavailable
+from metrics.registry import requests_per_pair
 from parasol import llm_backends
 from parasol.queues import STEPPED_ASIDE, WatchedTask, record_event, still_held_here
 
@@ -36,6 +38,13 @@ class ScoringTask(WatchedTask):
             dispatch.finished(campaign_pk, metric, send=send_batch)
 
 
+def scoring_time_limits(args):
+    """`Limits` of a score_batch(metric, pair_pks, campaign_pk) whose metric goes to a server; None otherwise."""
+    metric, pair_pks, campaign_pk = (*args, None)[:3]
+    backend = served_by(metric, campaign_pk)
+    return llm_backends.time_limits(backend, len(pair_pks) * requests_per_pair(metric)) if backend else None
+
+
 @shared_task(
     base=ScoringTask,
     bind=True,
@@ -44,7 +53,7 @@ class ScoringTask(WatchedTask):
     retry_backoff=True,
     retry_backoff_max=300,
     max_retries=5,
-    time_limits=staticmethod(llm_backends.scoring_time_limits),
+    time_limits=staticmethod(scoring_time_limits),
 )
 def score_batch(self, metric, pair_pks, campaign_pk=None):
     """Score one batch of pairs (skipping those scored or deleted), then queue the campaign's next batch.
@@ -80,9 +89,9 @@ def _score_in_parts(task, metric, pair_pks, campaign_pk, start):
     """`service.score_pairs` a part at a time, checking before each that the batch is still this worker's
     and, for a server, that it is within its soft time limit (a threads worker has no Celery limit to
     enforce it). A server's part is as many pairs as it serves at once: a resumed worker sends at most one."""
-    served = llm_backends.served_by(metric, campaign_pk)
+    served = served_by(metric, campaign_pk)
     part = served.max_concurrency if served is not None else len(pair_pks)
-    limits = llm_backends.scoring_time_limits([metric, pair_pks, campaign_pk]) if served is not None else None
+    limits = scoring_time_limits([metric, pair_pks, campaign_pk]) if served is not None else None
     scored = 0
     for first in range(0, len(pair_pks), max(1, part)):
         if not still_held_here(task.request):

@@ -98,3 +98,19 @@ def test_it_finds_a_start_up_write():
     )
     expected = ["line 5: models.CHOICES[:]", "line 6: models.lookup", "line 7: models.TABLE['k']"]
     assert start_up_writes(source) == expected
+
+
+# Django's own configuration names the apps: the URL confs, the WSGI and ASGI entry points, the settings.
+DJANGO_ENTRY_POINTS = {"parasol.urls", "parasol.api_urls", "parasol.wsgi", "parasol.asgi", "parasol.settings"}
+
+
+def test_parasol_imports_no_app_but_through_djangos_own_entry_points():
+    """parasol/ (queues, backends, start-up, middleware) sits under the apps: only the metrics library is below it."""
+    graph = grimp.build_graph("parasol", *APPS, include_external_packages=False, cache_dir=None)
+    upward = {
+        (module, imported)
+        for module in graph.find_children("parasol") - DJANGO_ENTRY_POINTS
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.split(".")[0] in set(APPS) - {"metrics"}
+    }
+    assert upward == set()

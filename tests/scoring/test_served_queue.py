@@ -13,7 +13,7 @@ from metrics.backends import BackendUnavailable, parse_backends
 from parasol import llm_backends, queues
 from parasol.celery import app as celery_app
 from scoring import dispatch, service
-from scoring.tasks import score_batch, send_batch, sweep_metric
+from scoring.tasks import score_batch, scoring_time_limits, send_batch, sweep_metric
 from tests import servers
 from tests.factories import add_pairs
 
@@ -90,10 +90,10 @@ def test_a_served_batch_is_whole_waves_and_its_speed_is_kept_apart(redis_broker,
 
 @pytest.mark.django_db
 def test_a_served_batch_is_sent_with_time_limits_from_its_size_and_the_backends_timeout(redis_broker, served, lab):
-    limits = llm_backends.scoring_time_limits([LLM, list(range(40)), served.pk])
+    limits = scoring_time_limits([LLM, list(range(40)), served.pk])
     # 40 pairs x 3 requests each at most = 120 requests, 16 at a time: 8 waves of (2 x 30 s + 1 s of backoff).
     assert (limits.backend_name, limits.soft, limits.hard) == ("lab", 8 * 61 + 60, 8 * 61 + 120)
-    assert llm_backends.scoring_time_limits(["lev", [1], served.pk]) is None
+    assert scoring_time_limits(["lev", [1], served.pk]) is None
     send_batch(LLM, served.pk, list(range(40)))
     send_batch("lev", served.pk, [1])
     with celery_app.connection_for_write() as connection:
