@@ -338,7 +338,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # every third of this many seconds; the tasks of one silent for longer are put back in their
 # queue at once (parasol/queues.py). Far below the visibility timeout, above any pause of a busy worker.
 PARASOL_WORKER_LOST_SECONDS = env_int("PARASOL_WORKER_LOST_SECONDS", 60, minimum=3)
-# Every task's queue is decided in one place (parasol/queues.py): reports, training and
+# Every task's queue is decided in one place (scoring/routing.py): reports, training and
 # generation have queues of their own, so no scoring batch is ever ahead of them.
 CELERY_TASK_ROUTES = ("scoring.routing.route",)
 # Beat's record of when each periodic task last ran: under var/ (ignored), never in the tree.
