@@ -336,7 +336,7 @@ MAX_EXCLUDED_IN_SPAN = 5_000
 
 def pair_pk_range(campaigns):
     """`real_pair_pk_range` of the campaigns' real pairs, read from the `pair_state` index alone."""
-    return real_pair_pk_range(campaigns, _pair_state(campaigns))
+    return real_pair_pk_range(campaigns, pair_state(campaigns))
 
 
 def score_groups(campaigns, pk_range, counted=None) -> dict:
@@ -347,7 +347,7 @@ def score_groups(campaigns, pk_range, counted=None) -> dict:
     return signature_groups_in(pk_range, counted)
 
 
-def _pair_state(campaigns) -> dict:
+def pair_state(campaigns) -> dict:
     """Count and pk bounds of the real pairs, read from the `pair_state` index alone."""
     return _real_pairs(campaigns).aggregate(n=Count("pk"), first=Min("pk"), last=Max("pk"))
 
@@ -357,7 +357,7 @@ def real_pair_pk_range(campaigns, pairs):
 
     None when the range holds too many other pairs (campaigns imported in turns) to be worth it.
     An import allocates a campaign's pks in a row, so usually nothing is excluded and no pair is read.
-    `pairs`: their `_pair_state`.
+    `pairs`: their `pair_state`.
     """
     if not pairs["n"]:
         return 0, 0, []

@@ -24,14 +24,20 @@ def corpora(frame: pd.DataFrame) -> list[str]:
     return [str(name) for name in pd.unique(frame["corpus"])]
 
 
-def subsets(frame: pd.DataFrame):
+def subsets(frame: pd.DataFrame, order: list[str] | None = None):
     """(name, rows) for each corpus, then Global (every corpus together).
 
     The corpus names are coded once (the rows of `frame["corpus"] == name`, without comparing
     every string again for each corpus: on 400,000 pairs that was seconds per report).
+    `order`: the corpora in the order of a larger frame `frame` was cut from (`corpora` of it), so that
+    a cut keeps their order; a corpus the cut lacks is left out.
     """
     codes, names = pd.factorize(frame["corpus"], sort=False, use_na_sentinel=False)
-    for code, name in enumerate(names):
+    coded = list(enumerate(names))
+    if order is not None:
+        code_of = {str(name): (code, name) for code, name in coded}
+        coded = [code_of[name] for name in order if name in code_of]
+    for code, name in coded:
         rows = codes == code if name == name else np.zeros(len(frame), dtype=bool)  # NaN equals nothing
         yield str(name), frame[rows]
     yield GLOBAL, frame

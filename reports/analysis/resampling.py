@@ -7,6 +7,7 @@ as often as it was drawn (the tests check it on such expanded samples).
 """
 
 import numpy as np
+from scipy.linalg import blas
 
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import _AucKernel, bootstrap_indices, resample_counts
@@ -35,7 +36,11 @@ def auc(oriented, labels):
 
 
 class _Midranks:
-    """Average ranks of one variable in each resample: one sort, then cumulative weights along it."""
+    """Average ranks of one variable in each resample: one sort, then cumulative weights along it.
+
+    The target's are asked for once per metric on the same chunk of resamples: each is kept for the last
+    chunk it was computed on.
+    """
 
     def __init__(self, values):
         ranks = Ranks(values)
@@ -45,20 +50,43 @@ class _Midranks:
         self.ends = np.r_[self.starts[1:], len(sorted_codes)]
         self.run_of_sorted = np.repeat(np.arange(len(self.starts)), self.ends - self.starts)
         self.codes, self.n_values = ranks.codes, ranks.n_values
-        self._last = None
+        self.one_value_a_run = len(self.starts) == len(self.order)  # no ties: the usual case for a score
+        self._kept = {}
 
-    def __call__(self, weights):
-        # The target's ranks are asked for once per metric on the same chunk of resamples: computed once.
-        if self._last is not None and self._last[0] is weights:
-            return self._last[1]
+    def _once(self, name, weights, compute):
+        kept = self._kept.get(name)
+        if kept is None or kept[0] is not weights:
+            kept = self._kept[name] = (weights, compute(weights))
+        return kept[1]
+
+    def runs(self, weights):
+        """(before, weight) of each run of equal values in each resample (runs x resamples): the weight of the
+        pairs sorted before the run, and the run's own."""
+        return self._once("runs", weights, self._runs)
+
+    def _runs(self, weights):
         # Counts are summed as 32-bit integers (exact, and half the memory traffic of floats).
+        in_order = weights[self.order]
         cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]), dtype=count_sum_type(weights))
-        np.cumsum(weights[self.order], axis=0, out=cumulative[1:])
-        before, through = cumulative[self.starts], cumulative[self.ends]
-        run_rank = before + (through - before + 1) / 2
-        ranks = np.empty((len(self.order), weights.shape[1]))
-        ranks[self.order] = run_rank[self.run_of_sorted]
-        self._last = (weights, ranks)
+        np.cumsum(in_order, axis=0, out=cumulative[1:])
+        if self.one_value_a_run:
+            return cumulative[:-1], in_order
+        before = cumulative[self.starts]
+        return before, cumulative[self.ends] - before
+
+    def run_ranks(self, weights):
+        """Each run's average rank in each resample (runs x resamples)."""
+        before, weight = self.runs(weights)
+        return before + (weight + 1) / 2
+
+    def weighted_ranks(self, weights):
+        """Each pair's weight times its average rank (pairs x resamples)."""
+        return self._once("weighted ranks", weights, self._weighted_ranks)
+
+    def _weighted_ranks(self, weights):
+        ranks = np.empty(weights.shape)
+        ranks[self.order] = self.run_ranks(weights)[self.run_of_sorted]
+        ranks *= weights
         return ranks
 
 
@@ -68,23 +96,36 @@ def count_sum_type(weights):
     return np.int32 if weights.dtype.kind in "iu" else float
 
 
-def _weighted_pearson(x, y, weights):
-    total = weights.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mx, my = (weights * x).sum(axis=0) / total, (weights * y).sum(axis=0) / total
-        dx, dy = x - mx, y - my
-        covariance = (weights * dx * dy).sum(axis=0)
-        return covariance / np.sqrt((weights * dx * dx).sum(axis=0) * (weights * dy * dy).sum(axis=0))
+def _squared_deviations(total, run_weight):
+    """Sum over the resample of (rank - mean rank)^2: (N^3 - N - sum(t^3 - t)) / 12 for N pairs in runs of
+    weight t (the midranks' variance with ties), in exact integers as floats."""
+    t = run_weight.astype(float)
+    return (total * total * total - total - ((t * t - 1) * t).sum(axis=0)) / 12
 
 
 class Spearman:
-    """Spearman's rho of one metric against the target in each resample (scipy.stats.spearmanr's, on ranks)."""
+    """Spearman's rho of one metric against the target in each resample (scipy.stats.spearmanr's, on ranks).
+
+    The Pearson correlation of the two midranks, with what needs no pass over the pairs read off the run
+    weights: both mean ranks are (N + 1) / 2, and each sum of squared deviations is the ties' closed form.
+    Only the cross product sum(w x y) is summed pair by pair, as the sum over the metric's runs of the run's
+    rank times its pairs' sum of w y (w y, the target's, is shared by every metric). Every term is a
+    multiple of 1/4 below 2^50: exact.
+    """
 
     def __init__(self, oriented, target_ranks: "_Midranks"):
         self.x, self.y = _Midranks(np.nan_to_num(oriented)), target_ranks
 
     def __call__(self, weights):
-        return _weighted_pearson(self.x(weights), self.y(weights), weights.astype(float))
+        x, y = self.x, self.y
+        in_order = y.weighted_ranks(weights)[x.order]
+        per_run = in_order if x.one_value_a_run else np.add.reduceat(in_order, x.starts, axis=0)
+        total = weights.sum(axis=0, dtype=float)
+        mean = (total + 1) / 2
+        covariance = np.einsum("ij,ij->j", x.run_ranks(weights), per_run) - total * mean * mean
+        deviations = _squared_deviations(total, x.runs(weights)[1]) * _squared_deviations(total, y.runs(weights)[1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return covariance / np.sqrt(deviations)
 
 
 # Up to this many pairs Kendall's discordant pairs are one matrix product (pairs x pairs, float32: 25 MB at most).
@@ -106,6 +147,7 @@ class Kendall:
 
     def __init__(self, oriented, target_ranks: "_Midranks"):
         self.x = _Midranks(np.nan_to_num(oriented))
+        self.target = target_ranks
         self.levels = target_ranks.codes[self.x.order]  # the target's level of each pair, in the score's order
         self.n_levels = target_ranks.n_values
         self.discordance = None
@@ -113,25 +155,36 @@ class Kendall:
             runs, levels = self.x.run_of_sorted, self.levels
             lower_and_above = (runs[None, :] < runs[:, None]) & (levels[None, :] > levels[:, None])
             self.discordance = lower_and_above.astype(np.float32)
-            # Pairs (in the score's order) grouped by level, and by cell, for one reduceat each.
-            self.by_level, self.level_starts = _groups(levels)
+            # Pairs (in the score's order) grouped by cell, for one reduceat; none where each cell is one pair
+            # (no two pairs tied on the score at one level: the usual case), whose weights are then the cells'.
             self.by_cell, self.cell_starts = _groups(runs * self.n_levels + levels)
+            self.one_pair_a_cell = len(self.cell_starts) == len(levels)
+            self.one_pair_a_run = len(self.x.starts) == len(levels)
 
     def __call__(self, weights):
-        w = weights[self.x.order].astype(float)
-        total = w.sum(axis=0)
-        pairs = total * (total - 1) / 2
         if self.discordance is None:
-            return self._level_by_level(w, pairs)
-        run_weight = np.add.reduceat(w, self.x.starts, axis=0)
-        x_ties = (run_weight * (run_weight - 1) / 2).sum(axis=0)
-        level_total = np.add.reduceat(w[self.by_level], self.level_starts, axis=0)
-        y_ties = (level_total * (level_total - 1) / 2).sum(axis=0)
-        cell = np.add.reduceat(w[self.by_cell], self.cell_starts, axis=0)
-        joint_ties = (cell * (cell - 1) / 2).sum(axis=0)
-        exact32 = total.max() < FLOAT32_EXACT
-        lower = self.discordance @ w.astype(np.float32) if exact32 else self.discordance.astype(float) @ w
-        discordant = (w * lower).sum(axis=0)
+            w = weights[self.x.order].astype(float)
+            total = w.sum(axis=0)
+            return self._level_by_level(w, total * (total - 1) / 2)
+        w = weights[self.x.order]
+        total = w.sum(axis=0, dtype=float)
+        pairs = total * (total - 1) / 2
+        each_pair = _tied(w) if self.one_pair_a_cell or self.one_pair_a_run else None
+        x_ties = each_pair if self.one_pair_a_run else _tied(np.add.reduceat(w, self.x.starts, axis=0))
+        y_ties = _tied(self.target.runs(weights)[1])  # the target's runs are its levels; shared by every metric
+        if self.one_pair_a_cell:
+            joint_ties = each_pair
+        else:
+            joint_ties = _tied(np.add.reduceat(w[self.by_cell], self.cell_starts, axis=0))
+        if total.max() < FLOAT32_EXACT and w.dtype.kind in "iu":
+            w32 = w.astype(np.float32)
+            lower = _lower_triangular_product(self.discordance, w32)
+            # Each sum below is an integer under total^2 / 2: exact in float32 while that stays under 2^24.
+            exact32 = total.max() ** 2 / 2 < FLOAT32_EXACT
+            discordant = np.einsum("ij,ij->j", w32, lower, dtype=np.float32 if exact32 else float)
+        else:
+            w = w.astype(float)
+            discordant = (w * (self.discordance.astype(float) @ w)).sum(axis=0)
         return _tau_b(pairs, x_ties, y_ties, joint_ties, discordant)
 
     def _level_by_level(self, w, pairs):
@@ -154,6 +207,20 @@ class Kendall:
             discordant += (at_weight * below).sum(axis=0)
             above[1:] += np.cumsum(at_weight, axis=0)
         return _tau_b(pairs, x_ties, y_ties, joint_ties, discordant)
+
+
+def _lower_triangular_product(lower, columns):
+    """lower @ columns for a lower triangular float32 `lower` (pairs in the score's order: a pair is discordant
+    only with pairs sorted before it) and C-ordered float32 `columns`: BLAS's triangular product, half the
+    work of a general one. In Fortran's view the two arrays are their transposes, so the product is asked
+    as columns' @ lower' (`side=1`, an upper triangular factor), and nothing is copied."""
+    return blas.strmm(1.0, lower.T, columns.T, side=1, lower=0).T
+
+
+def _tied(weight):
+    """Pairs tied within each run (runs x resamples of run weights t): the sum of t (t - 1) / 2."""
+    t = weight.astype(float)
+    return (t * (t - 1)).sum(axis=0) / 2
 
 
 def _groups(keys):

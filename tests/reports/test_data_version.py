@@ -435,3 +435,22 @@ def test_the_span_tables_are_kept_under_the_data_version_and_the_detector_cards_
     with_detector = span_tables([campaign])
     assert list(with_detector["span_detectors"]["detector"]) == ["0001-test"]
     assert with_detector["span_agreement"].equals(changed["span_agreement"])
+
+
+def test_the_real_pairs_count_and_bounds_are_kept_under_the_pairs_version(live_campaign):
+    """`data_state` scans the pairs' index once per state of the pairs (0.16 s of every live page at 400,000 pairs):
+    a page that changes nothing asks no pair again, and a pair added or made a control in raw SQL shows at once."""
+    from reports.machinery.loading import data_state
+
+    first = data_state([live_campaign], report_cache.report_store())
+    with CaptureQueriesContext(connection) as kept:
+        again = data_state([live_campaign], report_cache.report_store())
+    assert again.pk_range == first.pk_range
+    assert not [q for q in kept.captured_queries if Pair._meta.db_table in q["sql"]], kept.captured_queries
+
+    last = live_campaign.real_pairs.order_by("pk").last()
+    table = Pair._meta.db_table
+    _sql(f"UPDATE {table} SET is_control = %s WHERE id = %s", [True, last.pk])
+    shrunk = data_state([live_campaign], report_cache.report_store()).pk_range
+    assert shrunk != first.pk_range and shrunk == report_cache.data_state([live_campaign]).pk_range
+    assert live_tables(live_campaign, "human") == scratch_tables(live_campaign, "human")
