@@ -24,6 +24,28 @@ def corpora(frame: pd.DataFrame) -> list[str]:
     return [str(name) for name in pd.unique(frame["corpus"])]
 
 
+# From this many columns on, `running_sums` adds row by row (below, numpy's cumsum costs less than the row loop).
+ROW_BY_ROW_MIN_COLUMNS = 256
+
+
+def running_sums(values, dtype=None) -> np.ndarray:
+    """0, then the cumulative sums down the rows of `values` (rows x columns): (rows + 1) x columns, in `dtype`.
+
+    Row by row, each a contiguous add: numpy's cumsum along axis 0 walks the columns one by one, 5-10x slower
+    once the array outgrows the cache (16 ms against 1.7 ms for 1,050 pairs x 1,000 resamples). The same
+    additions in the same order, so the same sums, floats included.
+    """
+    values = np.asarray(values)
+    sums = np.empty((values.shape[0] + 1, *values.shape[1:]), dtype=dtype or values.dtype)
+    sums[0] = 0
+    if values.ndim == 2 and values.shape[1] >= ROW_BY_ROW_MIN_COLUMNS:
+        for i, row in enumerate(values):
+            np.add(sums[i], row, out=sums[i + 1])
+    else:
+        np.cumsum(values, axis=0, dtype=sums.dtype, out=sums[1:])
+    return sums
+
+
 def subsets(frame: pd.DataFrame, order: list[str] | None = None):
     """(name, rows) for each corpus, then Global (every corpus together).
 

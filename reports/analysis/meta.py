@@ -22,7 +22,7 @@ from scipy import special
 
 from metrics.registry import LOG_ODDS_EVEN, natural_threshold_of
 from reports.analysis import resampling
-from reports.analysis.common import corpora, orient, subsets
+from reports.analysis.common import corpora, orient, running_sums, subsets
 from reports.analysis.labels import GLOBAL
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import BOOTSTRAP_MAX_PAIRS, RANK_TARGETS, _delong, paired_p_value
@@ -859,8 +859,8 @@ class _CalibrationKernel:
         """Average precision (scikit-learn's: sum of (R_k - R_k-1) P_k over the distinct thresholds) per column."""
         w_sorted = weights[self.order]
         kind = resampling.count_sum_type(weights)
-        tp = np.cumsum(w_sorted * self.positive_sorted, axis=0, dtype=kind)[self.last].astype(float)
-        seen = np.cumsum(w_sorted, axis=0, dtype=kind)[self.last].astype(float)
+        tp = running_sums(w_sorted * self.positive_sorted, kind)[self.last + 1].astype(float)
+        seen = running_sums(w_sorted, kind)[self.last + 1].astype(float)
         positives = tp[-1]
         with np.errstate(invalid="ignore", divide="ignore"):
             precision = np.where(seen > 0, tp / seen, 0)

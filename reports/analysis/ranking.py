@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from reports.analysis.common import orient, subsets
+from reports.analysis.common import orient, running_sums, subsets
 from reports.analysis.rank_correlation import Ranks, kendall_tau_b, spearman
 
 CHUNK_CELLS = 2_000_000  # resamples x pairs processed at once, to bound memory
@@ -57,8 +57,7 @@ class _AucKernel:
         # Pairs are rows, so every gather below copies whole contiguous rows.
         weights = np.asarray(weights)
         integer = weights.dtype.kind in "iu"
-        cumulative = np.zeros((len(self.negatives) + 1, weights.shape[1]), dtype=np.int32 if integer else float)
-        np.cumsum(weights[self.negatives], axis=0, out=cumulative[1:])
+        cumulative = running_sums(weights[self.negatives], np.int32 if integer else float)
         positive_weights = weights[self.positives]
         if self.has_ties:
             twice_below = cumulative[self.below] + cumulative[self.at_or_below]

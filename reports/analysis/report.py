@@ -21,7 +21,7 @@ from reports.analysis import (
     tables,
 )
 from reports.analysis.collection import ROUND_KEYS
-from reports.analysis.common import corpora, failed_table, failure_note, failure_notes, subsets
+from reports.analysis.common import corpora, failed_table, failure_note, failure_notes
 from reports.analysis.labels import answer_distribution, attach_labels, judge_competence, judge_votes
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
@@ -426,9 +426,11 @@ def _scale_notes(frame, settings):
             f"Curve tables keep {settings.curve_points:,} evenly spaced points per metric and corpus "
             "(ends kept); ask for full curves (report --full-curves) to get one row per pair."
         )
-    if int(frame["paraphrase"].notna().sum()) > settings.figure_points:
+    labelled = int(frame["paraphrase"].notna().sum())
+    if labelled > settings.figure_points:
         notes.append(f"Figure 2 draws a random sample of {settings.figure_points:,} labelled pairs.")
-    if any(int(rows["paraphrase"].notna().sum()) > ranking.BOOTSTRAP_MAX_PAIRS for _name, rows in subsets(frame)):
+    # Global holds every corpus's labelled pairs: a corpus over the limit puts Global over it too.
+    if labelled > ranking.BOOTSTRAP_MAX_PAIRS:
         notes.append(
             f"AUC intervals and tests of subsets over {ranking.BOOTSTRAP_MAX_PAIRS:,} labelled pairs use DeLong's "
             "method (n_bootstrap 0) instead of the bootstrap."

@@ -9,6 +9,7 @@ as often as it was drawn (the tests check it on such expanded samples).
 import numpy as np
 from scipy.linalg import blas
 
+from reports.analysis.common import running_sums
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import _AucKernel, bootstrap_indices, resample_counts
 from reports.analysis.systems import source_weights
@@ -60,24 +61,25 @@ class _Midranks:
         return kept[1]
 
     def runs(self, weights):
-        """(before, weight) of each run of equal values in each resample (runs x resamples): the weight of the
-        pairs sorted before the run, and the run's own."""
+        """(before, through, weight) of each run of equal values in each resample (runs x resamples): the weight
+        of the pairs sorted before the run, that with the run's own, and the run's own."""
         return self._once("runs", weights, self._runs)
 
     def _runs(self, weights):
         # Counts are summed as 32-bit integers (exact, and half the memory traffic of floats).
         in_order = weights[self.order]
-        cumulative = np.zeros((weights.shape[0] + 1, weights.shape[1]), dtype=count_sum_type(weights))
-        np.cumsum(in_order, axis=0, out=cumulative[1:])
+        cumulative = running_sums(in_order, count_sum_type(weights))
         if self.one_value_a_run:
-            return cumulative[:-1], in_order
-        before = cumulative[self.starts]
-        return before, cumulative[self.ends] - before
+            return cumulative[:-1], cumulative[1:], in_order
+        before, through = cumulative[self.starts], cumulative[self.ends]
+        return before, through, through - before
 
     def run_ranks(self, weights):
-        """Each run's average rank in each resample (runs x resamples)."""
-        before, weight = self.runs(weights)
-        return before + (weight + 1) / 2
+        """Each run's average rank in each resample (runs x resamples): (before + through + 1) / 2."""
+        before, through, _weight = self.runs(weights)
+        ranks = before + through
+        ranks += 1
+        return ranks * 0.5
 
     def weighted_ranks(self, weights):
         """Each pair's weight times its average rank (pairs x resamples)."""
@@ -97,10 +99,15 @@ def count_sum_type(weights):
 
 
 def _squared_deviations(total, run_weight):
-    """Sum over the resample of (rank - mean rank)^2: (N^3 - N - sum(t^3 - t)) / 12 for N pairs in runs of
-    weight t (the midranks' variance with ties), in exact integers as floats."""
-    t = run_weight.astype(float)
-    return (total * total * total - total - ((t * t - 1) * t).sum(axis=0)) / 12
+    """Sum over the resample of (rank - mean rank)^2 for N pairs in runs of weight t: (N^3 - sum(t^3)) / 12, the
+    midranks' variance with ties ((N^3 - N - sum(t^3 - t)) / 12, the runs' weights summing to N), exact."""
+    return (total * total * total - _power_sum(run_weight, 3)) / 12
+
+
+def _power_sum(weight, power):
+    """The sum down each column of weight ** power: counts in 64-bit integers (exact), other weights in floats."""
+    kind = np.int64 if weight.dtype.kind in "iu" else float
+    return np.einsum(",".join(["ij"] * power) + "->j", *[weight] * power, dtype=kind).astype(float)
 
 
 class Spearman:
@@ -119,11 +126,14 @@ class Spearman:
     def __call__(self, weights):
         x, y = self.x, self.y
         in_order = y.weighted_ranks(weights)[x.order]
-        per_run = in_order if x.one_value_a_run else np.add.reduceat(in_order, x.starts, axis=0)
+        per_run = in_order if x.one_value_a_run else _run_totals(in_order, x.starts, x.ends)
+        before, through, x_weight = x.runs(weights)
         total = weights.sum(axis=0, dtype=float)
-        mean = (total + 1) / 2
-        covariance = np.einsum("ij,ij->j", x.run_ranks(weights), per_run) - total * mean * mean
-        deviations = _squared_deviations(total, x.runs(weights)[1]) * _squared_deviations(total, y.runs(weights)[1])
+        # sum(w x y) = sum over runs of (before + through + 1) / 2 times the run's sum of w y, the last of which
+        # add up to the sum of w y = N (N + 1) / 2.
+        cross = (np.einsum("ij,ij->j", before + through, per_run) + total * (total + 1) / 2) / 2
+        covariance = cross - total * (total + 1) ** 2 / 4
+        deviations = _squared_deviations(total, x_weight) * _squared_deviations(total, y.runs(weights)[2])
         with np.errstate(invalid="ignore", divide="ignore"):
             return covariance / np.sqrt(deviations)
 
@@ -155,9 +165,10 @@ class Kendall:
             runs, levels = self.x.run_of_sorted, self.levels
             lower_and_above = (runs[None, :] < runs[:, None]) & (levels[None, :] > levels[:, None])
             self.discordance = lower_and_above.astype(np.float32)
-            # Pairs (in the score's order) grouped by cell, for one reduceat; none where each cell is one pair
+            # Pairs (in the score's order) grouped by cell, summed cell by cell; not at all where each cell is one pair
             # (no two pairs tied on the score at one level: the usual case), whose weights are then the cells'.
             self.by_cell, self.cell_starts = _groups(runs * self.n_levels + levels)
+            self.cell_ends = np.r_[self.cell_starts[1:], len(levels)]
             self.one_pair_a_cell = len(self.cell_starts) == len(levels)
             self.one_pair_a_run = len(self.x.starts) == len(levels)
 
@@ -169,13 +180,13 @@ class Kendall:
         w = weights[self.x.order]
         total = w.sum(axis=0, dtype=float)
         pairs = total * (total - 1) / 2
-        each_pair = _tied(w) if self.one_pair_a_cell or self.one_pair_a_run else None
-        x_ties = each_pair if self.one_pair_a_run else _tied(np.add.reduceat(w, self.x.starts, axis=0))
-        y_ties = _tied(self.target.runs(weights)[1])  # the target's runs are its levels; shared by every metric
+        each_pair = _tied(w, total) if self.one_pair_a_cell or self.one_pair_a_run else None
+        x_ties = each_pair if self.one_pair_a_run else _tied(self.x.runs(weights)[2], total)
+        y_ties = _tied(self.target.runs(weights)[2], total)  # the target's runs are its levels; shared by every metric
         if self.one_pair_a_cell:
             joint_ties = each_pair
         else:
-            joint_ties = _tied(np.add.reduceat(w[self.by_cell], self.cell_starts, axis=0))
+            joint_ties = _tied(_run_totals(w[self.by_cell], self.cell_starts, self.cell_ends), total)
         if total.max() < FLOAT32_EXACT and w.dtype.kind in "iu":
             w32 = w.astype(np.float32)
             lower = _lower_triangular_product(self.discordance, w32)
@@ -205,7 +216,7 @@ class Kendall:
             # Pairs at a higher level with a strictly lower score: the cumulative weight before the score's run.
             below = above[x.starts][x.run_of_sorted]
             discordant += (at_weight * below).sum(axis=0)
-            above[1:] += np.cumsum(at_weight, axis=0)
+            above += running_sums(at_weight)
         return _tau_b(pairs, x_ties, y_ties, joint_ties, discordant)
 
 
@@ -217,10 +228,17 @@ def _lower_triangular_product(lower, columns):
     return blas.strmm(1.0, lower.T, columns.T, side=1, lower=0).T
 
 
-def _tied(weight):
-    """Pairs tied within each run (runs x resamples of run weights t): the sum of t (t - 1) / 2."""
-    t = weight.astype(float)
-    return (t * (t - 1)).sum(axis=0) / 2
+def _run_totals(values, starts, ends):
+    """The sums of `values` (rows x resamples) over each run of rows [start, end): differences of running sums,
+    3-4x faster than np.add.reduceat along the rows, and exact for what is summed here (counts, and multiples
+    of 1/2 under 2^50)."""
+    sums = running_sums(values)
+    return sums[ends] - sums[starts]
+
+
+def _tied(weight, total):
+    """Pairs tied within each run (runs x resamples of run weights t, summing to `total`): the sum of t (t - 1) / 2."""
+    return (_power_sum(weight, 2) - total) / 2
 
 
 def _groups(keys):
