@@ -50,9 +50,6 @@ def _missing(report, spec) -> str | None:
     if spec.kind == "calibration":
         bins = report.tables["reliability"]
         return None if (bins["corpus"] == spec.corpus).any() else "too few labelled pairs of both classes"
-    if spec.kind == "calibration":
-        bins = report.tables["reliability"]
-        return reliability_figure, (bins[bins["corpus"] == spec.corpus], report.metrics), {"corpus": spec.corpus}
     if spec.kind == "figure2":
         points = report.points
         points = points if spec.corpus == "Global" else points[points["corpus"] == spec.corpus]
