@@ -13,12 +13,17 @@ from django.core.exceptions import ImproperlyConfigured
 EXIT_CODE = 3
 
 
+def refuse_to_start(reason):
+    """Stop the process with one line saying why, and `EXIT_CODE`."""
+    sys.stderr.write(f"Parasol cannot start: {reason}\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_CODE) from None  # the reason is the line above, not a traceback
+
+
 def settings_or_exit():
     from django.conf import settings
 
     try:
         settings.INSTALLED_APPS  # noqa: B018 -- reading one setting imports the whole module
     except ImproperlyConfigured as error:
-        sys.stderr.write(f"Parasol cannot start: {error}\n")
-        sys.stderr.flush()
-        raise SystemExit(EXIT_CODE) from None
+        refuse_to_start(error)

@@ -17,8 +17,6 @@ new campaign column must be watched). `missing_triggers` tells which are gone: t
 processes refuse to start without them, and `check --deploy` names them.
 """
 
-import sys
-
 from django.db import connections
 
 PARTS = ("pairs", "judgments", "scores_added", "scores_changed")
@@ -272,7 +270,7 @@ def data_version_or_exit():
     read now is left to the requests that need it (it may be restarting). Exits as `parasol.startup` does."""
     from django.db import DatabaseError, connection
 
-    from parasol.startup import EXIT_CODE
+    from parasol.startup import refuse_to_start
 
     try:
         found = problem(connection)
@@ -282,6 +280,4 @@ def data_version_or_exit():
         if not connection.in_atomic_block:
             connection.close()  # opened before the server forks its workers: none of them may share it
     if found:
-        sys.stderr.write(f"Parasol cannot start: {found}\n")
-        sys.stderr.flush()
-        raise SystemExit(EXIT_CODE)
+        refuse_to_start(found)

@@ -41,7 +41,11 @@ class ScoringTask(WatchedTask):
 def scoring_time_limits(args):
     """`Limits` of a score_batch(metric, pair_pks, campaign_pk) whose metric goes to a server; None otherwise."""
     metric, pair_pks, campaign_pk = (*args, None)[:3]
-    backend = served_by(metric, campaign_pk)
+    return _served_limits(served_by(metric, campaign_pk), metric, pair_pks)
+
+
+def _served_limits(backend, metric, pair_pks):
+    """`Limits` of a batch of `pair_pks` sent to the server `backend` (None: not served, no limits)."""
     return llm_backends.time_limits(backend, len(pair_pks) * requests_per_pair(metric)) if backend else None
 
 
@@ -91,7 +95,7 @@ def _score_in_parts(task, metric, pair_pks, campaign_pk, start):
     enforce it). A server's part is as many pairs as it serves at once: a resumed worker sends at most one."""
     served = served_by(metric, campaign_pk)
     part = served.max_concurrency if served is not None else len(pair_pks)
-    limits = scoring_time_limits([metric, pair_pks, campaign_pk]) if served is not None else None
+    limits = _served_limits(served, metric, pair_pks)  # the backend just read: not asked of the database again
     scored = 0
     for first in range(0, len(pair_pks), max(1, part)):
         if not still_held_here(task.request):

@@ -199,8 +199,8 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
     target_column = "paraphrase" if statistic == "auc" else RANK_TARGETS[label_source]
     cluster_rows, test_rows, notes = [], [], []
     # Only labelled rows count: cut once (a few thousand of 400,000 on a live campaign), the corpora in their order.
-    labelled = frame[target_column].notna().to_numpy()
-    labelled = frame if labelled.all() else frame[labelled]
+    has_target = frame[target_column].notna().to_numpy()
+    labelled = frame if has_target.all() else frame[has_target]
     for corpus, part in subsets(labelled, corpora(frame)):
         labels = part["paraphrase"].to_numpy(dtype=float, na_value=np.nan) == 1
         target = part[target_column].to_numpy(dtype=float, na_value=np.nan)

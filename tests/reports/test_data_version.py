@@ -439,7 +439,7 @@ def test_the_span_tables_are_kept_under_the_data_version_and_the_detector_cards_
 
 def test_the_real_pairs_count_and_bounds_are_kept_under_the_pairs_version(live_campaign):
     """`data_state` scans the pairs' index once per state of the pairs (0.16 s of every live page at 400,000 pairs):
-    a page that changes nothing asks no pair again, and a pair added or made a control in raw SQL shows at once."""
+    a page that changes nothing asks no pair again, and a pair made a control in raw SQL shows at once."""
     from reports.machinery.loading import data_state
 
     first = data_state([live_campaign], report_cache.report_store())
