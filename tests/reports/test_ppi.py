@@ -8,7 +8,7 @@ import pytest
 
 from reports.analysis import ppi
 
-RNG = np.random.default_rng(7)
+RNG = np.random.default_rng(7)  # drawn at import only: a test drawing from it would depend on the order
 Y = (RNG.random(60) < 0.6).astype(float)
 YHAT = np.clip(0.3 * Y + 0.35 + RNG.normal(0, 0.3, 60), 0, 1)
 UNLABELLED = np.clip(0.5 + RNG.normal(0, 0.25, 400), 0, 1)
@@ -71,9 +71,10 @@ def test_the_closed_form_ppi_the_bench_uses_is_ppi_pys():
 def test_the_logistic_fit_is_scikit_learns_regularised_one():
     from sklearn.linear_model import LogisticRegression
 
-    x = RNG.normal(size=(300, 3))
-    y = (x @ [1.0, -0.5, 0.2] + RNG.normal(size=300) > 0).astype(float)
-    keep = RNG.random(300) < 0.7
+    rng = np.random.default_rng(74)
+    x = rng.normal(size=(300, 3))
+    y = (x @ [1.0, -0.5, 0.2] + rng.normal(size=300) > 0).astype(float)
+    keep = rng.random(300) < 0.7
     mine = ppi.logistic_fit(np.c_[np.ones(300), x], y, keep.astype(float))
     theirs = LogisticRegression(C=1 / ppi.PENALTY, tol=1e-10).fit(x[keep], y[keep])
     assert mine == pytest.approx(np.r_[theirs.intercept_, theirs.coef_[0]], abs=1e-6)
@@ -97,7 +98,7 @@ def test_effective_pairs_on_a_uniform_draw_is_the_classical_ratio():
 
 
 def test_proportional_probabilities_meet_the_budget_and_never_pass_one():
-    uncertainty = np.abs(RNG.normal(size=500)) ** 3
+    uncertainty = np.abs(np.random.default_rng(100).normal(size=500)) ** 3
     probability = ppi.proportional_probabilities(uncertainty, 100)
     assert probability.sum() == pytest.approx(100, rel=1e-6) and probability.max() <= 1
     unclipped = probability < 1
@@ -107,10 +108,11 @@ def test_proportional_probabilities_meet_the_budget_and_never_pass_one():
 
 def test_the_robust_rule_goes_uniform_when_the_models_uncertainty_is_wrong_and_follows_it_when_right():
     n = 2000
-    p = RNG.uniform(0.02, 0.98, n)
+    rng = np.random.default_rng(110)
+    p = rng.uniform(0.02, 0.98, n)
     uncertainty = np.sqrt(p * (1 - p))
-    y = (RNG.random(n) < p).astype(float)
-    seen = RNG.random(n) < 0.1
+    y = (rng.random(n) < p).astype(float)
+    seen = rng.random(n) < 0.1
     right, rho_right = ppi.robust_probabilities(
         uncertainty,
         200,
@@ -147,8 +149,9 @@ def test_every_metric_combined_is_chosen_when_it_predicts_better_and_named_with_
 
 
 def test_no_labelled_pair_is_predicted_by_a_model_that_saw_its_label():
-    y = np.where(RNG.random(200) < 0.3, (RNG.random(200) < 0.6).astype(float), np.nan)
-    scores = pd.DataFrame({"a": RNG.normal(size=200) + np.nan_to_num(y), "b": RNG.normal(size=200)})
+    rng = np.random.default_rng(150)
+    y = np.where(rng.random(200) < 0.3, (rng.random(200) < 0.6).astype(float), np.nan)
+    scores = pd.DataFrame({"a": rng.normal(size=200) + np.nan_to_num(y), "b": rng.normal(size=200)})
     out_of_fold, _every, _chosen = ppi.cross_fitted(y, scores, seed=3)
     for pair in np.flatnonzero(~np.isnan(y))[:5]:
         flipped = y.copy()
@@ -191,7 +194,10 @@ def test_a_good_metric_narrows_the_interval_and_a_useless_one_gives_the_human_on
 
 
 def test_the_researchers_predictor_is_used_and_said():
-    frame = _campaign(2.0).assign(other=lambda f: f["metric"] * 0 + RNG.normal(size=len(f)))
+    # Pure noise beside the metric, from a generator of its own: the module's shared one made the data depend on
+    # the order the tests ran in (random), and on 6 of 40 seeds noise combined with the metric predicts unseen
+    # labels marginally better, so the chooser rightly takes both.
+    frame = _campaign(2.0).assign(other=lambda f: np.random.default_rng(1).normal(size=len(f)))
     table, notes = ppi.estimates_table(frame, ["metric", "other"], {"metric": "higher", "other": "higher"},
                                        predictor="other")  # fmt: skip
     assert set(table["predictor"]) == {"other"} and set(table["chosen_by"]) == {ppi.NAMED}
