@@ -59,8 +59,9 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
 
     `store` (`reports.machinery.store.Store`, for the live page): pairs, score columns and the steps of
     earlier reports are reused where their inputs did not change; without it all is computed.
-    `workers` (the command's `reports.machinery.workers.ReportWorkers`): they read the score columns
-    while this process reads the pairs, and as many processes compute the analysis's step groups at once.
+    `workers` (the command's `reports.machinery.workers.ReportWorkers`): they compute the edit distances and
+    read the score columns while this process reads the pairs, and as many processes compute the analysis's
+    step groups at once.
     `options`: the analysis `Settings` (seed, curve points...).
     """
     on_stage = on_stage or _quiet

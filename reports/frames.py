@@ -83,23 +83,21 @@ def _distinct_metadata(stored) -> tuple[np.ndarray, list[dict]]:
     return codes, [_as_dict(text) for text in distinct]
 
 
-def pair_table(campaigns, pk_range: PkRange | None = None) -> pd.DataFrame:
+def pair_table(campaigns, pk_range: PkRange | None = None, hypotheses=True) -> pd.DataFrame:
     """One row per real pair (no training pair, no control item), by campaign then age; `pk_range`: one page.
 
     Columns: `pk`, `campaign` (its slug), `external_id`, `corpus` (as stored), `source`,
-    `hypothesis`, `gold_label` (Int64), the metadata keys of METADATA_COLUMNS and `system`
-    (after each campaign's `system_keys`).
+    `hypothesis` (unless `hypotheses` is False), `gold_label` (Int64), the metadata keys of METADATA_COLUMNS
+    and `system` (after each campaign's `system_keys`).
     """
     campaigns = list(campaigns)
     slug_of = {c.pk: c.slug for c in campaigns}
     keys_of = {c.slug: c.system_key_list() for c in campaigns}
-    rows = (
-        _within(_real_pairs(campaigns), pk_range)
-        .order_by("campaign_id", "pk")
-        .values_list("pk", "campaign_id", "external_id", "corpus", "source", "hypothesis", "gold_label", "metadata")
-    )
+    read = [column for column in PAIR_TABLE_COLUMNS if hypotheses or column != "hypothesis"]
+    fields = ["campaign_id" if column == "campaign" else column for column in read]
+    rows = _within(_real_pairs(campaigns), pk_range).order_by("campaign_id", "pk").values_list(*fields, "metadata")
     # Read a chunk at a time: 400,000 rows of sentences as tuples were 350 MB at once.
-    columns = [*PAIR_TABLE_COLUMNS, "metadata"]
+    columns = [*read, "metadata"]
     chunks = [pd.DataFrame.from_records(chunk, columns=columns) for chunk in raw_row_chunks(rows)]
     pairs = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame.from_records([], columns=columns)
     codes, metadatas = _distinct_metadata(pairs.pop("metadata").to_numpy(dtype=object))
@@ -459,7 +457,9 @@ class Frames:
         return {metric: fields["answer"] for metric, fields in parsed.items() if "answer" in fields}
 
 
-def load_frames(campaigns, values=False, hypotheses=True, pairs=None, scores=None, selection=None) -> Frames:
+def load_frames(
+    campaigns, values=False, hypotheses=True, pairs=None, scores=None, selection=None, edit_distances=None
+) -> Frames:
     """Real pairs (with one column per metric), counted judgments, metric directions and signatures.
 
     With several campaigns a pair's id is `slug:id`; a pair without corpus is in its campaign's.
@@ -468,11 +468,12 @@ def load_frames(campaigns, values=False, hypotheses=True, pairs=None, scores=Non
     `hypotheses=False` (the report): each pair's edit distance to its source in place of its hypothesis.
     `pairs` ((frame, pks) as `pairs_frame` gives them) and `scores` (a function giving `Scores`, called
     once the judgments are read): when the caller read them otherwise (the live report, from its cache);
-    `selection` likewise (`generation_selection`: it reads every pair's metadata).
+    `selection` likewise (`generation_selection`: it reads every pair's metadata); `edit_distances`: as
+    `pairs_frame` takes it.
     """
     campaigns = list(campaigns)
     if pairs is None:
-        pairs = pairs_frame(campaigns, hypotheses)
+        pairs = pairs_frame(campaigns, hypotheses, edit_distances)
     pairs, pks = pairs
     pair_id_of_pk = pd.Series(pairs["pair_id"].to_numpy(), index=pks)
 
@@ -491,11 +492,49 @@ def load_frames(campaigns, values=False, hypotheses=True, pairs=None, scores=Non
     return Frames(pairs, judgments, directions, scores.signatures, scores.notes + notes + overlap_notes, verdicts)
 
 
-def pairs_frame(campaigns, hypotheses=True):
+def pairs_frame(campaigns, hypotheses=True, edit_distances=None):
     """The pairs as the analysis reads them and their pks (row for row); `hypotheses=False`: each pair's
-    edit distance in place of its hypothesis (the hypotheses are read once, for the distances)."""
-    pairs, pks = _pairs_frame(list(campaigns))
-    return (pairs, pks) if hypotheses else _with_edit_distances(pairs, pks)
+    edit distance in place of its hypothesis (the hypotheses are read once, for the distances).
+
+    `edit_distances` (with `hypotheses=False`): a function giving the distances by pair pk, computed
+    meanwhile by others (the `report` command's workers, `read_edit_distances`): no hypothesis is read
+    here but those of the pairs it lacks (added since its pk range was read).
+    """
+    if hypotheses:
+        return _pairs_frame(list(campaigns))
+    if edit_distances is None:
+        return _with_edit_distances(*_pairs_frame(list(campaigns)))
+    pairs, pks = _pairs_frame(list(campaigns), hypotheses=False)
+    distances = edit_distances().reindex(pks)
+    missing = distances.isna().to_numpy()
+    if missing.any():
+        distances[missing] = _edit_distances_of(Pair.objects.filter(pk__in=pks[missing].tolist())).reindex(pks[missing])
+    pairs["edit_distance"] = distances.to_numpy()
+    return pairs, pks
+
+
+def read_edit_distances(pk_range: PkRange) -> pd.Series:
+    """Each real pair's edit distance over `pk_range` (after, last, excluded pks: `real_pair_pk_range`, or a
+    part of it), indexed by pk: the `report` command's workers compute them while it reads the pairs."""
+    after, last, excluded = pk_range
+    pairs = Pair.objects.filter(pk__gt=after, pk__lte=last)
+    return _edit_distances_of(pairs.exclude(pk__in=excluded) if excluded else pairs)
+
+
+def _edit_distances_of(pairs) -> pd.Series:
+    """`analysis.tables.edit_distances` of these pairs, indexed by pk, their sentences read a chunk at a time."""
+    pks, distances = [np.empty(0, dtype=np.int64)], [np.empty(0)]
+    for chunk in raw_row_chunks(pairs.order_by("pk").values_list("pk", "source", "hypothesis")):
+        pks.append(np.fromiter((row[0] for row in chunk), dtype=np.int64, count=len(chunk)))
+        distances.append(edit_distances([row[1] for row in chunk], [row[2] for row in chunk]))
+    return pd.Series(np.concatenate(distances), index=np.concatenate(pks))
+
+
+def split_pk_range(pk_range: PkRange, parts: int) -> list[PkRange]:
+    """`pk_range` (after, last, excluded) cut into `parts` consecutive ranges of about as many pks."""
+    after, last, excluded = pk_range
+    bounds = np.linspace(after, last, parts + 1).round().astype(int).tolist()
+    return [(low, high, excluded) for low, high in zip(bounds, bounds[1:]) if high > low]
 
 
 def _with_active_choice(campaigns, pairs, pks):
@@ -544,16 +583,18 @@ def _flag(value):
     return {"true": True, "false": False, "1": True, "0": False}.get(str(value).strip().lower())
 
 
-def _pairs_frame(campaigns):
-    """The pairs as the analysis reads them, and their pks (row for row)."""
-    table = pair_table(campaigns)
+def _pairs_frame(campaigns, hypotheses=True):
+    """The pairs as the analysis reads them, and their pks (row for row); their hypotheses unless `hypotheses`
+    is False."""
+    table = pair_table(campaigns, hypotheses=hypotheses)
     several = len(campaigns) > 1
     pair_ids = table["campaign"] + ":" + table["external_id"] if several else table["external_id"]
+    sentences = ("source", "hypothesis") if hypotheses else ("source",)
     pairs = pd.DataFrame(
         {
             "pair_id": pair_ids,
             "corpus": corpus_names(table),
-            **{column: table[column] for column in ("source", "hypothesis", "gold_label", *METADATA_COLUMNS, "system")},
+            **{column: table[column] for column in (*sentences, "gold_label", *METADATA_COLUMNS, "system")},
         }
     )
     return pairs, table["pk"].to_numpy()

@@ -820,7 +820,9 @@ def platt(x, y, iterations=50, ridge=1e-6) -> tuple[float, float]:
 
 
 def _bins(probabilities):
-    return np.minimum((probabilities * N_BINS).astype(int), N_BINS - 1)
+    """Each probability's bin, as small integers: their stable sort is a radix sort (an int64's a merge sort,
+    five times as long on 400,000 pairs)."""
+    return np.minimum((probabilities * N_BINS).astype(int), N_BINS - 1).astype(np.int8)
 
 
 class _CalibrationKernel:
@@ -920,9 +922,9 @@ def _calibration_row(p, y, n_bootstrap, seed):
             values = np.concatenate([d[position] for d in draws]) if draws else np.empty(0)
             row[f"{name}_ci_low"], row[f"{name}_ci_high"] = _percentile(values)
         row["n_bootstrap"] = n_bootstrap
-    # Each bin's pairs in their order (a stable sort by bin): the same values, summed in the same order, as
-    # selecting them bin by bin.
-    by_bin = np.argsort(bins.astype(np.int8), kind="stable")  # a radix sort of small integers
+    # Each bin's pairs in their order (the kernel's stable sort by bin): the same values, summed in the same
+    # order, as selecting them bin by bin.
+    by_bin = kernel.by_bin
     bounds = np.searchsorted(bins[by_bin], np.arange(N_BINS + 1))
     p_by_bin, y_by_bin = p[by_bin], yf[by_bin]
     bin_rows = []

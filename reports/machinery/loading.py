@@ -97,8 +97,11 @@ def report_frames(campaigns, store=None, state=None, workers=None) -> ReportFram
         return ReportFrames(frames.load_frames(campaigns, hypotheses=False), {})
     state = state or data_state(campaigns, store, workers)
     if store is None:
-        scores = _scores_in_workers(state, workers) or _scores_read_here(state)  # started before the pairs are read
-        return ReportFrames(frames.load_frames(campaigns, hypotheses=False, scores=scores), {})
+        # Started before the pairs are read: the edit distances first (needed first, and the longest).
+        distances = _edit_distances_in_workers(state, workers)
+        scores = _scores_in_workers(state, workers) or _scores_read_here(state)
+        loaded = frames.load_frames(campaigns, hypotheses=False, scores=scores, edit_distances=distances)
+        return ReportFrames(loaded, {})
     pairs, pks, known_digests, selection = kept(store, state, PAIRS_READS, _pairs_with_digests, campaigns)
     scores = partial(_kept_scores, state, store) if state.pk_range is not None else None
     loaded = frames.load_frames(campaigns, hypotheses=False, pairs=(pairs, pks), scores=scores, selection=selection)
@@ -121,6 +124,19 @@ def _scores_in_workers(state, workers):
         metric: workers.query(frames.read_column, state.pk_range, found[0]) for metric, found in state.groups.items()
     }
     return partial(_scores_of_futures, state.groups, read)
+
+
+def _edit_distances_in_workers(state, workers):
+    """The function returning the edit distances by pair pk, a part of the pk range computed by each of
+    `workers` from now on; None where they may not query or the pairs form no pk range (computed here)."""
+    if not workers.can_query or state.pk_range is None:
+        return None
+    parts = frames.split_pk_range(state.pk_range, workers.count)
+    return partial(_distances_of_futures, [workers.query(frames.read_edit_distances, part) for part in parts])
+
+
+def _distances_of_futures(parts) -> pd.Series:
+    return pd.concat([part.result() for part in parts]) if parts else pd.Series(dtype=float)
 
 
 def _scores_of_futures(groups, read):

@@ -6,11 +6,12 @@ started only where they may be (`usable_workers`): the `report` command, not a C
 (a daemon) nor a web request.
 
 `report_workers` forks a pool when the `report` command starts, while the process is small: it
-reads score columns while the command reads the pairs, then draws the figures while it writes
-the tables. Its workers may query the database only if no connection was open when they were
-forked (each then opens its own, and closes it after each job): a connection is never shared
-across a fork. On the command's path none is open; under a test's transaction one is, and the
-columns are read in the command's process, as without workers.
+computes the edit distances (each worker a part of the pairs) and reads the score columns while the
+command reads the pairs, then draws the figures while it writes the tables. Its workers may query
+the database only if no connection was open when they were forked (each then opens its own, and
+closes it after each job): a connection is never shared across a fork. On the command's path none
+is open; under a test's transaction one is, and the distances and columns are computed and read in
+the command's process, as without workers.
 """
 
 import gc

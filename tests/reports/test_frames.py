@@ -5,8 +5,16 @@ import pytest
 from django.core.management import call_command
 
 from annotation.models import Assignment, Judgment
-from campaigns.models import Campaign, Score
-from reports.frames import latest_metric_scores, load_frames, metric_columns
+from campaigns.models import Campaign, Pair, Score
+from reports.frames import (
+    latest_metric_scores,
+    load_frames,
+    metric_columns,
+    pair_pk_range,
+    pairs_frame,
+    read_edit_distances,
+    split_pk_range,
+)
 from scoring import service
 from tests.factories import add_pairs, make_judge
 
@@ -92,3 +100,35 @@ def test_metric_columns_are_keyed_by_the_public_pair_id(two_campaigns):
     columns, signatures = metric_columns(campaign)
     assert columns.to_dict("records") == [{"pair_id": "p1", "lev": 3.0}]
     assert signatures == {"lev": "metric:lev|version:1"}
+
+
+def test_edit_distances_read_elsewhere_by_pk_range_are_those_read_with_the_pairs(campaign):
+    """The `report` command's workers compute the edit distances over parts of the pk range (`read_edit_distances`)
+    while it reads the pairs without their hypotheses: the frame is the one read in one go."""
+    pairs = add_pairs(campaign, 7)
+    Pair.objects.filter(pk=pairs[2].pk).update(hypothesis="Something else entirely, and longer.")
+    campaign.ensure_training_pairs()  # training pairs outside the report's pairs, perhaps inside its pk range
+    whole, pks = pairs_frame([campaign], hypotheses=False)
+    span = pair_pk_range([campaign])
+    parts = split_pk_range(span, 3)
+    assert parts[0][0] == span[0] and parts[-1][1] == span[1]
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))  # consecutive, no pk twice or left out
+    read = pd.concat([read_edit_distances(part) for part in parts])
+    assert sorted(read.index) == sorted(pks)
+    assert read.reindex(pks).tolist() == whole["edit_distance"].tolist()
+    assert len(set(whole["edit_distance"])) == 2  # six pairs alike and one not: the distances are read, not made up
+    elsewhere, same_pks = pairs_frame([campaign], hypotheses=False, edit_distances=lambda: read)
+    assert "hypothesis" not in elsewhere and list(same_pks) == list(pks)
+    pd.testing.assert_frame_equal(elsewhere, whole)
+
+
+def test_a_pair_the_edit_distances_read_elsewhere_lack_is_computed_here(campaign):
+    """A pair added after the pk range was read (an import meanwhile) is not in the distances the workers computed:
+    its own is computed from its sentences, never left empty."""
+    add_pairs(campaign, 3)
+    before = pd.concat([read_edit_distances(part) for part in split_pk_range(pair_pk_range([campaign]), 2)])
+    Pair.objects.bulk_create([Pair.build(campaign, external_id="late", corpus="test", source="A b c.", hypothesis="")])
+    frame, _pks = pairs_frame([campaign], hypotheses=False, edit_distances=lambda: before)
+    late = frame.set_index("pair_id").loc["late", "edit_distance"]
+    assert late == 1.0  # every character of the source deleted
+    assert frame["edit_distance"].notna().all()

@@ -1,5 +1,5 @@
-"""The `report` command's worker processes: they read the score columns and draw the figures,
-and what the command writes is the same, byte for byte, as without them.
+"""The `report` command's worker processes: they read the score columns, compute the edit distances and draw the
+figures, and what the command writes is the same, byte for byte, as without them.
 
 Run on a database file in child processes, as a researcher runs the command: the workers
 may query only when no connection was open when they were forked, which a test's own
@@ -15,7 +15,8 @@ import pytest
 
 from tests import servers
 
-# The command, with each metric column read by the workers recorded (the process that read it).
+# The command, with each metric column and each part of the edit distances read by the workers recorded (the
+# process that read it).
 SPIED_REPORT = """
 import os, sys, django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "parasol.settings")
@@ -27,6 +28,12 @@ def spy(span, group, newer_than=0):
         log.write(f"{os.getpid()} {group['metric']}\\n")
     return read(span, group, newer_than)
 frames.read_column = spy
+distances = frames.read_edit_distances
+def spy_distances(span):
+    with open(sys.argv[1], "a") as log:
+        log.write(f"{os.getpid()} edit_distance\\n")
+    return distances(span)
+frames.read_edit_distances = spy_distances
 from django.core.management import call_command
 call_command("report", "demo", "--label-source", "gold", "--out", sys.argv[2])
 print(os.getpid())
@@ -61,7 +68,8 @@ def test_the_workers_read_the_scores_and_the_files_are_those_of_a_single_process
     )  # fmt: skip
     command_pid = spied.stdout.strip().splitlines()[-1]
     readers = [line.split() for line in log.read_text().splitlines()]
-    assert sorted(metric for _pid, metric in readers) == ["bleu", "lev"]
+    # The edit distances in two parts (one per CPU), then the columns.
+    assert sorted(metric for _pid, metric in readers) == ["bleu", "edit_distance", "edit_distance", "lev"]
     assert command_pid not in {pid for pid, _metric in readers}, "the columns were read by the command itself"
     # One CPU: no worker at all (`usable_workers`), everything in the command's process.
     subprocess.run(
