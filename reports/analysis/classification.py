@@ -20,10 +20,12 @@ from reports.analysis.common import (
     closest_first,
     corpora,
     evenly_spaced_positions,
+    labelled_rows,
     labelled_scores,
     orient,
     safe_divide,
-    subsets,
+    suborder,
+    subset_masks,
 )
 from reports.analysis.labels import CLASS_NAMES
 from reports.analysis.vocabulary import title_for
@@ -65,11 +67,12 @@ def rates(tp, fp, fn, tn) -> dict[str, np.ndarray]:
     }
 
 
-def scan_thresholds(scores, labels, direction: str) -> Scan:
-    """Confusion counts at every distinct score used as threshold."""
+def scan_thresholds(scores, labels, direction: str, order=None) -> Scan:
+    """Confusion counts at every distinct score used as threshold; `order`: `closest_first` of the oriented scores,
+    if made already."""
     oriented = orient(scores, direction)
     labels = np.asarray(labels, dtype=bool)
-    order = closest_first(oriented)
+    order = closest_first(oriented) if order is None else order
     sorted_scores, sorted_labels = oriented[order], labels[order]
     # The last position of each run of equal scores: a threshold admits the whole run.
     last = np.flatnonzero(np.r_[sorted_scores[1:] != sorted_scores[:-1], True])
@@ -146,13 +149,22 @@ def _counts(labels):
 
 
 def _scanned_subsets(frame, metrics, directions):
-    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores."""
-    parts = list(subsets(frame))
+    """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores.
+
+    One sort per metric: each corpus's scan is in the order of Global's (`suborder` of a stable sort: exactly
+    the corpus's own `closest_first`).
+    """
+    parts = list(subset_masks(frame))
     for metric in metrics:
-        for corpus, rows_of_corpus in parts:
-            scores, labels = labelled_scores(rows_of_corpus, metric)
+        kept = labelled_rows(frame, metric)
+        every_score, every_label = labelled_scores(frame, metric)
+        order_of_all = closest_first(orient(every_score, directions[metric]))
+        for corpus, members in parts:
+            in_corpus = np.ones(len(every_score), dtype=bool) if members is None else members[kept]
+            scores, labels = every_score[in_corpus], every_label[in_corpus]
             if len(scores):
-                yield metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric])
+                order = suborder(order_of_all, in_corpus)
+                yield metric, corpus, scores, labels, scan_thresholds(scores, labels, directions[metric], order)
 
 
 TABLE3_COLUMNS = [

@@ -54,15 +54,30 @@ def subsets(frame: pd.DataFrame, order: list[str] | None = None):
     `order`: the corpora in the order of a larger frame `frame` was cut from (`corpora` of it), so that
     a cut keeps their order; a corpus the cut lacks is left out.
     """
+    for name, rows in subset_masks(frame, order):
+        yield name, frame if rows is None else frame[rows]
+
+
+def subset_masks(frame: pd.DataFrame, order: list[str] | None = None):
+    """(name, rows) as `subsets` gives them, each corpus's rows as a boolean mask, Global's as None (every row)."""
     codes, names = pd.factorize(frame["corpus"], sort=False, use_na_sentinel=False)
     coded = list(enumerate(names))
     if order is not None:
         code_of = {str(name): (code, name) for code, name in coded}
         coded = [code_of[name] for name in order if name in code_of]
     for code, name in coded:
-        rows = codes == code if name == name else np.zeros(len(frame), dtype=bool)  # NaN equals nothing
-        yield str(name), frame[rows]
-    yield GLOBAL, frame
+        yield str(name), codes == code if name == name else np.zeros(len(frame), dtype=bool)  # NaN equals nothing
+    yield GLOBAL, None
+
+
+def suborder(order, keep) -> np.ndarray:
+    """The positions in `values[keep]` in the order `order` (a sort of all the `values`) puts them: the sort of
+    a corpus from the sort of every corpus, in one pass. A stable sort's is exactly the stable sort of
+    `values[keep]`; an unstable sort's is a sort of it too, ties perhaps in another order (for callers that
+    read only the ends of runs of ties)."""
+    keep = np.asarray(keep, dtype=bool)
+    position = np.cumsum(keep) - 1
+    return position[order[keep[order]]]
 
 
 def orient(values, direction: str) -> np.ndarray:
@@ -91,9 +106,14 @@ def closest_first(oriented) -> np.ndarray:
     return keys % n if n else order
 
 
+def labelled_rows(frame: pd.DataFrame, metric: str) -> np.ndarray:
+    """The rows that are both labelled and scored by `metric`, as a boolean mask."""
+    return frame["paraphrase"].notna().to_numpy() & frame[metric].notna().to_numpy()
+
+
 def labelled_scores(frame: pd.DataFrame, metric: str) -> tuple[np.ndarray, np.ndarray]:
     """Scores and boolean labels (True: paraphrase) of the rows that are both labelled and scored."""
-    keep = frame["paraphrase"].notna().to_numpy() & frame[metric].notna().to_numpy()
+    keep = labelled_rows(frame, metric)
     scores = frame[metric].to_numpy(dtype=float, na_value=np.nan)[keep]
     labels = frame["paraphrase"].to_numpy(dtype=float, na_value=np.nan)[keep] == 1
     return scores, labels

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from reports.analysis.common import orient, running_sums, subsets
+from reports.analysis.common import orient, running_sums, suborder, subset_masks
 from reports.analysis.rank_correlation import Ranks, kendall_tau_b, spearman
 
 CHUNK_CELLS = 2_000_000  # resamples x pairs processed at once, to bound memory
@@ -101,18 +101,24 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
     BOOTSTRAP_MAX_PAIRS labelled pairs uses DeLong's method instead (`n_bootstrap` 0).
     """
     auc_rows, test_rows = [], []
-    for corpus, rows_of_corpus in subsets(frame):
-        labelled = rows_of_corpus[rows_of_corpus["paraphrase"].notna()]
-        labels = labelled["paraphrase"].to_numpy(dtype=float) == 1
-        oriented = {
-            m: orient(labelled[m].to_numpy(dtype=float, na_value=np.nan), directions[m])
-            for m in metrics
-            if labelled[m].notna().any()
-        }
+    labelled = frame["paraphrase"].notna().to_numpy()
+    every_label = frame["paraphrase"].to_numpy(dtype=float, na_value=np.nan)[labelled] == 1
+    every_score = {m: orient(frame[m].to_numpy(dtype=float, na_value=np.nan)[labelled], directions[m]) for m in metrics}
+    # DeLong's counts read no order inside a run of ties: one sort of each metric's labelled scores serves
+    # every corpus (`suborder`), made when a corpus first needs it.
+    orders_of_all = {}
+    for corpus, members in subset_masks(frame):
+        in_corpus = np.ones(len(every_label), dtype=bool) if members is None else members[labelled]
+        labels = every_label[in_corpus]
+        oriented = {m: scores[in_corpus] for m, scores in every_score.items()}
+        oriented = {m: scores for m, scores in oriented.items() if (~np.isnan(scores)).any()}
         if not oriented:
             continue
         if len(labels) > BOOTSTRAP_MAX_PAIRS:
-            aucs, tests = delong_tables(oriented, labels)
+            for m in oriented.keys() - orders_of_all.keys():
+                orders_of_all[m] = np.argsort(every_score[m])
+            orders = {m: suborder(orders_of_all[m], in_corpus) for m in oriented}
+            aucs, tests = delong_tables(oriented, labels, orders)
             auc_rows += [{"corpus": corpus, **row} for row in aucs]
             test_rows += [{"corpus": corpus, **row} for row in tests]
             continue
@@ -221,13 +227,14 @@ def _delong(oriented_by_metric, labels, orders=None):
     return dict(zip(names, aucs)), covariance
 
 
-def delong_tables(oriented_by_metric, labels):
+def delong_tables(oriented_by_metric, labels, orders=None):
     """AUC rows with normal 95% CIs and paired z-tests of every two metrics, each on the pairs it scored.
 
     Metrics that scored every pair share one covariance matrix; the others are redone on their pairs.
+    `orders`: each metric's np.argsort of its scores, if made already.
     """
     complete = [m for m, o in oriented_by_metric.items() if not np.isnan(o).any()]
-    joint = _delong({m: oriented_by_metric[m] for m in complete}, labels) if complete else ({}, None)
+    joint = _delong({m: oriented_by_metric[m] for m in complete}, labels, orders) if complete else ({}, None)
 
     def aucs_and_covariance(names, keep):
         if all(name in joint[0] for name in names):
@@ -307,18 +314,27 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
         else:
             notes.append("No judgment on the 4-point scale yet: rank correlations with the judges are undefined.")
     # Each subset's labels are ranked once, shared by every metric that scored all its pairs.
-    parts = [(corpus, rows, rows[target].to_numpy(dtype=float)) for corpus, rows in subsets(judged)]
+    every_label = judged[target].to_numpy(dtype=float)
+    parts = [(corpus, members, every_label if members is None else every_label[members])
+             for corpus, members in subset_masks(judged)]  # fmt: skip
     label_ranks = [Ranks(labels) for _, _, labels in parts]
     for metric in metrics:
-        for (corpus, rows_of_corpus, labels), ranks_of_labels in zip(parts, label_ranks):
-            scored = rows_of_corpus[metric].notna().to_numpy()
-            scores = orient(rows_of_corpus[metric].to_numpy(dtype=float)[scored], directions[metric])
-            if not scored.all():
-                labels = labels[scored]
+        every_score = orient(judged[metric].to_numpy(dtype=float), directions[metric])
+        scored_at_all = ~np.isnan(every_score)
+        # One sort of the metric's scores on every pair serves every corpus (`suborder`): Ranks reads no order
+        # inside a run of ties.
+        order_of_all = None
+        for (corpus, members, labels), ranks_of_labels in zip(parts, label_ranks):
+            scored = scored_at_all if members is None else scored_at_all & members
+            scores = every_score[scored]
+            some_unscored = len(scores) < len(labels)
+            if some_unscored:
+                labels = labels[scored if members is None else scored[members]]
             row = {"metric": metric, "corpus": corpus, "against": AGAINST[target], "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
-                score_ranks = Ranks(scores)
-                if not scored.all():
+                order_of_all = np.argsort(every_score) if order_of_all is None else order_of_all
+                score_ranks = Ranks(scores, order=suborder(order_of_all, scored))
+                if some_unscored:
                     ranks_of_labels = Ranks(labels)
                 spearman_rho, spearman_p = spearman(score_ranks, ranks_of_labels)
                 kendall_tau, kendall_p = kendall_tau_b(score_ranks, ranks_of_labels, scores, labels)

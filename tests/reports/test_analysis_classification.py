@@ -16,7 +16,7 @@ from reports.analysis.classification import (
     scan_thresholds,
     threshold_tables,
 )
-from reports.analysis.common import closest_first
+from reports.analysis.common import closest_first, suborder
 
 
 def brute_force(scores, labels, direction):
@@ -288,3 +288,22 @@ def test_the_balanced_draws_are_those_of_one_array_of_keys_drawn_at_once():
             blocks.append(group[np.argpartition(keys, 44, axis=1)[:, :45]])
     expected = np.concatenate(blocks, axis=1)
     assert np.array_equal(draw_balanced(corpus, labels, per_label=45, n_draws=30, seed=11), expected)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_corpus_sorted_from_the_sort_of_every_corpus_is_the_corpus_sorted(seed):
+    """`suborder`: the classification, AUC and rank-correlation steps sort each metric once, not once per corpus.
+    From a stable sort it is exactly the subset's own stable sort; from a fast unstable one, a sort of the subset."""
+    rng = np.random.default_rng(seed)
+    n = 600
+    scores = [rng.normal(size=n), rng.integers(-2, 3, n) * 1.0, np.round(rng.normal(size=n), 1)][seed % 3]
+    if seed >= 3:  # unscored pairs, which a corpus's rows then leave out
+        scores[rng.random(n) < 0.1] = np.nan
+    corpus = rng.integers(0, 3, n)
+    for keep in [corpus == 1, (corpus == 2) & ~np.isnan(scores), ~np.isnan(scores), np.zeros(n, dtype=bool)]:
+        subset = scores[keep]
+        assert np.array_equal(suborder(closest_first(scores), keep), closest_first(subset))
+        assert np.array_equal(suborder(np.argsort(scores, kind="stable"), keep), np.argsort(subset, kind="stable"))
+        from_unstable = suborder(np.argsort(scores), keep)
+        assert sorted(from_unstable) == list(range(len(subset)))  # each of the subset's pairs once
+        assert np.array_equal(subset[from_unstable], np.sort(subset), equal_nan=True)
