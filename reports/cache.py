@@ -60,8 +60,8 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     `store` (`reports.machinery.store.Store`, for the live page): pairs, score columns and the steps of
     earlier reports are reused where their inputs did not change; without it all is computed.
     `workers` (the command's `reports.machinery.workers.ReportWorkers`): they compute the edit distances and
-    read the score columns while this process reads the pairs, and as many processes compute the analysis's
-    step groups at once.
+    read the score columns while this process reads the pairs; then one process more than them computes the
+    analysis's step groups at once (`ReportWorkers.step_processes`).
     `options`: the analysis `Settings` (seed, curve points...).
     """
     on_stage = on_stage or _quiet
@@ -69,7 +69,7 @@ def compute_report(campaigns, label_source="human", *, store=None, state=None, o
     read = report_frames(campaigns, store=store, state=state, workers=workers)
     frames = read.frames
     on_stage(f"computing the tables ({len(frames.pairs):,} pairs, {len(frames.directions)} metrics)")
-    memory = read.memory(store, workers.count if workers is not None else 0)
+    memory = read.memory(store, workers.step_processes if workers is not None else 0)
     options.setdefault("ppi_predictor", _predictor_of(campaigns))
     report = build_report(
         frames.pairs,
