@@ -107,7 +107,7 @@ def test_edit_distances_read_elsewhere_by_pk_range_are_those_read_with_the_pairs
     while it reads the pairs without their hypotheses: the frame is the one read in one go."""
     pairs = add_pairs(campaign, 7)
     Pair.objects.filter(pk=pairs[2].pk).update(hypothesis="Something else entirely, and longer.")
-    campaign.ensure_training_pairs()  # training pairs outside the report's pairs, perhaps inside its pk range
+    campaign.ensure_training_pairs()  # pairs of the campaign that are not the report's: never read as its pairs
     whole, pks = pairs_frame([campaign], hypotheses=False)
     span = pair_pk_range([campaign])
     parts = split_pk_range(span, 3)
