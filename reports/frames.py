@@ -42,6 +42,8 @@ PkRange = tuple[int, int]
 
 METADATA_COLUMNS = ("generator", "template")
 PAIR_TABLE_COLUMNS = ["pk", "campaign", "external_id", "corpus", "source", "hypothesis", "gold_label"]
+# Pairs whose edit distance the report's workers lack (added meanwhile) are read this many per query.
+LACKING_PER_QUERY = 5_000
 
 
 def _real_pairs(campaigns):
@@ -506,9 +508,10 @@ def pairs_frame(campaigns, hypotheses=True, edit_distances=None):
         return _with_edit_distances(*_pairs_frame(list(campaigns)))
     pairs, pks = _pairs_frame(list(campaigns), hypotheses=False)
     distances = edit_distances().reindex(pks)
-    missing = distances.isna().to_numpy()
-    if missing.any():
-        distances[missing] = _edit_distances_of(Pair.objects.filter(pk__in=pks[missing].tolist())).reindex(pks[missing])
+    lacking = pks[distances.isna().to_numpy()]
+    for start in range(0, len(lacking), LACKING_PER_QUERY):  # a bounded IN (...) each
+        part = lacking[start : start + LACKING_PER_QUERY]
+        distances.loc[part] = _edit_distances_of(Pair.objects.filter(pk__in=part.tolist())).reindex(part)
     pairs["edit_distance"] = distances.to_numpy()
     return pairs, pks
 

@@ -6,6 +6,7 @@ from django.core.management import call_command
 
 from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign, Pair, Score
+from reports import frames as frames_module
 from reports.frames import (
     latest_metric_scores,
     load_frames,
@@ -122,13 +123,19 @@ def test_edit_distances_read_elsewhere_by_pk_range_are_those_read_with_the_pairs
     pd.testing.assert_frame_equal(elsewhere, whole)
 
 
-def test_a_pair_the_edit_distances_read_elsewhere_lack_is_computed_here(campaign):
-    """A pair added after the pk range was read (an import meanwhile) is not in the distances the workers computed:
-    its own is computed from its sentences, never left empty."""
+def test_pairs_the_edit_distances_read_elsewhere_lack_are_computed_here(campaign, monkeypatch):
+    """Pairs added after the pk range was read (an import meanwhile) are not in the distances the workers computed:
+    theirs are computed from their sentences, a bounded number per query, never left empty."""
+    monkeypatch.setattr(frames_module, "LACKING_PER_QUERY", 2)
     add_pairs(campaign, 3)
     before = pd.concat([read_edit_distances(part) for part in split_pk_range(pair_pk_range([campaign]), 2)])
-    Pair.objects.bulk_create([Pair.build(campaign, external_id="late", corpus="test", source="A b c.", hypothesis="")])
+    Pair.objects.bulk_create(
+        Pair.build(campaign, external_id=f"late{i}", corpus="test", source="A b c.", hypothesis="A b c."[:i])
+        for i in range(5)
+    )
     frame, _pks = pairs_frame([campaign], hypotheses=False, edit_distances=lambda: before)
-    late = frame.set_index("pair_id").loc["late", "edit_distance"]
-    assert late == 1.0  # every character of the source deleted
-    assert frame["edit_distance"].notna().all()
+    late = frame.set_index("pair_id")["edit_distance"]
+    assert late["late0"] == 1.0  # every character of the source deleted
+    assert late["late4"] == pytest.approx(2 / 6)  # "A b " of "A b c.": two of six characters deleted
+    assert late[["late1", "late2", "late3"]].is_monotonic_decreasing
+    assert frame["edit_distance"].notna().all() and len(frame) == 8
