@@ -82,7 +82,7 @@ class ReportWorkers:
         """Processes that compute the analysis's step groups (forked once the frames are read): one more than
         the workers. The groups do not split evenly in two (calibration and classification take about 3 s
         each at 400,000 pairs, the others 0.1-2 s): with two processes one ended a second or more before the
-        other. With a third the CPUs are shared to the end: the analysis took 5.5-6.4 s instead of 6.8-7.4 s
+        other. With a third the CPUs are shared to the end: the analysis took 5.3-6.4 s instead of 6.8-7.4 s
         (docs/operations/performance.md); a fourth gained nothing more."""
         return self.count + 1
 
