@@ -148,17 +148,20 @@ def _counts(labels):
     return {"n": len(labels), "n_paraphrase": n_paraphrase, "n_non_paraphrase": len(labels) - n_paraphrase}
 
 
-def _scanned_subsets(frame, metrics, directions):
+def _scanned_subsets(frame, metrics, directions, orders=None):
     """(metric, corpus, scores, labels, scan) for every metric and corpus (+ Global) with labelled scores.
 
     One sort per metric: each corpus's scan is in the order of Global's (`suborder` of a stable sort: exactly
-    the corpus's own `closest_first`).
+    the corpus's own `closest_first`); `orders` (`common.ScoreOrders` of `frame`): that sort, made already.
     """
     parts = list(subset_masks(frame))
     for metric in metrics:
         kept = labelled_rows(frame, metric)
         every_score, every_label = labelled_scores(frame, metric)
-        order_of_all = closest_first(orient(every_score, directions[metric]))
+        if orders is not None and metric in orders:
+            order_of_all = orders.closest_first(metric, kept)
+        else:
+            order_of_all = closest_first(orient(every_score, directions[metric]))
         for corpus, members in parts:
             in_corpus = np.ones(len(every_score), dtype=bool) if members is None else members[kept]
             scores, labels = every_score[in_corpus], every_label[in_corpus]
@@ -184,16 +187,17 @@ THRESHOLD_CURVE_COLUMNS = ["metric", "corpus", "threshold", *RATE_NAMES]
 RANK_CURVE_COLUMNS = ["metric", "corpus", "rank", "score", *RATE_NAMES]
 
 
-def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max_points=None) -> dict:
+def threshold_tables(frame: pd.DataFrame, metrics, directions, answers=None, max_points=None, orders=None) -> dict:
     """Table 3 (MBD aside), the EER table and both curve tables, from one scan (one sort) per metric and corpus.
 
     Curves are rates as functions of the threshold and of the rank (top-k predicted paraphrases);
     with `max_points`, each keeps that many evenly spaced points (ends kept) instead of one per pair.
 
     The four tables read each scan in turn, which is then dropped: on large corpora scans never pile up.
+    `orders`: the metrics' `common.ScoreOrders` on `frame`, when sorted already.
     """
     table3_rows, eer_rows, threshold_parts, rank_parts = [], [], [], []
-    for scanned in _scanned_subsets(frame, metrics, directions):
+    for scanned in _scanned_subsets(frame, metrics, directions, orders):
         table3_rows += _table3_rows(scanned, directions, answers)
         eer_rows.append(_eer_row(scanned, directions))
         threshold_parts.append(_threshold_curve(scanned, max_points))

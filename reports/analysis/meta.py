@@ -22,7 +22,7 @@ from scipy import special
 
 from metrics.registry import LOG_ODDS_EVEN, natural_threshold_of
 from reports.analysis import resampling
-from reports.analysis.common import corpora, orient, running_sums, subsets
+from reports.analysis.common import corpora, orient, running_sums, subset_masks, subsets
 from reports.analysis.labels import GLOBAL
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import BOOTSTRAP_MAX_PAIRS, RANK_TARGETS, _delong, paired_p_value
@@ -191,17 +191,19 @@ def _mrr_p(r1, r2, r12, n):
     return float(2 * special.ndtr(-abs(z)))
 
 
-def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source, orders):
+def _pair_level(statistic, frame, metrics, directions, setting, seed, label_source, sorts, orders=None):
     """Rows of the clusters and of the tests for one pair-level statistic, corpus by corpus then Global.
 
-    `orders`: each metric's sort on a corpus's rows kept by a column, by (corpus, column, metric), shared by
-    the statistics (the gold report's AUC and Spearman keep the same rows)."""
+    `sorts`: each metric's sort on a corpus's rows kept by a column, by (corpus, column, metric), shared by
+    the statistics (the gold report's AUC and Spearman keep the same rows); cut from `orders`
+    (`common.ScoreOrders` of `frame`) when given."""
     target_column = "paraphrase" if statistic == "auc" else RANK_TARGETS[label_source]
     cluster_rows, test_rows, notes = [], [], []
     # Only labelled rows count: cut once (a few thousand of 400,000 on a live campaign), the corpora in their order.
     has_target = frame[target_column].notna().to_numpy()
     labelled = frame if has_target.all() else frame[has_target]
-    for corpus, part in subsets(labelled, corpora(frame)):
+    for corpus, members in subset_masks(labelled, corpora(frame)):
+        part = labelled if members is None else labelled[members]
         labels = part["paraphrase"].to_numpy(dtype=float, na_value=np.nan) == 1
         target = part[target_column].to_numpy(dtype=float, na_value=np.nan)
         oriented = {
@@ -222,8 +224,9 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
             continue
         if large:
             complete = {m: o for m, o in oriented.items() if masks[m].all()}
-            sorts = {m: _sort_once(orders, (corpus, target_column, m), o) for m, o in complete.items()}
-            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks, sorts)
+            rows = _frame_rows(has_target, members)
+            ordered = {m: _sort_once(sorts, (corpus, target_column, m), o, orders, rows) for m, o in complete.items()}
+            values, intervals, p_of = _large_sample(statistic, oriented, labels, target, masks, ordered)
             method, n_resamples = ("DeLong" if statistic == "auc" else "Meng-Rosenthal-Rubin"), 0
         else:
             kernels = _kernels(statistic, oriented, labels, target)
@@ -302,11 +305,23 @@ def _large_sample(statistic, oriented, labels, target, masks, sorts):
     return values, intervals, p_of
 
 
-def _sort_once(sorts, key, values):
-    """np.argsort(values), made once per key of `sorts`."""
+def _sort_once(sorts, key, values, orders=None, rows=None):
+    """A sort of `values` (np.argsort's, or cut from `orders` on the frame's `rows`), made once per key of `sorts`:
+    DeLong's counts and Spearman's ranks read no order inside a run of ties."""
     if key not in sorts:
-        sorts[key] = np.argsort(values)
+        metric = key[-1]
+        in_orders = orders is not None and metric in orders
+        sorts[key] = orders.ascending(metric, rows) if in_orders else np.argsort(values)
     return sorts[key]
+
+
+def _frame_rows(has_target, members):
+    """The frame's rows of a corpus's labelled rows (`members`: a mask of the labelled rows; None: all of them)."""
+    if members is None:
+        return has_target
+    rows = has_target.copy()
+    rows[has_target] = members
+    return rows
 
 
 def _percentile(draws):
@@ -352,21 +367,22 @@ TEST_COLUMNS = [
 
 
 def metric_significance(frame, metrics, directions, *, label_source="human", setting=None, seed=2024,
-                        systems=None):  # fmt: skip
+                        systems=None, orders=None):  # fmt: skip
     """(clusters, tests, notes): the pair-level statistics (AUC, Spearman, Kendall) of each corpus and Global,
-    then the system-level ones (`systems`: the frame `system_level` reads), each family corrected and clustered."""
+    then the system-level ones (`systems`: the frame `system_level` reads), each family corrected and clustered.
+    `orders`: the metrics' `common.ScoreOrders` on `frame`, when sorted already."""
     setting = setting or Significance()
     system_draws = {}
     if systems is not None:
         _table, system_draws = system_level(systems, metrics, directions, n_resamples=setting.n_resamples, seed=seed)
     cluster_rows, test_rows, notes = [], [], []
-    orders = {}
+    sorts = {}
     if len(metrics) >= 1:
         for statistic in PAIR_STATISTICS:
             if statistic == "auc" and not frame["paraphrase"].notna().any():
                 continue
             rows, tests, statistic_notes = _pair_level(
-                statistic, frame, metrics, directions, setting, seed, label_source, orders
+                statistic, frame, metrics, directions, setting, seed, label_source, sorts, orders
             )
             cluster_rows += rows
             test_rows += tests

@@ -93,12 +93,13 @@ def _bootstrap_aucs(oriented_by_metric, labels, n_bootstrap, seed):
     return observed, {m: np.concatenate(v) if v else np.empty(0) for m, v in resampled.items()}
 
 
-def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, seed=2024):
+def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, seed=2024, orders=None):
     """(auc, auc_tests): AUC with percentile 95% CI per metric and corpus; paired tests of every two metrics.
 
     The test's p-value is two-sided, from the bootstrap differences centred on their mean:
     (1 + #{|d_b - mean(d)| >= |d_observed|}) / (1 + B). A subset of more than
     BOOTSTRAP_MAX_PAIRS labelled pairs uses DeLong's method instead (`n_bootstrap` 0).
+    `orders`: the metrics' `common.ScoreOrders` on `frame`, when sorted already.
     """
     auc_rows, test_rows = [], []
     labelled = frame["paraphrase"].notna().to_numpy()
@@ -116,7 +117,8 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
             continue
         if len(labels) > BOOTSTRAP_MAX_PAIRS:
             for m in oriented.keys() - orders_of_all.keys():
-                orders_of_all[m] = np.argsort(every_score[m])
+                in_orders = orders is not None and m in orders
+                orders_of_all[m] = orders.ascending(m, labelled) if in_orders else np.argsort(every_score[m])
             orders = {m: suborder(orders_of_all[m], in_corpus) for m in oriented}
             aucs, tests = delong_tables(oriented, labels, orders)
             auc_rows += [{"corpus": corpus, **row} for row in aucs]
@@ -295,19 +297,23 @@ RANK_TARGETS = {"human": "mean_ordinal", "gold": "paraphrase", "dawid_skene": "m
 AGAINST = {"mean_ordinal": "mean_ordinal", "paraphrase": "label"}
 
 
-def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="human") -> tuple[pd.DataFrame, list[str]]:
+def rank_correlations(
+    frame: pd.DataFrame, metrics, directions, label_source="human", orders=None
+) -> tuple[pd.DataFrame, list[str]]:
     """Spearman and Kendall (tau-b) of each metric with the labels of `label_source` (see RANK_TARGETS).
 
     Human labels: the pair's mean ordinal answer (1-4, Don't know left out); gold labels:
     the 0/1 gold label (tau-b and Spearman handle its many ties). Scores are oriented
     (distances negated) so that a positive correlation always means agreement with the
     labels. Pair level: one point per pair with a target value.
+    `orders`: the metrics' `common.ScoreOrders` on `frame`, when sorted already.
     """
     rows, notes = [], []
     target = RANK_TARGETS[label_source]
     # Only the columns read below: every selection of rows then copies little.
     columns = ["corpus", target, *metrics]
-    judged = frame.loc[frame[target].notna(), columns] if target in frame else frame.iloc[:0]
+    judged_rows = frame[target].notna().to_numpy() if target in frame else np.zeros(len(frame), dtype=bool)
+    judged = frame.loc[judged_rows, columns] if target in frame else frame.iloc[:0]
     if judged.empty:
         if label_source == "gold":
             notes.append("No gold label: rank correlations with the gold labels are undefined.")
@@ -332,7 +338,9 @@ def rank_correlations(frame: pd.DataFrame, metrics, directions, label_source="hu
                 labels = labels[scored if members is None else scored[members]]
             row = {"metric": metric, "corpus": corpus, "against": AGAINST[target], "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
-                order_of_all = np.argsort(every_score) if order_of_all is None else order_of_all
+                if order_of_all is None:
+                    in_orders = orders is not None and metric in orders
+                    order_of_all = orders.ascending(metric, judged_rows) if in_orders else np.argsort(every_score)
                 score_ranks = Ranks(scores, order=suborder(order_of_all, scored))
                 if some_unscored:
                     ranks_of_labels = Ranks(labels)

@@ -21,7 +21,7 @@ from reports.analysis import (
     tables,
 )
 from reports.analysis.collection import ROUND_KEYS
-from reports.analysis.common import corpora, failed_table, failure_note, failure_notes
+from reports.analysis.common import ScoreOrders, corpora, failed_table, failure_note, failure_notes
 from reports.analysis.labels import answer_distribution, attach_labels, judge_competence, judge_votes
 from reports.analysis.ppi import ACTIVE_DESIGN
 from reports.analysis.present import SPECS, TABLES
@@ -67,7 +67,10 @@ class Settings:
 class Runner(Protocol):
     """How the steps of a report are run: `call(step, *args, **kwargs)` runs one step (a module-level function
     of its arguments), `map(calls)` independent groups of them. `Direct` runs them here, now; the reports app
-    gives one that reuses earlier results and forks workers (`reports.machinery.memory.Memory`)."""
+    gives one that reuses earlier results and forks workers (`reports.machinery.memory.Memory`).
+    `reuses`: whether `call` may return a result stored earlier instead of computing it."""
+
+    reuses: bool
 
     def call(self, function, /, *args, **kwargs): ...
 
@@ -76,6 +79,8 @@ class Runner(Protocol):
 
 class Direct:
     """Every step computed here, now: the report of a notebook or a test."""
+
+    reuses = False
 
     def call(self, function, /, *args, **kwargs):
         return function(*args, **kwargs)
@@ -199,6 +204,17 @@ class _Steps:
         self.directions, self.answers, self.settings, self.runner = directions, answers or {}, settings, runner
         # The corpus as categories for the steps that split by corpus only: coded once, not once a step.
         self.corpus = frame["corpus"].astype("category")
+        # Each metric sorted once for the four step groups that sort it, when every step is computed: a runner
+        # that reuses stored results would sort for steps it never runs (and key their results on the sorts).
+        self.sorted = {} if runner.reuses else {"orders": self._score_orders()}
+
+    def _score_orders(self) -> ScoreOrders:
+        """Every metric's sort on the rows with a label or a rank target: those the sorting steps read."""
+        rows = self.frame["paraphrase"].notna().to_numpy()
+        target = ranking.RANK_TARGETS.get(self.settings.label_source, "paraphrase")
+        if target in self.frame:
+            rows = rows | self.frame[target].notna().to_numpy()
+        return ScoreOrders(self.frame, self.metrics, self.directions, rows)
 
     def part(self, columns, metrics=None, *, coded_corpus=True):
         """The frame's `columns` (those it has) and `metrics`' (default: every scored metric);
@@ -287,7 +303,9 @@ class _Steps:
         """Tables 1, 3 (with the MBD) and 4, the EER and the curves."""
         s, labelled = self.settings, ["corpus", "paraphrase"]
         # One sort per metric and corpus serves Table 3, the EER table and both curve tables.
-        thresholds = self.per_metric(classification.threshold_tables, labelled, self.answers, s.curve_points)
+        thresholds = self.per_metric(
+            classification.threshold_tables, labelled, self.answers, s.curve_points, **self.sorted
+        )
         mbd, mbd_notes = self.runner.call(
             classification.mixed_balanced,
             self.part(labelled), self.metrics, self.directions_of(),
@@ -304,7 +322,7 @@ class _Steps:
         auc, auc_tests = self.runner.call(
             ranking.auc_tables,
             self.part(["corpus", "paraphrase"]), self.metrics, self.directions_of(),
-            n_bootstrap=s.n_bootstrap, seed=s.seed,
+            n_bootstrap=s.n_bootstrap, seed=s.seed, **self.sorted,
         )  # fmt: skip
         return {"auc": auc, "auc_tests": auc_tests}, {}
 
@@ -326,7 +344,7 @@ class _Steps:
             meta.metric_significance,
             self.part(list(dict.fromkeys(["corpus", "source", "paraphrase", target]))), self.metrics,
             self.directions_of(),
-            label_source=s.label_source, setting=s.significance, seed=s.seed, systems=systems_part,
+            label_source=s.label_source, setting=s.significance, seed=s.seed, systems=systems_part, **self.sorted,
         )  # fmt: skip
         within, within_notes = run(
             meta.within_source,
@@ -364,6 +382,7 @@ class _Steps:
         rank_correlation, rank_notes = self.runner.call(
             ranking.rank_correlations,
             self.part(["corpus", ranking.RANK_TARGETS[label_source]]), self.metrics, self.directions_of(), label_source,
+            **self.sorted,
         )  # fmt: skip
         return {"rank_correlation": rank_correlation}, {"rank_correlation": rank_notes}
 

@@ -28,6 +28,11 @@ class Memory:
         self.computed: list[str] = []
         self.reused: list[str] = []
 
+    @property
+    def reuses(self) -> bool:
+        """Whether a step's result may come from the store (`reports.analysis.report.Runner`)."""
+        return self.store is not None
+
     def call(self, function, /, *args, **kwargs):
         """`function(*args, **kwargs)`, or its stored result when it ran before on arguments with the same digests.
 
