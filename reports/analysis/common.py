@@ -127,16 +127,22 @@ class ScoreOrders:
     def __init__(self, frame: pd.DataFrame, metrics, directions, rows=None):
         self.n_rows = len(frame)
         self.rows = np.ones(self.n_rows, dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+        every_row = bool(self.rows.all())
         positions = np.flatnonzero(self.rows)
-        scores = {metric: frame[metric].to_numpy(dtype=float, na_value=np.nan) for metric in metrics}
-        self._scored = {metric: ~np.isnan(values) for metric, values in scores.items()}
+        columns = {metric: frame[metric] for metric in metrics}
 
         def sort(metric):
-            return positions[closest_first(orient(scores[metric][positions], directions[metric]))]
+            """(which rows it scored, its order): one column's copy at a time in each thread, not all of them."""
+            values = columns[metric].to_numpy(dtype=float, na_value=np.nan)
+            if every_row:
+                return ~np.isnan(values), closest_first(orient(values, directions[metric]))
+            return ~np.isnan(values), positions[closest_first(orient(values[positions], directions[metric]))]
 
         # numpy sorts without the GIL: a thread per CPU sorts the metrics at once.
-        with ThreadPoolExecutor(max(1, min(len(scores), _cpus()))) as threads:
-            self._closest = dict(zip(scores, threads.map(sort, scores)))
+        with ThreadPoolExecutor(max(1, min(len(columns), _cpus()))) as threads:
+            found = dict(zip(columns, threads.map(sort, columns)))
+        self._scored = {metric: scored for metric, (scored, _order) in found.items()}
+        self._closest = {metric: order for metric, (_scored, order) in found.items()}
 
     def __contains__(self, metric) -> bool:
         return metric in self._closest
