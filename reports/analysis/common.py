@@ -109,7 +109,7 @@ def closest_first(oriented) -> np.ndarray:
     return keys % n if n else order
 
 
-def _cpus() -> int:
+def usable_cpus() -> int:
     """The CPUs this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
@@ -139,7 +139,7 @@ class ScoreOrders:
             return ~np.isnan(values), positions[closest_first(orient(values[positions], directions[metric]))]
 
         # numpy sorts without the GIL: a thread per CPU sorts the metrics at once.
-        with ThreadPoolExecutor(max(1, min(len(columns), _cpus()))) as threads:
+        with ThreadPoolExecutor(max(1, min(len(columns), usable_cpus()))) as threads:
             found = dict(zip(columns, threads.map(sort, columns)))
         self._scored = {metric: scored for metric, (scored, _order) in found.items()}
         self._closest = {metric: order for metric, (_scored, order) in found.items()}

@@ -14,15 +14,17 @@ is open; under a test's transaction one is, and the distances and columns are co
 the command's process, as without workers.
 """
 
+import ctypes
 import gc
 import multiprocessing
-import os
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.db import connections
 from threadpoolctl import threadpool_limits
+
+from reports.analysis.common import usable_cpus
 
 _CALLS: list = []  # the parts of the current `run_forked`, read by its children by index
 
@@ -34,15 +36,50 @@ def usable_workers() -> int:
     """
     if multiprocessing.current_process().daemon or "fork" not in multiprocessing.get_all_start_methods():
         return 0
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    cpus = usable_cpus()
     return cpus if cpus > 1 else 0
 
 
 def one_thread_each():
     """In a forked worker: one BLAS/OpenMP thread. The workers are one per CPU already; with the libraries'
     default (a thread per CPU in each), OpenBLAS's spinning threads outnumber the cores (the 400,000-pair
-    report took 38.6 s instead of 28.2 s, docs/operations/performance.md)."""
+    report took 38.6 s instead of 28.2 s, docs/operations/performance.md). And freed memory kept."""
     threadpool_limits(1)
+    keep_freed_memory()
+
+
+# glibc's mallopt parameters (malloc.h), and the values a forked worker sets.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+KEPT_FREE_BYTES, MAPPED_FROM_BYTES = 64 * 2**20, 32 * 2**20
+
+
+def keep_freed_memory() -> bool:
+    """In a forked worker: arrays under 32 MiB taken from the heap, and up to 64 MiB of freed heap kept.
+
+    A worker's steps make and drop numpy arrays of a few MB (a column of 400,000 floats is 3 MB). glibc's
+    default gives the top of the heap back once it is free, and each new array then faults its pages in again:
+    about a second of system CPU in the 400,000-pair report's workers (docs/operations/performance.md). A worker
+    is short-lived, so keeping is cheap; set in the workers only, never in the process that forks them (a web
+    or test process lives on).
+    False where the C library has no `mallopt` (not glibc): nothing is changed there.
+    """
+    global _keeping_freed_memory
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):
+        return False
+    _keeping_freed_memory = bool(mallopt(M_MMAP_THRESHOLD, MAPPED_FROM_BYTES)) and bool(
+        mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
+    )
+    return _keeping_freed_memory
+
+
+_keeping_freed_memory = False
+
+
+def keeps_freed_memory() -> bool:
+    """Whether `keep_freed_memory` set this process's allocator."""
+    return _keeping_freed_memory
 
 
 def _call(index):

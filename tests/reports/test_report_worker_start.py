@@ -3,13 +3,14 @@ analysis's libraries before its first report, and the report command's forked wo
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from functools import partial
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from reports.machinery.workers import report_workers, run_forked
+from reports.machinery.workers import keeps_freed_memory, report_workers, run_forked
 from tests import servers
 
 # A worker set up as `celery -A parasol worker -Q <queues>` sets one up (nothing is consumed: no broker is
@@ -57,3 +58,14 @@ def test_forked_report_workers_use_one_blas_thread_each():
             assert threads and set(threads) == {1}
         with report_workers(workers=2) as workers:
             assert set(workers.pool.submit(blas_threads).result()) == {1}
+
+
+def test_forked_report_workers_keep_the_memory_they_free_where_the_c_library_is_glibc():
+    """`keep_freed_memory`, set as each forked worker starts (glibc's mallopt: a second of system CPU in the
+    400,000-pair report); never in the process that forks them, which lives on."""
+    glibc = platform.libc_ver()[0] == "glibc"
+    for kept in run_forked([partial(keeps_freed_memory), partial(keeps_freed_memory)], workers=2):
+        assert kept is glibc
+    with report_workers(workers=2) as workers:
+        assert workers.pool.submit(keeps_freed_memory).result() is glibc
+    assert keeps_freed_memory() is False
