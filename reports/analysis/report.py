@@ -206,7 +206,15 @@ class _Steps:
         self.corpus = frame["corpus"].astype("category")
         # Each metric sorted once for the four step groups that sort it, when every step is computed: a runner
         # that reuses stored results would sort for steps it never runs (and key their results on the sorts).
-        self.sorted = {} if runner.reuses else {"orders": self._score_orders()}
+        self.sorted = {} if runner.reuses else self._shared_sorts()
+
+    def _shared_sorts(self) -> dict:
+        """{"orders": the metrics' `ScoreOrders`}, or {} if they cannot be made: each step then sorts for itself,
+        and data that breaks a sort breaks only the steps that make it (`_apart`), not the whole report."""
+        try:
+            return {"orders": self._score_orders()}
+        except Exception:  # noqa: BLE001 - whatever it was, the steps meet it again, each on its own
+            return {}
 
     def _score_orders(self) -> ScoreOrders:
         """Every metric's sort on the rows with a label or a rank target: those the sorting steps read."""

@@ -79,3 +79,19 @@ def test_a_report_whose_steps_share_the_sorts_is_the_report_whose_steps_sort_for
     for name, table in own.tables.items():
         pd.testing.assert_frame_equal(shared.tables[name], table, check_exact=True, obj=name)
     assert shared.notes == own.notes
+
+
+def test_sorts_that_cannot_be_shared_leave_each_step_to_sort_for_itself(monkeypatch):
+    """Data that breaks the shared sort takes down no table: the steps sort for themselves (and a step that
+    cannot loses only its own tables, as always)."""
+    pairs, judgments = data(n=200, seed=6)
+    expected = build_report(pairs, judgments, DIRECTIONS, label_source="gold", runner=SortingInEachStep(), **FAST)
+
+    def broken(self, *args, **kwargs):
+        raise ValueError("a sort that cannot be made")
+
+    monkeypatch.setattr(ScoreOrders, "__init__", broken)
+    report = build_report(pairs, judgments, DIRECTIONS, label_source="gold", **FAST)
+    for name, table in expected.tables.items():
+        pd.testing.assert_frame_equal(report.tables[name], table, check_exact=True, obj=name)
+    assert report.notes == expected.notes
