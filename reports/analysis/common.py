@@ -163,6 +163,14 @@ class ScoreOrders:
         return np.concatenate([closest[:n_scored][::-1], closest[n_scored:]])
 
 
+def ascending_order(values, orders=None, metric=None, rows=None) -> np.ndarray:
+    """A sort of `values` lowest first, NaN last, for the steps that read no order inside a run of ties:
+    cut from `orders` (`ScoreOrders`) on the frame's `rows` where it sorted `metric`, else np.argsort's."""
+    if orders is not None and metric in orders:
+        return orders.ascending(metric, rows)
+    return np.argsort(values)
+
+
 def labelled_rows(frame: pd.DataFrame, metric: str) -> np.ndarray:
     """The rows that are both labelled and scored by `metric`, as a boolean mask."""
     return frame["paraphrase"].notna().to_numpy() & frame[metric].notna().to_numpy()

@@ -22,7 +22,7 @@ from scipy import special
 
 from metrics.registry import LOG_ODDS_EVEN, natural_threshold_of
 from reports.analysis import resampling
-from reports.analysis.common import corpora, orient, running_sums, subset_masks, subsets
+from reports.analysis.common import ascending_order, corpora, orient, running_sums, subset_masks, subsets
 from reports.analysis.labels import GLOBAL
 from reports.analysis.rank_correlation import Ranks
 from reports.analysis.ranking import BOOTSTRAP_MAX_PAIRS, RANK_TARGETS, _delong, paired_p_value
@@ -272,7 +272,7 @@ def _pair_level(statistic, frame, metrics, directions, setting, seed, label_sour
 def _large_sample(statistic, oriented, labels, target, masks, sorts):
     """Above BOOTSTRAP_MAX_PAIRS: DeLong's AUC intervals and tests; Spearman by Fisher's z and MRR's test.
 
-    `sorts`: np.argsort of each metric that scored every pair."""
+    `sorts`: a sort of each metric that scored every pair (`_sort_once`)."""
     complete = {m: o for m, o in oriented.items() if masks[m].all()}
     partial = [m for m in oriented if m not in complete]
     values, intervals, tested = {}, {}, {}
@@ -309,9 +309,7 @@ def _sort_once(sorts, key, values, orders=None, rows=None):
     """A sort of `values` (np.argsort's, or cut from `orders` on the frame's `rows`), made once per key of `sorts`:
     DeLong's counts and Spearman's ranks read no order inside a run of ties."""
     if key not in sorts:
-        metric = key[-1]
-        in_orders = orders is not None and metric in orders
-        sorts[key] = orders.ascending(metric, rows) if in_orders else np.argsort(values)
+        sorts[key] = ascending_order(values, orders, key[-1], rows)
     return sorts[key]
 
 

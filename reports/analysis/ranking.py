@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from reports.analysis.common import orient, running_sums, suborder, subset_masks
+from reports.analysis.common import ascending_order, orient, running_sums, suborder, subset_masks
 from reports.analysis.rank_correlation import Ranks, kendall_tau_b, spearman
 
 CHUNK_CELLS = 2_000_000  # resamples x pairs processed at once, to bound memory
@@ -117,10 +117,9 @@ def auc_tables(frame: pd.DataFrame, metrics, directions, *, n_bootstrap=1000, se
             continue
         if len(labels) > BOOTSTRAP_MAX_PAIRS:
             for m in oriented.keys() - orders_of_all.keys():
-                in_orders = orders is not None and m in orders
-                orders_of_all[m] = orders.ascending(m, labelled) if in_orders else np.argsort(every_score[m])
-            orders = {m: suborder(orders_of_all[m], in_corpus) for m in oriented}
-            aucs, tests = delong_tables(oriented, labels, orders)
+                orders_of_all[m] = ascending_order(every_score[m], orders, m, labelled)
+            corpus_orders = {m: suborder(orders_of_all[m], in_corpus) for m in oriented}
+            aucs, tests = delong_tables(oriented, labels, corpus_orders)
             auc_rows += [{"corpus": corpus, **row} for row in aucs]
             test_rows += [{"corpus": corpus, **row} for row in tests]
             continue
@@ -218,7 +217,7 @@ def _counts_below(values, *counted_masks, order=None):
 
 def _delong(oriented_by_metric, labels, orders=None):
     """AUCs and their covariance matrix (DeLong, DeLong & Clarke-Pearson 1988) on the same pairs.
-    `orders`: each metric's np.argsort of its scores, if made already."""
+    `orders`: each metric's sort of its scores (np.argsort's, or any: runs of ties are read at their ends), if made."""
     names = list(oriented_by_metric)
     orders = orders or {}
     placements = [_placements(oriented_by_metric[m], labels, orders.get(m)) for m in names]
@@ -233,7 +232,7 @@ def delong_tables(oriented_by_metric, labels, orders=None):
     """AUC rows with normal 95% CIs and paired z-tests of every two metrics, each on the pairs it scored.
 
     Metrics that scored every pair share one covariance matrix; the others are redone on their pairs.
-    `orders`: each metric's np.argsort of its scores, if made already.
+    `orders`: each metric's sort of its scores (np.argsort's, or any: runs of ties are read at their ends), if made.
     """
     complete = [m for m, o in oriented_by_metric.items() if not np.isnan(o).any()]
     joint = _delong({m: oriented_by_metric[m] for m in complete}, labels, orders) if complete else ({}, None)
@@ -339,8 +338,7 @@ def rank_correlations(
             row = {"metric": metric, "corpus": corpus, "against": AGAINST[target], "n": len(scores)}
             if len(scores) >= 3 and np.ptp(scores) > 0 and np.ptp(labels) > 0:
                 if order_of_all is None:
-                    in_orders = orders is not None and metric in orders
-                    order_of_all = orders.ascending(metric, judged_rows) if in_orders else np.argsort(every_score)
+                    order_of_all = ascending_order(every_score, orders, metric, judged_rows)
                 score_ranks = Ranks(scores, order=suborder(order_of_all, scored))
                 if some_unscored:
                     ranks_of_labels = Ranks(labels)

@@ -51,6 +51,7 @@ def one_thread_each():
 # glibc's mallopt parameters (malloc.h), and the values a forked worker sets.
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 KEPT_FREE_BYTES, MAPPED_FROM_BYTES = 64 * 2**20, 32 * 2**20
+_keeping_freed_memory = False  # set by `keep_freed_memory`
 
 
 def keep_freed_memory() -> bool:
@@ -72,9 +73,6 @@ def keep_freed_memory() -> bool:
         mallopt(M_TRIM_THRESHOLD, KEPT_FREE_BYTES)
     )
     return _keeping_freed_memory
-
-
-_keeping_freed_memory = False
 
 
 def keeps_freed_memory() -> bool:
