@@ -228,6 +228,13 @@ class PairAdmin(VisibleCampaignsAdmin):
         obj.tokens, obj.tokenisation = tokens_of(obj.source, obj.hypothesis), TOKENISATION
         super().save_model(request, obj, form, change)
 
+    def get_deleted_objects(self, objs, request):
+        """As Django lists them, except that a pair's scores never refuse its deletion (one or in bulk): they are
+        what metrics computed from the pair, and go with it. Deleting a score alone stays refused (`ScoreAdmin`),
+        and so does deleting a pair that judges saw: their assignments and judgments are evidence."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, perms_needed - {Score._meta.verbose_name}, protected
+
 
 @admin.register(Score)
 class ScoreAdmin(EvidenceAdmin):
