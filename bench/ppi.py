@@ -64,7 +64,7 @@ THRESHOLD = float(ndtri(1 - PARAPHRASE_SHARE))
 BLEU_ZEROS = 0.13  # MRPC: BLEU is exactly 0 on 13% of pairs
 PAIRS_AND_LABELS = [2000, 200]  # the run's --pairs and --labelled (the optimal rule's theory needs their ratio)
 CHUNK = 50  # campaigns computed as one array operation
-SINGLES, EVERY = [0, 1, 2], [0, 1, 2, None]
+SINGLES, EVERY = [0, 1, 2], [0, 1, 2, None, ppi.MEAN]
 DESIGNS = (
     "judges only",
     "PPI++ best single",

@@ -238,6 +238,8 @@ def _se(low, high) -> float:
 # --- cross-fitted predictions ---------------------------------------------------------------
 
 COMBINED = "all metrics"  # the predictor fitted on every metric's score at once
+AVERAGED = "all metrics averaged"  # the predictor fitted on the mean of every metric's standardised score
+MEAN = "mean"  # the averaged candidate among metric indexes (`candidate_weights`)
 PENALTY = 1.0  # the L2 penalty on standardised scores: scikit-learn's default C = 1
 NEWTON_STEPS = 8  # from zero, Newton's method on standardised scores is converged to 1e-8 by then (tested)
 
@@ -291,17 +293,25 @@ def _loss(prediction, y, binary):
     return -(y * np.log(p) + (1 - y) * np.log(1 - p))
 
 
-def candidate_masks(n_metrics, candidates) -> np.ndarray:
-    """Which metrics each candidate predictor reads (`candidates`: metric column indexes, or None for every
-    metric combined): (candidates, metrics), 1.0 or 0.0."""
-    return np.array([[c is None or c == j for j in range(n_metrics)] for c in candidates], dtype=float)
+def candidate_weights(n_metrics, candidates) -> np.ndarray:
+    """How each candidate predictor reads the metrics' scores (`candidates`: a metric's column index, `None` for
+    every metric combined, `MEAN` for every metric averaged): (candidates, metrics, metrics) matrices taking a
+    pair's standardised scores to the candidate's inputs, all of one width so that the candidates fit side by side
+    (one metric: its own column, the others zero; combined: every column; averaged: the mean in the first)."""
+    weights = np.zeros((len(candidates), n_metrics, n_metrics))
+    for index, candidate in enumerate(candidates):
+        if candidate is None:
+            weights[index] = np.eye(n_metrics)
+        elif candidate == MEAN:
+            weights[index, :, 0] = 1 / n_metrics
+        else:
+            weights[index, candidate, candidate] = 1
+    return weights
 
 
 def candidate_designs(z, candidates):
-    """The design matrix of each candidate predictor (`candidate_masks`), all of one shape so that they fit side
-    by side: (..., candidates, n, 1 + metrics)."""
-    x = z[..., None, :, :] * candidate_masks(z.shape[-1], candidates)[:, None, :]
-    return _with_intercept(x)
+    """The design matrix of each candidate predictor (`candidate_weights`): (..., candidates, n, 1 + metrics)."""
+    return _with_intercept(z[..., None, :, :] @ candidate_weights(z.shape[-1], candidates))
 
 
 def _with_intercept(x):
@@ -326,7 +336,7 @@ def cross_fit_batch(z, y, labelled, fold_of, candidates, *, binary=True, folds=F
     # Every candidate's design on the labelled pairs only; on every pair, only the chosen candidate's (below):
     # all candidates on 400,000 pairs would be hundreds of MB.
     x_lab = candidate_designs(take(z, order[:, :, None], axis=1), candidates)  # (campaigns, candidates, width, d)
-    masks = candidate_masks(z.shape[-1], candidates)
+    weights = candidate_weights(z.shape[-1], candidates)
     y_lab = np.nan_to_num(take(np.asarray(y, dtype=float), order, axis=1))
     fold_lab = np.where(valid, take(fold_of, order, axis=1), -1)
     out_of_fold = np.full(labelled.shape, np.nan)
@@ -348,7 +358,7 @@ def cross_fit_batch(z, y, labelled, fold_of, candidates, *, binary=True, folds=F
             chosen[:, fold] = np.argmin(inner, axis=1)
         beta = logistic_fit(x_lab, y_lab[:, None, :], train.astype(float)[:, None, :], binary=binary)
         best = beta[rows, chosen[:, fold]]  # (campaigns, d)
-        prediction = _predict(_with_intercept(z * masks[chosen[:, fold]][:, None, :]), best, binary)
+        prediction = _predict(_with_intercept(z @ weights[chosen[:, fold]]), best, binary)
         every_pair += prediction / folds
         held_out = np.zeros(labelled.shape, dtype=bool)
         np.put_along_axis(held_out, order, (fold_lab == fold), axis=1)
@@ -383,7 +393,7 @@ def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0
     else:
         candidates, titles = list(range(len(names))), list(names)
         if len(names) > 1:
-            candidates, titles = candidates + [None], titles + [COMBINED]
+            candidates, titles = candidates + [None, MEAN], titles + [COMBINED, AVERAGED]
     fold_of = fold_assignment(rng, labelled, folds)
     if labelled.sum() > MAX_FIT:  # a few parameters need no more; 400,000 gold labels would cost seconds
         kept = np.flatnonzero(labelled)
@@ -404,10 +414,15 @@ def cross_fitted(y, scores: pd.DataFrame, *, predictor=None, folds=FOLDS, seed=0
     return out_of_fold, every_pair[0], [titles[c] for c in chosen[0]]
 
 
-def predictor_inputs(name, metrics) -> str:
-    """The predictor in words, naming its inputs."""
+def predictor_inputs(name, metrics, *, binary=True) -> str:
+    """The predictor in words, naming its inputs (`binary`: a logistic calibration of labels; else a ridge
+    regression of mean ratings)."""
+    fit = "a regularised logistic regression" if binary else "a ridge regression"
+    inputs = ", ".join(metrics)
     if name == COMBINED:
-        return f"every metric's score ({', '.join(metrics)}) combined by a regularised logistic regression"
+        return f"every metric's score ({inputs}) combined by {fit}"
+    if name == AVERAGED:
+        return f"the mean of every metric's standardised score ({inputs}), calibrated by {fit}"
     return name
 
 
@@ -453,7 +468,7 @@ def estimates_table(
     name = chosen_by["predictor"]
     chosen_by |= {
         "design": UNIFORM if design is None else ACTIVE,
-        "predictor_inputs": predictor_inputs(name, metrics) if name else "",
+        "predictor_inputs": predictor_inputs(name, metrics, binary=binary) if name else "",
         # How many of the report's pairs the predictor has scores for (the others get the mean score).
         "n_scored": int(frame[name].notna().sum()) if name in frame else int(len(frame[metrics].dropna(how="all"))),
         "n_total": len(frame),

@@ -1,6 +1,7 @@
 """Prediction-powered estimates: the estimators against ppi_py and hand computations, and the report's table."""
 
 import itertools
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -129,23 +130,53 @@ def test_the_robust_rule_goes_uniform_when_the_models_uncertainty_is_wrong_and_f
     assert right.sum() == pytest.approx(200, rel=1e-6) and right.min() >= rho_right * 200 / n - 1e-12
 
 
-def test_every_metric_combined_is_chosen_when_it_predicts_better_and_named_with_its_inputs():
-    n = 1500
-    rng = np.random.default_rng(5)
+def _three_metrics(signal, n=1500, labelled_share=0.3, seed=5):
+    """A campaign whose metrics a, b, c each read the truth with its own `signal` and unit noise."""
+    rng = np.random.default_rng(seed)
     truth = (rng.random(n) < 0.6).astype(float)
-    frame = pd.DataFrame({
-        "pair_id": [str(i) for i in range(n)],
-        "paraphrase": np.where(rng.random(n) < 0.3, truth, np.nan),
-        "a": 1.0 * truth + rng.normal(size=n),
-        "b": 1.0 * truth + rng.normal(size=n),
-        "c": 1.0 * truth + rng.normal(size=n),
-    })  # fmt: skip
+    frame = pd.DataFrame({"pair_id": [str(i) for i in range(n)]})
+    frame["paraphrase"] = np.where(rng.random(n) < labelled_share, truth, np.nan)
+    for name, strength in zip("abc", signal):
+        frame[name] = strength * truth + rng.normal(size=n)
+    return frame
+
+
+def test_every_metric_combined_is_chosen_when_it_predicts_better_and_named_with_its_inputs():
+    frame = _three_metrics((1.5, 0.8, 0.4))  # unequal metrics: their best weights are far from equal
     table, _ = ppi.estimates_table(frame, ["a", "b", "c"], {m: "higher" for m in "abc"})
     row = table.iloc[0]
     assert row["predictor"] == ppi.COMBINED and row["predictor_folds"] >= 4
-    assert "a, b, c" in row["predictor_inputs"] and row["n_scored"] == n == row["n_total"]
+    assert "a, b, c" in row["predictor_inputs"] and row["n_scored"] == 1500 == row["n_total"]
     alone, _ = ppi.estimates_table(frame, ["a", "b", "c"], {m: "higher" for m in "abc"}, predictor="a")
     assert row["n_effective"] > alone.iloc[0]["n_effective"]
+
+
+def test_every_metric_averaged_is_chosen_when_equal_metrics_leave_their_weights_to_noise():
+    # Three metrics as good as each other, 200 labels: one slope on their mean is learned better than three, so
+    # the folds choose it more often than anything else (the choice of one fold is noisy, hence ten campaigns).
+    chosen = Counter()
+    for seed in range(10):
+        frame = _three_metrics((0.6, 0.6, 0.6), n=2000, labelled_share=0.1, seed=seed)
+        _oof, _every, folds = ppi.cross_fitted(frame["paraphrase"], frame[["a", "b", "c"]], seed=seed)
+        chosen.update(folds)
+    assert chosen.most_common(1)[0][0] == ppi.AVERAGED and chosen[ppi.AVERAGED] > 25, chosen
+    words = ppi.predictor_inputs(ppi.AVERAGED, ["a", "b", "c"])
+    assert words.startswith("the mean of every metric's standardised score (a, b, c)")
+
+
+def test_one_informative_metric_among_noise_is_chosen_alone():
+    frame = _three_metrics((1.5, 0.0, 0.0))
+    table, _ = ppi.estimates_table(frame, ["a", "b", "c"], {m: "higher" for m in "abc"})
+    assert table.iloc[0]["predictor"] == "a"
+
+
+def test_each_candidate_reads_the_scores_it_names():
+    z = np.arange(12, dtype=float).reshape(1, 4, 3)
+    designs = ppi.candidate_designs(z, [1, None, ppi.MEAN])[0]  # (candidates, pairs, 1 + metrics)
+    assert (designs[..., 0] == 1).all()
+    assert np.array_equal(designs[0, :, 1:], np.c_[np.zeros(4), z[0, :, 1], np.zeros(4)])
+    assert np.array_equal(designs[1, :, 1:], z[0])
+    assert np.allclose(designs[2, :, 1:], np.c_[z[0].mean(axis=1), np.zeros((4, 2))])
 
 
 def test_no_labelled_pair_is_predicted_by_a_model_that_saw_its_label():
@@ -211,3 +242,13 @@ def test_too_few_labels_give_no_table_but_a_reason():
     table, notes = ppi.estimates_table(frame, ["metric"], {"metric": "higher"})
     assert table.empty
     assert "at least 10 labelled pairs" in notes[0]
+
+
+def test_a_criterion_mean_names_its_ridge_regression_not_a_logistic_one():
+    frame = _three_metrics((1.5, 0.8, 0.4)).rename(columns={"paraphrase": "rating"})
+    frame["rating"] = frame["rating"] * 3 + 1  # ratings 1 and 4
+    table, _ = ppi.estimates_table(
+        frame, ["a", "b", "c"], {m: "higher" for m in "abc"}, estimand="adequacy", target="rating"
+    )
+    words = table.iloc[0]["predictor_inputs"]
+    assert "ridge regression" in words and "logistic" not in words
