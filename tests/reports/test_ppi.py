@@ -252,3 +252,17 @@ def test_a_criterion_mean_names_its_ridge_regression_not_a_logistic_one():
     )
     words = table.iloc[0]["predictor_inputs"]
     assert "ridge regression" in words and "logistic" not in words
+
+
+def _drawn(labels, pairs=1000):
+    """A campaign drawn by active choice in one wave, each pair with chance labels / pairs, `labels` of them drawn
+    and labelled."""
+    rows = pd.DataFrame({"choice_probability": labels / pairs, "chosen": np.arange(pairs) < labels, "choice_wave": 1})
+    return rows, np.where(rows["chosen"], (np.arange(pairs) % 3 > 0).astype(float), np.nan)
+
+
+def test_active_choice_on_few_labels_says_its_intervals_run_a_little_narrow():
+    _design, notes = ppi.active_design(*_drawn(120))
+    assert any("120 labelled pairs" in note and "a little optimistic" in note for note in notes)
+    _design, notes = ppi.active_design(*_drawn(ppi.ACTIVE_FEW_LABELS))
+    assert not any("optimistic" in note for note in notes)
