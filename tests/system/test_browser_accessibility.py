@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS, audit, keys_wait_for_scripts
+from tests.browser import SCREENSHOTS, assert_fits_width, audit, keys_wait_for_scripts
 from tests.factories import add_pairs, without_controls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -85,10 +85,22 @@ def test_the_pair_page_fits_a_phone(live_server, browser, campaign_to_judge):
     page.get_by_label("Good").check()
     page.get_by_role("button", name="Continue").click()
     page.get_by_role("button", name="Start the training").click()
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    expect(page.locator("#item button.answer").first).to_be_visible()
+    assert_fits_width(page, 360)
     for button in page.locator("#item button.answer").all():
         box = button.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360 and box["height"] >= 40
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "judge-phone.png"), full_page=True)
+    context.close()
+
+
+def test_the_width_check_fails_on_a_page_that_scrolls_sideways_and_names_what_sticks_out(browser):
+    context = browser.new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.set_content('<main id="pair"><p class="too-wide" style="width: 500px">A sentence</p></main>')
+    with pytest.raises(AssertionError, match=r"scrolls sideways: \d+ > 360: P\.too-wide in #pair"):
+        assert_fits_width(page, 360, timeout_ms=500)
+    page.set_content('<main id="pair"><p style="max-width: 100%">A sentence</p></main>')
+    assert_fits_width(page, 360, timeout_ms=500)
     context.close()

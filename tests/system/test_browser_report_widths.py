@@ -7,7 +7,7 @@ from playwright.sync_api import expect
 
 from campaigns.models import Campaign
 from generation import llm
-from tests.browser import TIMEOUT_MS
+from tests.browser import STICKING_OUT, TIMEOUT_MS
 from tests.factories import judge_by_gold
 from tests.generation.test_generation_views import FakeTokenizer
 from tests.system.test_browser_report import log_in, scored_pairs
@@ -17,7 +17,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SIZES = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
 
 # For each report table: the box it scrolls in, its card, and whether its last column can be brought into view.
-MEASURE = """() => {
+MEASURE = (
+    """() => {
   const width = document.documentElement.clientWidth;
   const found = [];
   for (const table of document.querySelectorAll("main table.report-table")) {
@@ -39,21 +40,14 @@ MEASURE = """() => {
     box.scrollLeft = 0;
   }
   if (document.documentElement.scrollWidth > width) {
-    // Name the deepest elements that end past the page: what widens it.
-    const clipped = e => {
-      for (let box = e.parentElement; box; box = box.parentElement) {
-        if (getComputedStyle(box).overflowX !== "visible") return box.getBoundingClientRect().right <= width + 1;
-      }
-      return false;
-    };
-    const past = [...document.querySelectorAll("body *")]
-      .filter(e => e.getBoundingClientRect().right > width + 1 && !clipped(e));
-    const deepest = past.filter(e => !past.some(other => other !== e && e.contains(other))).slice(0, 5);
-    const names = deepest.map(e => `${e.tagName}.${e.className} in #${e.closest("[id]")?.id}`);
+    const names = ("""
+    + STICKING_OUT
+    + """)(width);
     found.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} > ${width}: ${names.join(", ")}`);
   }
   return found;
 }"""
+)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from annotation.models import Judgment
 from campaigns.models import Campaign
-from tests.browser import SCREENSHOTS, TIMEOUT_MS, keys_wait_for_scripts, ready
+from tests.browser import SCREENSHOTS, TIMEOUT_MS, assert_fits_width, keys_wait_for_scripts, ready
 from tests.factories import add_pairs, without_controls
 from tests.system.test_browser_accessibility import audit
 from tests.system.test_browser_task_types import DESKTOP, PHONE, Walk, make_campaign
@@ -136,7 +136,7 @@ def test_the_span_page_fits_a_phone(live_server, browser, spans_campaign):
     page = keys_wait_for_scripts(context.new_page())
     join(page, live_server.url)
     expect(words(page).first).to_be_visible()
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert_fits_width(page, 360)
     for button in words(page).all() + page.locator(".span-actions button").all():
         box = button.bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 360

@@ -17,7 +17,7 @@ from annotation.models import Assignment, Judgment
 from campaigns.models import Campaign
 from campaigns.task_types import get_task_type
 from tests.annotation.explanations import claim_problems, key, speaks_of_tagging
-from tests.browser import SCREENSHOTS, TIMEOUT_MS, audit, keys_wait_for_scripts
+from tests.browser import SCREENSHOTS, TIMEOUT_MS, assert_fits_width, audit, keys_wait_for_scripts
 from tests.factories import without_controls
 from tests.toys import every_task_type
 
@@ -194,7 +194,7 @@ class Walk:
 
     def check_phone_layout(self):
         page = self.page
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390, "the page scrolls sideways"
+        assert_fits_width(page, 390)
         language = page.locator("#language")
         assert language.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), "the language name is cut"
         assert language.evaluate("e => e.options[e.selectedIndex].text") == "English"
