@@ -96,6 +96,8 @@ bench: install
 	$(PY) bench/metric_cards.py --metrics lev bleu wer
 	$(PY) bench/span_detector.py --pairs 20 --score-pairs 20
 	$(PY) bench/meta.py --pairs 2000 --judged 100
+	$(PY) bench/ppi.py --campaigns 50 --aucs 0.8
+	$(PY) bench/ppi_candidates.py --campaigns 20
 
 # The documentation site (mkdocs.yml): --strict fails on a broken link or a page left out of the nav.
 # Reference pages are generated from the code at each build (docsite/pages.py).
