@@ -176,12 +176,7 @@ def simulate(seed, start, count, pairs, labelled, aucs):
         strengths = np.array(strengths_for(cell))
         oracle = truth_and_oracle(cell)
         streams = [np.random.default_rng([seed, index, int(cell * 100)]) for index in range(start, start + count)]
-        s_y = [labelled_pairs(rng, pairs) for rng in streams]
-        y = np.stack([y for _s, y in s_y])
-        z = np.stack([ppi.standardised(metric_scores(rng, s, strengths)) for rng, (s, _y) in zip(streams, s_y)])
-        uniform = np.zeros(y.shape, dtype=bool)
-        for row, rng in enumerate(streams):
-            uniform[row, rng.choice(pairs, labelled, replace=False)] = True
+        y, z, uniform = campaigns(streams, pairs, labelled, strengths)
         found[cell, "judges only"] = _judges_only(y, uniform)
         for design, candidates in (("PPI++ best single", SINGLES), ("PPI++ every metric", EVERY)):
             found[cell, design] = _uniform_ppi(streams, y, z, uniform, candidates)
@@ -195,6 +190,18 @@ def simulate(seed, start, count, pairs, labelled, aucs):
         sampled = np.stack([rng.random(pairs) for rng in streams]) < pi
         found[cell, "optimal rule"] = _active_estimate(streams, y, z, sampled, pi)
     return found
+
+
+def campaigns(streams, pairs, labelled, strengths):
+    """One simulated campaign per random stream: every pair's label (the judges' majority), its metrics'
+    standardised scores at signal `strengths`, and which `labelled` pairs a uniform draw gave the judges."""
+    s_y = [labelled_pairs(rng, pairs) for rng in streams]
+    y = np.stack([y for _s, y in s_y])
+    z = np.stack([ppi.standardised(metric_scores(rng, s, strengths)) for rng, (s, _y) in zip(streams, s_y)])
+    uniform = np.zeros(y.shape, dtype=bool)
+    for row, rng in enumerate(streams):
+        uniform[row, rng.choice(pairs, labelled, replace=False)] = True
+    return y, z, uniform
 
 
 def _judges_only(y, labelled):

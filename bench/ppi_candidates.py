@@ -30,9 +30,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from reports.analysis import ppi  # noqa: E402
 
-SINGLES = [0, 1, 2]
-WITHOUT_AVERAGE = SINGLES + [None]
-WITH_AVERAGE = SINGLES + [None, ppi.MEAN]
 CELLS = [(0.65, 0.65, 0.65), (0.8, 0.8, 0.8), (0.9, 0.9, 0.9), (0.9, 0.75, 0.6), (0.6, 0.75, 0.9), (0.85, 0.65, 0.65),
          (0.8, 0.8, 0.55)]  # fmt: skip
 
@@ -50,20 +47,16 @@ def cell_savings(bench, aucs, campaigns, pairs, labelled, seed):
     # each metric's signal for its own AUC against the majority (bench.strengths_for gives the three metrics' for one)
     strengths = np.array([bench.strengths_for(auc)[j] for j, auc in enumerate(aucs)])
     streams = [np.random.default_rng([seed, index, *(int(a * 100) for a in aucs)]) for index in range(campaigns)]
-    s_y = [bench.labelled_pairs(rng, pairs) for rng in streams]
-    y = np.stack([y for _s, y in s_y])
-    z = np.stack([ppi.standardised(bench.metric_scores(rng, s, strengths)) for rng, (s, _y) in zip(streams, s_y)])
-    uniform = np.zeros(y.shape, dtype=bool)
-    for row, rng in enumerate(streams):
-        uniform[row, rng.choice(pairs, labelled, replace=False)] = True
+    y, z, uniform = bench.campaigns(streams, pairs, labelled, strengths)
     folds = bench._folds(streams, uniform)
     observed = np.where(uniform, y, np.nan)
-    judges = np.where(uniform, (y - bench._mean(y, uniform)[:, None]) ** 2, 0).sum(axis=1) / labelled / labelled
+    judges = bench._judges_only(y, uniform)[:, 1] ** 2
+    without_average = [c for c in bench.EVERY if c != ppi.MEAN]  # the report's candidates before the average
     found = {}
-    for name, candidates in (("without", WITHOUT_AVERAGE), ("with", WITH_AVERAGE), ("single", SINGLES)):
+    for name, candidates in (("without", without_average), ("with", bench.EVERY), ("single", bench.SINGLES)):
         out_of_fold, every_pair, chosen = ppi.cross_fit_batch(z, observed, uniform, folds, candidates)
         _estimate, se, _lam = ppi.ppi_mean_closed_form(observed, np.where(uniform, out_of_fold, every_pair), uniform)
-        kinds = Counter("single" if candidates[c] in SINGLES else str(candidates[c]) for c in chosen.ravel())
+        kinds = Counter("single" if candidates[c] in bench.SINGLES else str(candidates[c]) for c in chosen.ravel())
         found[name] = se**2 / judges, kinds
     return found
 
